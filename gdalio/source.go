@@ -1,0 +1,137 @@
+package gdalio
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/aidw/aidw/interp"
+)
+
+// SourceOptions select and adjust the samples of a source, with gdal_grid's flag semantics.
+type SourceOptions struct {
+	// Layers (-l) and SQL (-sql) give one source (band) each: the SQL results first, then the
+	// layers, as gdal_grid numbers its bands. With neither, the source must have one layer.
+	Layers []string
+	SQL    []string
+	// Where (-where) filters the -l layers (not the -sql results, as gdal_grid).
+	Where string
+	// Spat (-spat xmin ymin xmax ymax) keeps the samples strictly inside the rectangle.
+	Spat *[4]float64
+	// ZField (-zfield) takes z from a numeric attribute instead of the geometry's Z.
+	ZField string
+	// z' = (z + ZIncrease) * ZMultiply (-z_increase, -z_multiply); ZMultiply nil means 1.
+	ZIncrease float64
+	ZMultiply *float64
+	// OpenOptions (-oo) are KEY=VALUE open options of the OGR driver.
+	OpenOptions []string
+	// ClipSrc (-clipsrc) is "spat_extent", a box "xmin ymin xmax ymax", a POLYGON or
+	// MULTIPOLYGON WKT, or a vector datasource read with ClipSrcSQL, ClipSrcLayer and
+	// ClipSrcWhere. Samples are kept when strictly inside both it and Spat.
+	ClipSrc                                string
+	ClipSrcSQL, ClipSrcLayer, ClipSrcWhere string
+	// LayerExtent asks for Source.Extent: the extent gdal_grid takes when -txe/-tye are absent.
+	LayerExtent bool
+	// LAS holds the point filters of LAS/LAZ sources (issue 6); other sources ignore it.
+	LAS LASFilter
+	// Warn receives GDAL's warnings; nil prints them on stderr.
+	Warn func(msg string)
+}
+
+func (o SourceOptions) zTransform() (inc, mul float64) {
+	mul = 1
+	if o.ZMultiply != nil {
+		mul = *o.ZMultiply
+	}
+	return o.ZIncrease, mul
+}
+
+// Source is the samples of one layer or SQL result: one output band.
+type Source struct {
+	// Name is the layer name (a text file's is its base name without extension, as OGR's) or
+	// the SQL statement.
+	Name    string
+	Samples *interp.Samples
+	// SRS is the layer's CRS as WKT, "" when it has none (text files never do).
+	SRS string
+	// Skipped counts the unusable features or points left out; SkipReason says why.
+	Skipped    int
+	SkipReason string
+	// Extent (xmin ymin xmax ymax) is OGR's extent of the filtered layer, which gdal_grid uses
+	// as the default output extent; set when SourceOptions.LayerExtent is. With a -clipsrc
+	// polygon, OGR's spatial filter here is the clip's bounding box. Text sources give the
+	// extent of the points OGR's CSV driver would pass the same filters.
+	Extent *[4]float64
+}
+
+// textExtensions are read by the native delimited-text reader unless an OGR-only option
+// (-where, -sql, -oo) asks for OGR's CSV driver.
+var textExtensions = map[string]bool{".csv": true, ".txt": true, ".xyz": true, ".tsv": true}
+
+// ReadSources reads the samples of path: LAS files natively (.las, .laz), delimited text
+// natively, anything else through OGR. It returns one source per -sql and -l, each with at
+// least one usable sample.
+func ReadSources(path string, opt SourceOptions) ([]Source, error) {
+	register()
+	warn := warner(opt.Warn)
+	reg, err := buildRegion(opt, warn)
+	if err != nil {
+		return nil, err
+	}
+	var sources []Source
+	ext := strings.ToLower(filepath.Ext(path))
+	switch {
+	case ext == ".las" || ext == ".laz":
+		sources, err = readLAS(path, opt, reg)
+	case textExtensions[ext] && opt.Where == "" && len(opt.SQL) == 0 && len(opt.OpenOptions) == 0 && isFile(path):
+		sources, err = readTextSources(path, opt, reg)
+	default:
+		sources, err = readOGR(path, opt, reg, warn)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range sources {
+		if s.Samples.Len() == 0 {
+			msg := fmt.Sprintf("%s: %s: no usable samples", path, s.Name)
+			if s.Skipped > 0 {
+				msg += fmt.Sprintf(" (%d skipped: %s)", s.Skipped, s.SkipReason)
+			}
+			return nil, fmt.Errorf("%s", msg)
+		}
+	}
+	return sources, nil
+}
+
+func isFile(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// readTextSources gives one source per -l naming the file's layer (OGR names a text file's
+// only layer after its base name), or the one source when there is no -l.
+func readTextSources(path string, opt SourceOptions, reg *region) ([]Source, error) {
+	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	for _, l := range opt.Layers {
+		if !strings.EqualFold(l, name) {
+			return nil, fmt.Errorf("%s: layer %q not found (layers: %s)", path, l, name)
+		}
+	}
+	src, err := readText(path, opt, reg)
+	if err != nil {
+		return nil, err
+	}
+	src.Name = name
+	out := []Source{src}
+	for range max(len(opt.Layers)-1, 0) {
+		// each band gets its own samples, so that transforming one leaves the others alone
+		s := *src.Samples
+		s.X, s.Y, s.Z = slices.Clone(s.X), slices.Clone(s.Y), slices.Clone(s.Z)
+		dup := src
+		dup.Samples = &s
+		out = append(out, dup)
+	}
+	return out, nil
+}

@@ -1,0 +1,459 @@
+package gdalio
+
+/*
+#include <stdlib.h>
+#include <gdal.h>
+*/
+import "C"
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"github.com/airbusgeo/godal"
+
+	"github.com/aidw/aidw/interp"
+)
+
+// RasterOptions describe the output raster, with gdal_grid's flag semantics.
+type RasterOptions struct {
+	// Format (-of) is a GDAL raster driver; "" guesses it from the extension as gdal_grid
+	// does (GTiff for a name without extension).
+	Format string
+	// Type (-ot) is a GDAL data type name; "" means Float64.
+	Type string
+	// Create (-co) are the driver's creation options, NAME=VALUE.
+	Create []string
+	// SRS is the CRS as WKT or anything GDAL's SetFromUserInput takes (EPSG:n); "" sets none.
+	SRS string
+	// NoData is every band's nodata value when SetNoData is true. gdal_grid sets it only when
+	// the algorithm string names nodata= explicitly.
+	NoData    float64
+	SetNoData bool
+	// Bands is the number of bands (one per source); 0 means 1.
+	Bands int
+	// Warn receives GDAL's warnings; nil prints them on stderr.
+	Warn func(msg string)
+}
+
+// Writer writes a raster row block by row block into a temporary dataset beside the
+// destination, which Commit renames into place; until then the destination is untouched.
+// Rows go to GDAL as they come, so the raster never needs to fit in memory. A Writer is not
+// safe for concurrent use.
+type Writer struct {
+	path       string
+	format     string
+	create     []string
+	cols, rows int
+	ds         *godal.Dataset
+	bands      []godal.Band
+	errs       godal.ErrorHandler
+	// tmp is the dataset written; copyTo, when set, is the temporary CreateCopy output for a
+	// driver that cannot Create (tmp is then a GTiff).
+	tmp, copyTo string
+}
+
+// tempInfix marks the temporary files of a Writer, so that a failed run's leftovers are
+// recognisable.
+const tempInfix = "_aidwtmp"
+
+// CheckDestination fails early when path cannot be written: its folder is missing or not
+// writable, or path is a folder. It creates nothing.
+func CheckDestination(path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("destination %s is a directory", path)
+	}
+	f, err := reserve(path, filepath.Ext(path))
+	if err != nil {
+		return err
+	}
+	return os.Remove(f)
+}
+
+// reserve creates an empty, uniquely named file beside path with the given extension.
+func reserve(path, ext string) (string, error) {
+	dir := filepath.Dir(path)
+	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	f, err := os.CreateTemp(dir, strings.ReplaceAll(stem, "*", "_")+tempInfix+"*"+ext)
+	if err != nil {
+		return "", fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	name := f.Name()
+	f.Close()
+	return name, nil
+}
+
+// Create starts the output raster: it checks the driver, the data type, the memory the row
+// blocks and the driver's blocks need, and the destination folder, then creates the
+// temporary dataset with its geotransform, CRS and nodata.
+func Create(path string, t interp.Target, opt RasterOptions) (*Writer, error) {
+	register()
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, fmt.Errorf("destination %s is a directory", path)
+	}
+	bands := max(opt.Bands, 1)
+	format, err := outputFormat(path, opt.Format)
+	if err != nil {
+		return nil, err
+	}
+	canCreate, canCopy, err := driverCaps(format)
+	if err != nil {
+		return nil, err
+	}
+	dtype, size, err := dataType(opt.Type)
+	if err != nil {
+		return nil, err
+	}
+	if t.Cols > math.MaxInt32 || t.Rows > math.MaxInt32 {
+		return nil, fmt.Errorf("output size %dx%d: GDAL rasters have at most %d pixels a side", t.Cols, t.Rows, math.MaxInt32)
+	}
+	// a block of rows is held as float64 values plus a mask flag per node
+	if err := checkMemory(t.Cols, interp.BlockRows(t.Cols)*t.Cols*9, "a block of rows"); err != nil {
+		return nil, err
+	}
+	wkt, err := srsWKT(opt.SRS)
+	if err != nil {
+		return nil, err
+	}
+	w := &Writer{path: path, format: format, create: opt.Create, cols: t.Cols, rows: t.Rows,
+		errs: godalErrors(warner(opt.Warn))}
+	createFormat, createOpts, ext := format, opt.Create, filepath.Ext(path)
+	if !canCreate {
+		if !canCopy {
+			return nil, fmt.Errorf("output format %s cannot write rasters", format)
+		}
+		// a GTiff holds the rows until Commit copies them into the final format
+		createFormat, createOpts, ext = "GTiff", nil, ".tif"
+		if w.copyTo, err = reserve(path, filepath.Ext(path)); err != nil {
+			return nil, err
+		}
+	}
+	if strings.EqualFold(createFormat, "GTiff") {
+		createOpts = tiffOptions(createOpts, bands)
+	}
+	if w.tmp, err = reserve(path, ext); err != nil {
+		w.Abort()
+		return nil, err
+	}
+	var nodata *float64
+	if opt.SetNoData {
+		nodata = &opt.NoData
+	}
+	if err := w.start(createFormat, createOpts, bands, dtype, size, t, wkt, nodata); err != nil {
+		w.Abort()
+		return nil, fmt.Errorf("creating %s: %w", path, flat(err))
+	}
+	return w, nil
+}
+
+// tiffOptions adds defaults to a GTiff's creation options unless given: BigTIFF when the file
+// may pass 4 GB, and band-interleaved bands, since bands are written one after the other
+// (pixel-interleaved blocks would be read back and, when compressed, rewritten per band).
+func tiffOptions(co []string, bands int) []string {
+	out := append([]string(nil), co...)
+	if !hasOption(co, "BIGTIFF") {
+		out = append(out, "BIGTIFF=IF_SAFER")
+	}
+	if bands > 1 && !hasOption(co, "INTERLEAVE") {
+		out = append(out, "INTERLEAVE=BAND")
+	}
+	return out
+}
+
+func (w *Writer) start(format string, co []string, bands int, dtype godal.DataType, size int,
+	t interp.Target, wkt string, nodata *float64) error {
+	eh := godal.ErrLogger(w.errs)
+	ds, err := godal.Create(godal.DriverName(format), w.tmp, bands, dtype, t.Cols, t.Rows,
+		godal.CreationOption(co...), eh)
+	if err != nil {
+		return err
+	}
+	w.ds = ds
+	w.bands = ds.Bands()
+	bs := w.bands[0].Structure()
+	// GDAL's cache holds a row of blocks while rows are written (all bands', when interleaved)
+	blockRow := int64(bs.BlockSizeY) * int64((t.Cols+bs.BlockSizeX-1)/bs.BlockSizeX*bs.BlockSizeX) * int64(size) * int64(bands)
+	if err := checkMemory(t.Cols, int(min(blockRow, math.MaxInt/2)), "a row of the driver's blocks"); err != nil {
+		return err
+	}
+	if err := ds.SetGeoTransform(t.GeoTransform, eh); err != nil {
+		return err
+	}
+	if wkt != "" {
+		if err := ds.SetProjection(wkt, eh); err != nil {
+			return err
+		}
+	}
+	if nodata != nil {
+		for _, b := range w.bands {
+			if err := b.SetNoData(*nodata, eh); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// WriteRows writes rows row0..row0+rows-1 of band (from 1), values row-major; GDAL converts
+// them to the band's type as gdal_grid's output is (rounded and clamped for integers).
+func (w *Writer) WriteRows(band, row0, rows int, values []float64) error {
+	if w.ds == nil {
+		return errors.New("writer is closed")
+	}
+	if band < 1 || band > len(w.bands) {
+		return fmt.Errorf("band %d: the raster has bands 1 to %d", band, len(w.bands))
+	}
+	if row0 < 0 || rows < 1 || row0+rows > w.rows {
+		return fmt.Errorf("rows %d-%d: the raster has rows 0 to %d", row0, row0+rows-1, w.rows-1)
+	}
+	if len(values) != rows*w.cols {
+		return fmt.Errorf("%d rows need %d values, got %d", rows, rows*w.cols, len(values))
+	}
+	if err := w.bands[band-1].Write(0, row0, values, w.cols, rows, godal.ErrLogger(w.errs)); err != nil {
+		return fmt.Errorf("writing %s band %d rows %d-%d: %w", w.path, band, row0, row0+rows-1, flat(err))
+	}
+	return nil
+}
+
+// Commit flushes the raster, converts it when the driver can only CreateCopy, and renames the
+// finished files onto the destination. On failure it cleans up as Abort does.
+func (w *Writer) Commit() error {
+	if w.ds == nil {
+		return errors.New("writer is closed")
+	}
+	err := w.ds.Close(godal.ErrLogger(w.errs))
+	w.ds, w.bands = nil, nil
+	final := w.tmp
+	if err == nil && w.copyTo != "" {
+		err = w.copy()
+		final = w.copyTo
+	}
+	if err == nil {
+		err = renameDataset(final, w.path)
+	}
+	if err != nil {
+		w.Abort()
+		return fmt.Errorf("writing %s: %w", w.path, flat(err))
+	}
+	w.Abort() // the GTiff a CreateCopy read from, if any
+	return nil
+}
+
+// copy runs the driver's CreateCopy from the temporary GTiff, with the -co options.
+func (w *Writer) copy() error {
+	src, err := godal.Open(w.tmp, godal.RasterOnly(), godal.SiblingFiles(), godal.ErrLogger(w.errs))
+	if err != nil {
+		return err
+	}
+	defer src.Close(godal.ErrLogger(w.errs))
+	args := []string{"-of", w.format}
+	for _, co := range w.create {
+		args = append(args, "-co", co)
+	}
+	out, err := src.Translate(w.copyTo, args, godal.ErrLogger(w.errs))
+	if err != nil {
+		return err
+	}
+	return out.Close(godal.ErrLogger(w.errs))
+}
+
+// Abort closes and removes every temporary file; an existing destination stays as it was.
+// It is safe to call after Commit and more than once.
+func (w *Writer) Abort() {
+	if w.ds != nil {
+		w.ds.Close(godal.ErrLogger(w.errs))
+		w.ds, w.bands = nil, nil
+	}
+	for _, tmp := range []string{w.tmp, w.copyTo} {
+		if tmp == "" {
+			continue
+		}
+		files, _ := datasetFiles(tmp)
+		for _, f := range files {
+			os.Remove(f)
+		}
+	}
+	w.tmp, w.copyTo = "", ""
+}
+
+// datasetFiles lists the files of the temporary dataset at tmp: tmp itself and the side files
+// its driver wrote (x.hdr, x.tif.aux.xml, ...), all named after its unique stem.
+func datasetFiles(tmp string) ([]string, error) {
+	dir := filepath.Dir(tmp)
+	stem := strings.TrimSuffix(filepath.Base(tmp), filepath.Ext(tmp))
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		if n := e.Name(); n == stem || strings.HasPrefix(n, stem+".") {
+			out = append(out, filepath.Join(dir, n))
+		}
+	}
+	return out, nil
+}
+
+// renameDataset moves the temporary dataset's files onto the destination's names, the main
+// file last, and removes a stale x.aux.xml of the old destination that the new one lacks.
+func renameDataset(tmp, dst string) error {
+	files, err := datasetFiles(tmp)
+	if err != nil {
+		return err
+	}
+	tmpStem := strings.TrimSuffix(filepath.Base(tmp), filepath.Ext(tmp))
+	dstStem := strings.TrimSuffix(filepath.Base(dst), filepath.Ext(dst))
+	dir := filepath.Dir(dst)
+	staleAux := dst + ".aux.xml"
+	for _, f := range files {
+		if f == tmp {
+			continue
+		}
+		to := filepath.Join(dir, dstStem+strings.TrimPrefix(filepath.Base(f), tmpStem))
+		if to == staleAux {
+			staleAux = ""
+		}
+		if err := os.Rename(f, to); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		return err
+	}
+	if staleAux != "" {
+		if err := os.Remove(staleAux); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// outputFormat is -of, or gdal_grid's guess from the extension.
+func outputFormat(path, format string) (string, error) {
+	if format != "" {
+		return format, nil
+	}
+	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
+	if ext == "" {
+		return "GTiff", nil
+	}
+	var found []string
+	for i := range int(C.GDALGetDriverCount()) {
+		d := C.GDALGetDriver(C.int(i))
+		if driverItem(d, "DCAP_RASTER") == "" ||
+			(driverItem(d, "DCAP_CREATE") == "" && driverItem(d, "DCAP_CREATECOPY") == "") {
+			continue
+		}
+		for _, e := range strings.Fields(strings.ToLower(driverItem(d, "DMD_EXTENSIONS"))) {
+			if e == ext {
+				found = append(found, C.GoString(C.GDALGetDriverShortName(d)))
+			}
+		}
+	}
+	if len(found) == 0 {
+		return "", fmt.Errorf("cannot guess the output format of %s from its extension: give -of", path)
+	}
+	return found[0], nil
+}
+
+func driverItem(d C.GDALDriverH, key string) string {
+	ck := C.CString(key)
+	defer C.free(unsafe.Pointer(ck))
+	v := C.GDALGetMetadataItem(C.GDALMajorObjectH(d), ck, nil)
+	if v == nil {
+		return ""
+	}
+	return C.GoString(v)
+}
+
+// driverCaps says whether the driver can Create and CreateCopy rasters.
+func driverCaps(format string) (canCreate, canCopy bool, err error) {
+	cf := C.CString(format)
+	defer C.free(unsafe.Pointer(cf))
+	d := C.GDALGetDriverByName(cf)
+	if d == nil || driverItem(d, "DCAP_RASTER") == "" {
+		return false, false, fmt.Errorf("output format %q is not a GDAL raster driver", format)
+	}
+	if strings.EqualFold(format, "MEM") {
+		return false, false, errors.New("output format MEM keeps the raster in memory and writes no file")
+	}
+	return driverItem(d, "DCAP_CREATE") != "", driverItem(d, "DCAP_CREATECOPY") != "", nil
+}
+
+// dataType parses -ot into the GDAL type and its size in bytes.
+func dataType(name string) (godal.DataType, int, error) {
+	if name == "" {
+		name = "Float64"
+	}
+	cn := C.CString(name)
+	defer C.free(unsafe.Pointer(cn))
+	dt := C.GDALGetDataTypeByName(cn)
+	if dt == C.GDT_Unknown {
+		return 0, 0, fmt.Errorf("unknown output type %q (-ot)", name)
+	}
+	return godal.DataType(dt), int(C.GDALGetDataTypeSizeBytes(dt)), nil
+}
+
+func hasOption(opts []string, key string) bool {
+	for _, o := range opts {
+		if k, _, _ := strings.Cut(o, "="); strings.EqualFold(k, key) {
+			return true
+		}
+	}
+	return false
+}
+
+// srsWKT turns -a_srs style input into WKT.
+func srsWKT(def string) (string, error) {
+	if def == "" {
+		return "", nil
+	}
+	sr, err := spatialRef(def)
+	if err != nil {
+		return "", err
+	}
+	defer sr.Close()
+	wkt, err := sr.WKT()
+	if err != nil {
+		return "", fmt.Errorf("CRS %q: %w", shorten(def), flat(err))
+	}
+	return wkt, nil
+}
+
+// checkMemory refuses work whose buffer would not fit in the memory available now.
+func checkMemory(cols, bytes int, what string) error {
+	avail, ok := availableMemory()
+	if !ok || int64(bytes) <= avail {
+		return nil
+	}
+	return fmt.Errorf("output %d columns wide: %s needs %.1f GiB, more than the %.1f GiB of memory available",
+		cols, what, float64(bytes)/(1<<30), float64(avail)/(1<<30))
+}
+
+// availableMemory reads MemAvailable from /proc/meminfo (Linux); ok is false elsewhere.
+func availableMemory() (int64, bool) {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) >= 2 && fields[0] == "MemAvailable:" {
+			kb, err := strconv.ParseInt(fields[1], 10, 64)
+			return kb << 10, err == nil
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,68 @@
+// Package grid is the even-grid spatial index over the samples: cell keys, samples ordered by
+// cell, per-cell counts and cell starts (the stages the GPU runs too), and exact k-nearest,
+// radius and rotated-ellipse queries on it.
+//
+// The build is Bounds -> NewLayout -> Keys -> SortByKey -> CountByKey -> ExclusiveScan; each
+// stage is an exported pure function so that the GPU build can be checked against it stage by
+// stage. Queries never allocate when dst has room, and any number may run at once.
+package grid
+
+import (
+	"fmt"
+	"math"
+)
+
+// Neighbor is a sample found by a query: its index in the input and its squared distance,
+// computed as float64(dx*dx) + float64(dy*dy) with dx = x-qx, dy = y-qy: each product rounded,
+// never fused into a multiply-add, so that every platform (and the GPU, built without FMA
+// contraction for this) gets the same D2 and so the same order.
+type Neighbor struct {
+	ID int32
+	D2 float64
+}
+
+// Index is the even grid as flat arrays. The samples of cell c are Order[Start[c]:Start[c+1]],
+// in input order; since keys are row-major, a run of cells along a row is one contiguous range.
+type Index struct {
+	Layout Layout
+	// Order holds the sample indices sorted by cell key.
+	Order []int32
+	// Start has Layout.Cells()+1 entries: the exclusive scan of the per-cell counts.
+	Start []int32
+	// X and Y are the coordinates permuted into Order (X[j] = x[Order[j]]), so a query reads
+	// the samples of neighbouring cells from contiguous memory.
+	X, Y []float64
+}
+
+// Build indexes the samples at (x[i], y[i]). x and y must have the same length, below 2^31,
+// and finite values (callers reject NaN and infinite coordinates before indexing).
+func Build(x, y []float64) *Index {
+	if len(x) != len(y) {
+		panic(fmt.Sprintf("grid.Build: %d x but %d y coordinates", len(x), len(y)))
+	}
+	n := len(x)
+	if n > math.MaxInt32 {
+		panic(fmt.Sprintf("grid.Build: %d samples, at most %d can be indexed", n, math.MaxInt32))
+	}
+	minX, minY, maxX, maxY := Bounds(x, y)
+	l := NewLayout(minX, minY, maxX, maxY, n)
+	keys := make([]uint32, n)
+	Keys(x, y, l, keys)
+	sorted := make([]uint32, n)
+	order := make([]int32, n)
+	SortByKey(keys, l.Cells(), sorted, order)
+	counts := make([]int32, l.Cells())
+	CountByKey(sorted, counts)
+	start := make([]int32, l.Cells()+1)
+	ExclusiveScan(counts, start)
+	px, py := make([]float64, n), make([]float64, n)
+	forChunks(n, chunkCount(n), func(_, lo, hi int) {
+		for j, i := range order[lo:hi] {
+			px[lo+j], py[lo+j] = x[i], y[i]
+		}
+	})
+	return &Index{Layout: l, Order: order, Start: start, X: px, Y: py}
+}
+
+// Len is the number of samples indexed.
+func (ix *Index) Len() int { return len(ix.X) }

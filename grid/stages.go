@@ -1,0 +1,127 @@
+package grid
+
+import (
+	"math/bits"
+	"runtime"
+	"sync"
+)
+
+// maxDigitBits bounds the radix digit so a pass's bucket table (2 KiB of counters) stays in L1.
+const maxDigitBits = 11
+
+// SortByKey is the third stage: a stable sort of the pairs (keys[i], i) by key, into sorted
+// (the keys in order) and order (the sample index of each pair), both len(keys) long; samples of
+// one cell keep their input order. Every key must be < cells. It is an LSD radix sort, as on the
+// GPU: as few passes of at most 11 bits as the largest key needs, each a per-chunk digit
+// histogram, an exclusive scan over (digit, chunk) and a scatter, chunks running in parallel.
+// The result does not depend on the number of chunks.
+func SortByKey(keys []uint32, cells int, sorted []uint32, order []int32) {
+	n := len(keys)
+	width := bits.Len(uint(max(cells, 1) - 1))
+	passes := (width + maxDigitBits - 1) / maxDigitBits
+	if passes == 0 {
+		copy(sorted, keys)
+		for i := range n {
+			order[i] = int32(i)
+		}
+		return
+	}
+	digit := (width + passes - 1) / passes
+	// Ping-pong between the outputs and scratch so that the last pass lands in the outputs.
+	tmpK, tmpI := make([]uint32, n), make([]int32, n)
+	dstK, dstI, nextK, nextI := sorted, order, tmpK, tmpI
+	if passes%2 == 0 {
+		dstK, dstI, nextK, nextI = tmpK, tmpI, sorted, order
+	}
+	srcK, srcI := keys, []int32(nil) // nil: the identity, on the first pass
+	for pass := range passes {
+		radixPass(srcK, srcI, dstK, dstI, uint(pass*digit), uint32(1)<<digit-1)
+		srcK, srcI = dstK, dstI
+		dstK, dstI, nextK, nextI = nextK, nextI, dstK, dstI
+	}
+}
+
+// radixPass scatters the pairs (srcK[i], srcI[i]) stably by the digit srcK[i]>>shift&mask.
+func radixPass(srcK []uint32, srcI []int32, dstK []uint32, dstI []int32, shift uint, mask uint32) {
+	chunks := chunkCount(len(srcK))
+	hist := make([][]int32, chunks)
+	forChunks(len(srcK), chunks, func(c, lo, hi int) {
+		h := make([]int32, mask+1)
+		for _, k := range srcK[lo:hi] {
+			h[k>>shift&mask]++
+		}
+		hist[c] = h
+	})
+	// Chunk c's pairs of digit d go after those of every smaller digit and of earlier chunks.
+	var sum int32
+	for d := range mask + 1 {
+		for _, h := range hist {
+			h[d], sum = sum, sum+h[d]
+		}
+	}
+	forChunks(len(srcK), chunks, func(c, lo, hi int) {
+		off := hist[c]
+		for i, k := range srcK[lo:hi] {
+			d := k >> shift & mask
+			p := off[d]
+			off[d]++
+			id := int32(lo + i)
+			if srcI != nil {
+				id = srcI[lo+i]
+			}
+			dstK[p], dstI[p] = k, id
+		}
+	})
+}
+
+// CountByKey is the reduce-by-key stage: counts[c] = how many of the sorted keys equal c, for
+// every cell c < len(counts) (a dense table, zero for empty cells).
+func CountByKey(sorted []uint32, counts []int32) {
+	clear(counts)
+	for i := 0; i < len(sorted); {
+		k := sorted[i]
+		j := i + 1
+		for j < len(sorted) && sorted[j] == k {
+			j++
+		}
+		counts[k] = int32(j - i)
+		i = j
+	}
+}
+
+// ExclusiveScan is the last stage: start[0] = 0 and start[c+1] = start[c] + counts[c], so the
+// samples of cell c are order[start[c]:start[c+1]]. start has len(counts)+1 entries.
+func ExclusiveScan(counts []int32, start []int32) {
+	var sum int32
+	for c, n := range counts {
+		start[c] = sum
+		sum += n
+	}
+	start[len(counts)] = sum
+}
+
+// minChunk is the fewest items worth a goroutine of their own.
+const minChunk = 1 << 16
+
+// chunkCount is how many chunks n items are split into: one per CPU, each at least minChunk.
+func chunkCount(n int) int {
+	return max(1, min(runtime.GOMAXPROCS(0), n/minChunk))
+}
+
+// forChunks calls fn(c, lo, hi) for the chunks c of [0,n) split evenly, concurrently when there
+// are several.
+func forChunks(n, chunks int, fn func(c, lo, hi int)) {
+	if chunks == 1 {
+		fn(0, 0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for c := range chunks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(c, c*n/chunks, (c+1)*n/chunks)
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/aidw/aidw/gdalio"
+	"github.com/aidw/aidw/interp"
+)
+
+// runGrid is `aidw grid`: read the samples and the target, run an engine band by band, and
+// write the raster, leaving no output behind on failure.
+func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
+	if err := gdalio.SetConfig(a.config); err != nil {
+		return err
+	}
+	alg, warnings, err := interp.ParseAlgorithm(a.alg)
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "Warning: %s\n", w)
+	}
+	threads, err := a.threadCount()
+	if err != nil {
+		return err
+	}
+	if err := gdalio.CheckDestination(a.dst); err != nil {
+		return err
+	}
+
+	var tmpl *gdalio.Template
+	if a.like != "" {
+		if tmpl, err = gdalio.ReadTemplate(a.like); err != nil {
+			return err
+		}
+	}
+	sources, err := gdalio.ReadSources(a.src, a.sourceOptions())
+	if err != nil {
+		return err
+	}
+	outSRS := a.srs
+	switch {
+	case outSRS != "":
+	case tmpl != nil && tmpl.SRS != "":
+		outSRS = tmpl.SRS
+		for i := range sources {
+			s := &sources[i]
+			if s.SRS == "" || gdalio.SameSRS(s.SRS, tmpl.SRS) {
+				continue
+			}
+			fmt.Fprintf(stderr, "Transforming the samples of %s from their CRS into the template's CRS.\n", s.Name)
+			dropped, err := gdalio.TransformSamples(s.Samples, s.SRS, tmpl.SRS)
+			if err != nil {
+				return fmt.Errorf("transforming %s into the template's CRS: %w", s.Name, err)
+			}
+			if dropped > 0 {
+				fmt.Fprintf(stderr, "%d sample(s) of %s could not be transformed and were left out.\n", dropped, s.Name)
+			}
+		}
+	default:
+		outSRS = sources[0].SRS
+	}
+	for _, s := range sources {
+		if s.Skipped > 0 {
+			fmt.Fprintf(stderr, "Skipped %d sample(s) of %s: %s.\n", s.Skipped, s.Name, s.SkipReason)
+		}
+	}
+
+	target, err := a.target(tmpl, sources[0])
+	if err != nil {
+		return err
+	}
+	if err := checkOutputSize(target, a.dst); err != nil {
+		return err
+	}
+	eng, err := a.engine(alg, threads, stderr)
+	if err != nil {
+		return err
+	}
+
+	ropt := gdalio.RasterOptions{Format: a.format, Type: a.outType, Create: a.creation,
+		SRS: outSRS, Bands: len(sources), NoData: alg.NoData(),
+		SetNoData: a.nodataGiven || target.Mask != nil}
+	w, err := gdalio.Create(a.dst, target, ropt)
+	if err != nil {
+		return err
+	}
+	if err := gridBands(ctx, eng, alg, target, sources, w, a.quiet, stdout); err != nil {
+		w.Abort()
+		return err
+	}
+	return w.Commit()
+}
+
+// gridBands computes one band per source with the shared driver loop, streaming rows to w.
+func gridBands(ctx context.Context, eng interp.Engine, alg interp.Algorithm, target interp.Target,
+	sources []gdalio.Source, w *gdalio.Writer, quiet bool, stdout io.Writer) error {
+	var bar *termProgress
+	if !quiet {
+		bar = newTermProgress(stdout)
+		bar.Update(0)
+	}
+	for i, s := range sources {
+		cx, cy := target.Centre()
+		s.Samples.MoveOrigin(cx, cy)
+		p := &interp.Problem{Samples: s.Samples, Target: target, Alg: alg}
+		band := i + 1
+		sink := func(row0, rows int, values []float64) error {
+			return w.WriteRows(band, row0, rows, values)
+		}
+		var progress func(float64)
+		if bar != nil {
+			progress = func(f float64) { bar.Update((float64(i) + f) / float64(len(sources))) }
+		}
+		if err := interp.Grid(ctx, eng, p, sink, progress); err != nil {
+			return fmt.Errorf("gridding %s: %w", s.Name, err)
+		}
+	}
+	return nil
+}
+
+// sourceOptions are the flags that select and filter the samples.
+func (a *gridArgs) sourceOptions() gdalio.SourceOptions {
+	o := gdalio.SourceOptions{Layers: a.layers, SQL: a.sqls, Where: a.where, ZField: a.zfield,
+		ZIncrease: a.zIncrease, ZMultiply: &a.zMultiply, OpenOptions: a.openOptions,
+		ClipSrc: a.clipsrc, ClipSrcSQL: a.clipsrcSQL, ClipSrcLayer: a.clipsrcLayer,
+		ClipSrcWhere: a.clipsrcWhere, LAS: a.las, LayerExtent: a.txe == nil || a.tye == nil}
+	if a.spat != nil {
+		o.Spat = &[4]float64{a.spat[0], a.spat[1], a.spat[2], a.spat[3]}
+	}
+	return o
+}
+
+// target builds the output raster's geometry: the template's, or gdal_grid's rules (extent
+// from -txe/-tye or the samples' bounding box; size from -outsize, -tr or 256x256), north-up.
+func (a *gridArgs) target(tmpl *gdalio.Template, src gdalio.Source) (interp.Target, error) {
+	if tmpl != nil {
+		return tmpl.Target, nil
+	}
+	xmin, ymin, xmax, ymax := src.Samples.Bounds()
+	if e := src.Extent; e != nil {
+		xmin, ymin, xmax, ymax = e[0], e[1], e[2], e[3]
+	}
+	if a.txe != nil {
+		if a.txe[0] > a.txe[1] {
+			return interp.Target{}, fmt.Errorf("inverted extent -txe %g %g: xmin must be less than xmax", a.txe[0], a.txe[1])
+		}
+		xmin, xmax = a.txe[0], a.txe[1]
+	}
+	// -tye may come in either order: gdal_grid writes north-up rasters either way.
+	if a.tye != nil {
+		ymin, ymax = math.Min(a.tye[0], a.tye[1]), math.Max(a.tye[0], a.tye[1])
+	}
+	if xmax <= xmin || ymax <= ymin {
+		return interp.Target{}, fmt.Errorf("zero-size extent %g,%g - %g,%g: give -txe and -tye with min < max", xmin, ymin, xmax, ymax)
+	}
+	cols, rows := 256, 256
+	switch {
+	case a.outsize != nil:
+		cols, rows = a.outsize[0], a.outsize[1]
+	case a.tr != nil:
+		// gdal_grid's rule: the extent stays, the size is rounded to the nearest whole cell.
+		if a.tr[0] <= 0 || a.tr[1] <= 0 {
+			return interp.Target{}, fmt.Errorf("-tr %g %g: resolutions must be positive", a.tr[0], a.tr[1])
+		}
+		fx := (xmax - xmin + a.tr[0]/2) / a.tr[0]
+		fy := (ymax - ymin + a.tr[1]/2) / a.tr[1]
+		if fx < 1 || fy < 1 || fx > math.MaxInt32 || fy > math.MaxInt32 {
+			return interp.Target{}, fmt.Errorf("-tr %g %g gives an invalid output size over the extent", a.tr[0], a.tr[1])
+		}
+		cols, rows = int(fx), int(fy)
+	}
+	t := interp.NorthUp(xmin, ymin, xmax, ymax, cols, rows)
+	return t, t.Validate()
+}
+
+// engine picks the engine for -device: the GPU when asked for (or, with auto, when the build
+// has one and a device answers) and it runs this algorithm; else the CPU engine.
+func (a *gridArgs) engine(alg interp.Algorithm, threads int, stderr io.Writer) (interp.Engine, error) {
+	cpu := &interp.CPU{Threads: threads}
+	if a.device == "cpu" {
+		return cpu, nil
+	}
+	gpu, err := newGPUEngine()
+	if err != nil {
+		if a.device == "gpu" {
+			return nil, fmt.Errorf("-device gpu: %w", err)
+		}
+		return cpu, nil
+	}
+	if !gpu.Supports(alg) {
+		if a.device == "gpu" {
+			fmt.Fprintf(stderr, "The GPU engine does not run %s with these options: running it on the CPU engine.\n", alg.Name())
+		}
+		return cpu, nil
+	}
+	return gpu, nil
+}
+
+// checkOutputSize refuses an output that cannot be produced on this machine before any work:
+// one block of rows must fit in memory, and an uncompressed raster on the destination's disk.
+func checkOutputSize(t interp.Target, dst string) error {
+	nodes := float64(t.Cols) * float64(t.Rows)
+	block := float64(interp.BlockRows(t.Cols)) * float64(t.Cols) * 9 // values + mask
+	if avail := availableMemory(); avail > 0 && block > float64(avail)/2 {
+		return fmt.Errorf("output size %dx%d: one block of rows needs %.1f GiB, more than this machine's %.1f GiB of free memory allow",
+			t.Cols, t.Rows, block/(1<<30), float64(avail)/(1<<30))
+	}
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs(filepath.Dir(dst), &fs); err == nil {
+		free := float64(fs.Bavail) * float64(fs.Bsize)
+		if nodes > free { // at least one byte a node, whatever the type and compression
+			return fmt.Errorf("output size %dx%d (%.3g nodes) cannot fit in the %.1f GiB free beside %s",
+				t.Cols, t.Rows, nodes, free/(1<<30), dst)
+		}
+	}
+	return nil
+}
+
+// availableMemory reads MemAvailable from /proc/meminfo, or 0 where it cannot.
+func availableMemory() uint64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemAvailable:" {
+			kb, _ := strconv.ParseUint(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}

@@ -1,0 +1,317 @@
+package interp
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/aidw/aidw/grid"
+)
+
+// AIDW is Adaptive Inverse Distance Weighting (Lu & Wong 2008): inverse distance weighting whose
+// power adapts at each node to how clustered the samples around it are. The mean distance r_obs
+// to the K nearest samples, against the distance r_exp expected of n random samples over the
+// study area, gives the statistic R = r_obs/r_exp; R is mapped onto mu in [0,1] by a cosine
+// ramp between RMin and RMax, and mu onto the power alpha by a piecewise-linear ramp through
+// the five levels Alphas. The node's value is the weighted mean of the samples with weights
+// d^-alpha: over all samples (the papers' global form) unless MaxPoints or Radius bound the
+// weighting neighbourhood.
+type AIDW struct {
+	K           int        // nearest samples that give r_obs (clamped to n)
+	Area        float64    // study area for r_exp; 0 derives it (see StudyArea)
+	RMin, RMax  float64    // R at which mu reaches 0 and 1
+	Alphas      [5]float64 // power levels a1..a5
+	MaxPoints   int        // weigh only the MaxPoints nearest samples; 0 weighs all
+	Radius      float64    // weigh only samples within Radius; 0 is unbounded
+	MinPoints   int        // nodes with fewer samples to weigh are NodataValue
+	NodataValue float64
+}
+
+// exactHitD2 is gdal_grid's squared distance under which a node takes a sample's value as is.
+const exactHitD2 = 1e-13
+
+// muKnots are the mu at which alpha equals each level; alpha is linear in between.
+var muKnots = [5]float64{0.1, 0.3, 0.5, 0.7, 0.9}
+
+func init() { parsers["aidw"] = parseAIDW }
+
+// DefaultAIDW returns AIDW with every option at its default.
+func DefaultAIDW() AIDW {
+	return AIDW{K: 15, RMax: 2, Alphas: [5]float64{1.5, 2, 2.5, 3, 3.5}}
+}
+
+func parseAIDW(kv *keyValues) (Algorithm, error) {
+	a := DefaultAIDW()
+	a.K = kv.Int("k", a.K)
+	a.Area = kv.Float("area", a.Area)
+	a.RMin = kv.Float("rmin", a.RMin)
+	a.RMax = kv.Float("rmax", a.RMax)
+	alphas := kv.Floats("alphas", a.Alphas[:])
+	a.MaxPoints = kv.Int("max_points", a.MaxPoints)
+	a.Radius = kv.Float("radius", a.Radius)
+	a.MinPoints = kv.Int("min_points", a.MinPoints)
+	a.NodataValue = kv.Float("nodata", a.NodataValue)
+	if kv.err != nil {
+		return nil, kv.err
+	}
+	if u := kv.unknown(); len(u) > 0 {
+		return nil, fmt.Errorf("unknown option %s (known: k, area, rmin, rmax, alphas, max_points, radius, min_points, nodata)",
+			strings.Join(u, ", "))
+	}
+	if len(alphas) != len(a.Alphas) {
+		return nil, fmt.Errorf("alphas=%s: need exactly %d numbers, got %d", formatFloats(alphas), len(a.Alphas), len(alphas))
+	}
+	copy(a.Alphas[:], alphas)
+	if err := a.Validate(); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+// Validate checks every option, naming the one at fault.
+func (a *AIDW) Validate() error {
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	switch {
+	case a.K < 1:
+		return fmt.Errorf("k=%d: must be at least 1", a.K)
+	case !finite(a.Area) || a.Area < 0:
+		return fmt.Errorf("area=%g: must be a finite number >= 0 (0 derives it)", a.Area)
+	case !finite(a.RMin):
+		return fmt.Errorf("rmin=%g: must be a finite number", a.RMin)
+	case !finite(a.RMax) || a.RMax <= a.RMin:
+		return fmt.Errorf("rmax=%g: must be a finite number greater than rmin=%g", a.RMax, a.RMin)
+	case a.MaxPoints < 0:
+		return fmt.Errorf("max_points=%d: must be >= 0 (0 weighs all samples)", a.MaxPoints)
+	case !finite(a.Radius) || a.Radius < 0:
+		return fmt.Errorf("radius=%g: must be a finite number >= 0 (0 is unbounded)", a.Radius)
+	case a.MinPoints < 0:
+		return fmt.Errorf("min_points=%d: must be >= 0", a.MinPoints)
+	case a.MaxPoints > 0 && a.MinPoints > a.MaxPoints:
+		return fmt.Errorf("min_points=%d exceeds max_points=%d: every node would be nodata", a.MinPoints, a.MaxPoints)
+	}
+	for _, v := range a.Alphas {
+		if !finite(v) || v < 0 {
+			return fmt.Errorf("alphas=%s: each must be a finite number >= 0", formatFloats(a.Alphas[:]))
+		}
+	}
+	return nil
+}
+
+func formatFloats(v []float64) string {
+	s := make([]string, len(v))
+	for i, f := range v {
+		s[i] = fmt.Sprint(f)
+	}
+	return strings.Join(s, ",")
+}
+
+// Name implements Algorithm.
+func (a *AIDW) Name() string { return "aidw" }
+
+// NoData implements Algorithm.
+func (a *AIDW) NoData() float64 { return a.NodataValue }
+
+// local says whether the weighting neighbourhood is bounded (else every sample is weighted).
+func (a *AIDW) local() bool { return a.MaxPoints > 0 || a.Radius > 0 }
+
+// StudyArea is the area A behind r_exp: Area if set, else the area of the samples' bounding
+// box, else (samples on a line or a point) the area of the target's extent.
+func (a *AIDW) StudyArea(s *Samples, t Target) float64 {
+	if a.Area > 0 {
+		return a.Area
+	}
+	minX, minY, maxX, maxY := s.Bounds()
+	if area := (maxX - minX) * (maxY - minY); area > 0 {
+		return area
+	}
+	minX, minY, maxX, maxY = t.Extent()
+	return (maxX - minX) * (maxY - minY)
+}
+
+// ExpectedDistance is r_exp, the mean nearest-neighbour distance of n samples spread at random
+// over an area: 1 / (2 sqrt(n/area)).
+func ExpectedDistance(n int, area float64) float64 {
+	return 1 / (2 * math.Sqrt(float64(n)/area))
+}
+
+// MuFromR maps the statistic R onto mu in [0,1]: 0 up to rmin, 1 from rmax, a half cosine
+// wave in between.
+func MuFromR(R, rmin, rmax float64) float64 {
+	switch {
+	case R <= rmin:
+		return 0
+	case R >= rmax:
+		return 1
+	}
+	return 0.5 - 0.5*math.Cos(math.Pi*(R-rmin)/(rmax-rmin))
+}
+
+// AlphaFromMu maps mu onto the power: a1 up to mu = 0.1, a5 from mu = 0.9, linear between
+// consecutive levels over each step of 0.2 (Lu & Wong's equation as written, which is
+// continuous; their published code uses a1 for a2 in the third piece).
+func AlphaFromMu(mu float64, alphas [5]float64) float64 {
+	if mu <= muKnots[0] {
+		return alphas[0]
+	}
+	for i := 1; i < len(muKnots); i++ {
+		if mu <= muKnots[i] {
+			u := mu - muKnots[i-1]
+			return alphas[i-1]*(1-5*u) + 5*alphas[i]*u
+		}
+	}
+	return alphas[len(alphas)-1]
+}
+
+// AIDWNode is what AIDW finds at one node; diagnostics report its fields.
+type AIDWNode struct {
+	Value float64
+	Alpha float64 // the adaptive power
+	RObs  float64 // mean distance to the k nearest samples
+	R     float64 // RObs / r_exp
+	// Count is the number of samples weighted: 1 at an exact hit, and when below MinPoints
+	// (or 0) the node is nodata.
+	Count int
+}
+
+// aidwEvaluator is AIDW bound to one problem; it is read-only, so workers share it.
+type aidwEvaluator struct {
+	a    *AIDW
+	s    *Samples
+	ix   *grid.Index
+	k    int     // K clamped to the number of samples
+	nq   int     // neighbours asked of the index per node: r_obs's and, for MaxPoints, the weighted
+	rExp float64 // expected nearest-neighbour distance
+	r2   float64 // squared weighting radius; +Inf when unbounded
+}
+
+func (a *AIDW) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
+	e, err := a.evaluator(p, ix)
+	if err != nil {
+		return nil, err
+	}
+	return func(sc *scratch, x, y float64) float64 { return e.node(sc, x, y).Value }, nil
+}
+
+func (a *AIDW) evaluator(p *Problem, ix *grid.Index) (*aidwEvaluator, error) {
+	if err := a.Validate(); err != nil {
+		return nil, fmt.Errorf("aidw: %w", err)
+	}
+	n := p.Samples.Len()
+	if n == 0 {
+		return nil, fmt.Errorf("aidw: no samples")
+	}
+	area := a.StudyArea(p.Samples, p.Target)
+	if !(area > 0) || math.IsInf(area, 0) {
+		return nil, fmt.Errorf("aidw: study area %g is not a positive finite number", area)
+	}
+	e := &aidwEvaluator{a: a, s: p.Samples, ix: ix, k: min(a.K, n), rExp: ExpectedDistance(n, area), r2: math.Inf(1)}
+	e.nq = e.k
+	if a.MaxPoints > 0 {
+		e.nq = max(e.k, min(a.MaxPoints, n))
+	}
+	if a.Radius > 0 {
+		e.r2 = a.Radius * a.Radius
+	}
+	return e, nil
+}
+
+// node computes AIDW at (x,y), relative to the samples' origin. One index query gives both
+// r_obs and, for MaxPoints, the weighting neighbourhood.
+func (e *aidwEvaluator) node(sc *scratch, x, y float64) AIDWNode {
+	sc.nb = e.ix.KNN(x, y, e.nq, math.Inf(1), sc.nb)
+	nb := sc.nb
+	var nd AIDWNode
+	for _, n := range nb[:e.k] {
+		nd.RObs += math.Sqrt(n.D2)
+	}
+	nd.RObs /= float64(e.k)
+	nd.R = nd.RObs / e.rExp
+	nd.Alpha = AlphaFromMu(MuFromR(nd.R, e.a.RMin, e.a.RMax), e.a.Alphas)
+	nearest := nb[0]
+	if nearest.D2 < exactHitD2 {
+		nd.Value, nd.Count = e.exactHit(sc, x, y, nearest.ID), 1
+		return nd
+	}
+	// Weights relative to the nearest sample's, (d2/d2min)^(-alpha/2) = 2^(c*log2(d2) + c0),
+	// give the same mean and never overflow, whatever alpha.
+	c := -nd.Alpha / 2
+	c0 := -c * log2Pos(nearest.D2)
+	var sw, swz float64
+	switch {
+	case !e.a.local():
+		sw, swz = weighAll(e.s.X, e.s.Y, e.s.Z, x, y, c, c0)
+		nd.Count = e.s.Len()
+	case e.a.MaxPoints > 0:
+		nb = nb[:min(len(nb), e.a.MaxPoints)]
+		for len(nb) > 0 && nb[len(nb)-1].D2 > e.r2 {
+			nb = nb[:len(nb)-1]
+		}
+		sw, swz = weighNeighbors(nb, e.s.Z, c, c0)
+		nd.Count = len(nb)
+	default:
+		sc.nb = e.ix.Within(x, y, e.r2, sc.nb)
+		sw, swz = weighNeighbors(sc.nb, e.s.Z, c, c0)
+		nd.Count = len(sc.nb)
+	}
+	if nd.Count == 0 || nd.Count < e.a.MinPoints {
+		nd.Value = e.a.NodataValue
+		return nd
+	}
+	nd.Value = swz / sw
+	return nd
+}
+
+// exactHit returns the value of the first sample, in input order, within gdal_grid's exact-hit
+// distance of (x,y); nearest is one such sample. As in gdal_grid, an exact hit wins over the
+// neighbourhood rules.
+func (e *aidwEvaluator) exactHit(sc *scratch, x, y float64, nearest int32) float64 {
+	first := nearest
+	sc.nb = e.ix.Within(x, y, exactHitD2, sc.nb)
+	for _, n := range sc.nb {
+		if n.D2 < exactHitD2 && n.ID < first {
+			first = n.ID
+		}
+	}
+	return e.s.Z[first]
+}
+
+// weighAllGo sums the weights 2^(c*log2(d2) + c0), and the weighted values, of every sample
+// for the node at (x,y): the global form's inner loop, run n times per node (weighAll runs it
+// in assembly where it can). No sample may lie within the exact-hit distance (log2 needs
+// d2 > 0). Four samples per iteration, logs before exps, let the core overlap their long
+// dependency chains (6 ns a sample against 8.5 one at a time).
+func weighAllGo(xs, ys, zs []float64, x, y, c, c0 float64) (sw, swz float64) {
+	ys, zs = ys[:len(xs)], zs[:len(xs)]
+	var sw1, swz1, sw2, swz2, sw3, swz3 float64
+	i := 0
+	for ; i+3 < len(xs); i += 4 {
+		dx0, dy0 := xs[i]-x, ys[i]-y
+		dx1, dy1 := xs[i+1]-x, ys[i+1]-y
+		dx2, dy2 := xs[i+2]-x, ys[i+2]-y
+		dx3, dy3 := xs[i+3]-x, ys[i+3]-y
+		t0 := floorExp2(c*log2Pos(dx0*dx0+dy0*dy0) + c0)
+		t1 := floorExp2(c*log2Pos(dx1*dx1+dy1*dy1) + c0)
+		t2 := floorExp2(c*log2Pos(dx2*dx2+dy2*dy2) + c0)
+		t3 := floorExp2(c*log2Pos(dx3*dx3+dy3*dy3) + c0)
+		w0, w1, w2, w3 := exp2(t0), exp2(t1), exp2(t2), exp2(t3)
+		sw, swz = sw+w0, swz+w0*zs[i]
+		sw1, swz1 = sw1+w1, swz1+w1*zs[i+1]
+		sw2, swz2 = sw2+w2, swz2+w2*zs[i+2]
+		sw3, swz3 = sw3+w3, swz3+w3*zs[i+3]
+	}
+	for ; i < len(xs); i++ {
+		dx, dy := xs[i]-x, ys[i]-y
+		w := exp2(floorExp2(c*log2Pos(dx*dx+dy*dy) + c0))
+		sw, swz = sw+w, swz+w*zs[i]
+	}
+	return (sw + sw1) + (sw2 + sw3), (swz + swz1) + (swz2 + swz3)
+}
+
+// weighNeighbors is weighAllGo over a neighbour list.
+func weighNeighbors(nb []grid.Neighbor, zs []float64, c, c0 float64) (sw, swz float64) {
+	for _, n := range nb {
+		w := exp2(floorExp2(c*log2Pos(n.D2) + c0))
+		sw, swz = sw+w, swz+w*zs[n.ID]
+	}
+	return sw, swz
+}

@@ -1,0 +1,106 @@
+package interp
+
+import (
+	"context"
+	"fmt"
+)
+
+// Block is a run of whole rows of the target.
+type Block struct {
+	Row0, Rows int
+	// Skip, when non-nil, marks nodes (row-major, Rows*Cols) that stay nodata and need no work.
+	Skip []bool
+	// Values receives one value per node, row-major.
+	Values []float64
+}
+
+// Engine computes problems. The CPU engine and the GPU engine (cuda build) implement it.
+type Engine interface {
+	Name() string
+	// Supports says whether this engine computes the algorithm itself.
+	Supports(a Algorithm) bool
+	// Prepare does the per-problem work (index build, uploads) and returns what computes blocks.
+	Prepare(ctx context.Context, p *Problem) (Prepared, error)
+}
+
+// Prepared computes the blocks of one problem.
+type Prepared interface {
+	Compute(ctx context.Context, b *Block) error
+	Close() error
+}
+
+// RowSink receives computed rows in order.
+type RowSink func(row0, rows int, values []float64) error
+
+// BlockRows is how many rows a block holds: about 8 Mi nodes, so that memory stays bounded for
+// any raster size and a block still gives every worker plenty to do.
+func BlockRows(cols int) int {
+	r := (8 << 20) / cols
+	if r < 1 {
+		r = 1
+	}
+	return r
+}
+
+// Grid runs the shared driver loop: prepare, then compute and hand over the target block by
+// block, reporting the fraction done after each block.
+func Grid(ctx context.Context, eng Engine, p *Problem, sink RowSink, progress func(float64)) error {
+	if err := p.Target.Validate(); err != nil {
+		return err
+	}
+	if p.Samples.Len() == 0 {
+		return fmt.Errorf("no usable samples")
+	}
+	prep, err := eng.Prepare(ctx, p)
+	if err != nil {
+		return err
+	}
+	err = drive(ctx, prep, p, sink, progress)
+	if cerr := prep.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func drive(ctx context.Context, prep Prepared, p *Problem, sink RowSink, progress func(float64)) error {
+	t := p.Target
+	step := BlockRows(t.Cols)
+	if step > t.Rows {
+		step = t.Rows
+	}
+	b := &Block{Values: make([]float64, step*t.Cols)}
+	var skip []bool
+	if t.Mask != nil {
+		skip = make([]bool, step*t.Cols)
+	}
+	for row0 := 0; row0 < t.Rows; row0 += step {
+		rows := min(step, t.Rows-row0)
+		n := rows * t.Cols
+		b.Row0, b.Rows, b.Values = row0, rows, b.Values[:n]
+		b.Skip = nil
+		if skip != nil {
+			b.Skip = skip[:n]
+			if err := t.Mask(row0, rows, b.Skip); err != nil {
+				return fmt.Errorf("reading mask rows %d-%d: %w", row0, row0+rows-1, err)
+			}
+		}
+		if err := prep.Compute(ctx, b); err != nil {
+			return err
+		}
+		if b.Skip != nil {
+			nd := p.Alg.NoData()
+			for i, s := range b.Skip {
+				if s {
+					b.Values[i] = nd
+				}
+			}
+		}
+		if err := sink(row0, rows, b.Values); err != nil {
+			return err
+		}
+		if progress != nil {
+			progress(float64(row0+rows) / float64(t.Rows))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,93 @@
+package interp
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+)
+
+// The gdal_grid algorithms at the sizes of issue 3's speed bars, on the CPU engine with every
+// core, index build (and triangulation) included, the CSV read excluded. Compare with gdal_grid
+// on the same data (scripts/ has the side-by-side run). Run each once:
+//
+//	go test -run - -bench 'GDAL' -benchtime 1x ./interp
+
+// gdalBenchSamples returns n samples uniform over a side x side square at UTM scale, moved to
+// the target's centre as the real flow does.
+func gdalBenchSamples(n int, side float64, t Target) *Samples {
+	rng := rand.New(rand.NewPCG(11, 12))
+	s := &Samples{X: make([]float64, n), Y: make([]float64, n), Z: make([]float64, n)}
+	for i := range n {
+		s.X[i] = 450000 + rng.Float64()*side
+		s.Y[i] = 5400000 + rng.Float64()*side
+		s.Z[i] = 100 + 50*rng.Float64()
+	}
+	s.MoveOrigin(t.Centre())
+	return s
+}
+
+func benchGDAL(b *testing.B, alg string, n, cols int, side float64) {
+	a, _, err := ParseAlgorithm(alg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	t := NorthUp(450000, 5400000, 450000+side, 5400000+side, cols, cols)
+	p := &Problem{Samples: gdalBenchSamples(n, side, t), Target: t, Alg: a}
+	sink := func(int, int, []float64) error { return nil }
+	for b.Loop() {
+		if err := Grid(context.Background(), &CPU{}, p, sink, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/grid")
+}
+
+// BenchmarkGDALInvDistAll is the all-samples bar: 20,000 samples onto 1000 x 1000 nodes,
+// invdist with its defaults (power 2, every sample), where gdal_grid runs its float32 SIMD code.
+func BenchmarkGDALInvDistAll(b *testing.B) {
+	benchGDAL(b, "invdist", 20_000, 1000, 10_000)
+}
+
+// BenchmarkGDALRadius is the radius bar: 1,000,000 samples over a 10 km square onto 1000 x
+// 1000 nodes, radius 50 m and max_points 12 where the algorithm has it; linear as well.
+func BenchmarkGDALRadius(b *testing.B) {
+	for _, alg := range gdalRadiusAlgorithms {
+		b.Run(alg, func(b *testing.B) { benchGDAL(b, alg, 1_000_000, 1000, 10_000) })
+	}
+}
+
+// BenchmarkGDALRadiusSmall is BenchmarkGDALRadius at a tenth of the size and the same
+// densities (100,000 samples onto 316 x 316 nodes over a 3162 m square), for quick comparisons.
+func BenchmarkGDALRadiusSmall(b *testing.B) {
+	for _, alg := range gdalRadiusAlgorithms {
+		b.Run(alg, func(b *testing.B) { benchGDAL(b, alg, 100_000, 316, 3162) })
+	}
+}
+
+var gdalRadiusAlgorithms = []string{
+	"invdistnn:radius=50:max_points=12",
+	"average:radius=50",
+	"minimum:radius=50",
+	"maximum:radius=50",
+	"range:radius=50",
+	"count:radius=50",
+	"average_distance:radius=50",
+	"nearest:radius=50",
+	"linear",
+}
+
+// BenchmarkGDALInvDistKernel times invdist's all-samples inner loop alone, on one core.
+func BenchmarkGDALInvDistKernel(b *testing.B) {
+	const n = 20_000
+	t := NorthUp(450000, 5400000, 460000, 5410000, 1, 1)
+	s := gdalBenchSamples(n, 10_000, t)
+	var sink float64
+	for i := 0; b.Loop(); i++ {
+		num, den, _ := idw2All(s.X, s.Y, s.Z, float64(i%97), 3.5)
+		sink += num / den
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/pair")
+	if sink == 0 {
+		b.Log(sink)
+	}
+}

@@ -1,0 +1,559 @@
+package interp
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/aidw/aidw/grid"
+)
+
+// InvDist is gdal_grid's invdist: inverse distance to a power, Z = sum(z_i/r_i^p) / sum(1/r_i^p)
+// with r_i^2 = d_i^2 + smoothing^2, over gdal's search ellipse (see searchArea), or over every
+// sample when both radii are 0. As in gdal 3.6:
+//   - without radii, max_points and min_points are ignored, and the first sample in input order
+//     with r^2 < 1e-13 gives its value (with power 2 and smoothing > 0 there is no such test);
+//   - with radii, samples are taken in input order (not by distance): the first with
+//     r^2 < 1e-13 gives its value, and the sum stops after max_points+1 samples;
+//   - fewer than min_points samples, or none, give nodata.
+type InvDist struct {
+	Power, Smoothing        float64
+	Radius1, Radius2, Angle float64
+	MaxPoints, MinPoints    int
+	NodataValue             float64
+}
+
+// InvDistNN is gdal_grid's invdistnn: the same weights over the max_points nearest samples
+// (ordered by r^2 = d^2 + smoothing^2) within Radius, with gdal 3.6's per-quadrant options:
+//   - the first sample in gdal's quadtree order with r^2 < 1e-13 within the square of half-side
+//     Radius gives its value;
+//   - with min/max_points_per_quadrant, the nearest samples are taken from the four quadrants
+//     in turn (see quadrantPick), and a quadrant with fewer than MinPerQuadrant gives nodata;
+//   - fewer than min_points samples, or none, give nodata.
+type InvDistNN struct {
+	Power, Smoothing, Radius float64
+	MaxPoints, MinPoints     int
+	NodataValue              float64
+	quadrantLimits
+}
+
+func init() {
+	parsers["invdist"] = parseInvDist
+	parsers["invdistnn"] = parseInvDistNN
+}
+
+// Name implements Algorithm.
+func (a *InvDist) Name() string { return "invdist" }
+
+// NoData implements Algorithm.
+func (a *InvDist) NoData() float64 { return a.NodataValue }
+
+// Name implements Algorithm.
+func (a *InvDistNN) Name() string { return "invdistnn" }
+
+// NoData implements Algorithm.
+func (a *InvDistNN) NoData() float64 { return a.NodataValue }
+
+func parseInvDist(kv *keyValues) (Algorithm, error) {
+	o := gdalOptions{kv}
+	if o.has("min_points_per_quadrant") || o.has("max_points_per_quadrant") {
+		return invDistAsNN(o)
+	}
+	a := &InvDist{Power: o.nonNegative("power", 2), Smoothing: o.nonNegative("smoothing", 0)}
+	a.Radius1, a.Radius2 = o.radii()
+	a.Angle = o.number("angle", 0)
+	a.MaxPoints = o.count("max_points", 0)
+	a.MinPoints = o.count("min_points", 0)
+	a.NodataValue = o.nodata()
+	if kv.err != nil {
+		return nil, kv.err
+	}
+	// gdal 3.6's list of invdist keys lacks "radius", which it reads nonetheless.
+	o.warnUnknown("power", "smoothing", "radius1", "radius2", "angle", "max_points", "min_points", "nodata")
+	return a, nil
+}
+
+// invDistAsNN is gdal 3.6's remapping of invdist with per-quadrant keys to invdistnn: radius
+// (else radius1, which must equal radius2, both 1 by default), no angle, and only power,
+// smoothing, max_points, min_points and nodata carried over, so that the per-quadrant keys
+// themselves are dropped and max_points defaults to invdistnn's 12.
+func invDistAsNN(o gdalOptions) (Algorithm, error) {
+	radius := o.number("radius", 1)
+	if !o.has("radius") {
+		r1, r2 := o.number("radius1", 1), o.number("radius2", 1)
+		if r1 != r2 {
+			return nil, fmt.Errorf("radius1 != radius2 not supported when min_points_per_quadrant and/or max_points_per_quadrant is specified")
+		}
+		radius = r1
+	}
+	if o.number("angle", 0) != 0 {
+		return nil, fmt.Errorf("angle != 0 not supported when min_points_per_quadrant and/or max_points_per_quadrant is specified")
+	}
+	a := &InvDistNN{Power: o.nonNegative("power", 2), Smoothing: o.nonNegative("smoothing", 0), Radius: radius}
+	a.MaxPoints = o.count("max_points", 12)
+	a.MinPoints = o.count("min_points", 0)
+	a.NodataValue = o.nodata()
+	return a, a.check(o)
+}
+
+func parseInvDistNN(kv *keyValues) (Algorithm, error) {
+	o := gdalOptions{kv}
+	a := &InvDistNN{Power: o.nonNegative("power", 2), Smoothing: o.nonNegative("smoothing", 0), Radius: o.number("radius", 1)}
+	a.MaxPoints = o.count("max_points", 12)
+	a.MinPoints = o.count("min_points", 0)
+	a.NodataValue = o.nodata()
+	a.quadrantLimits = o.quadrants()
+	if err := a.check(o); err != nil {
+		return nil, err
+	}
+	o.warnUnknown("power", "smoothing", "radius", "max_points", "min_points", "nodata",
+		"min_points_per_quadrant", "max_points_per_quadrant")
+	return a, nil
+}
+
+func (a *InvDistNN) check(o gdalOptions) error {
+	if o.kv.err != nil {
+		return o.kv.err
+	}
+	if !(a.Radius > 0) {
+		return fmt.Errorf("Radius value should be strictly positive")
+	}
+	return nil
+}
+
+// exactHitR2 is gdal's squared distance (smoothing included) under which a node takes a
+// sample's value as is.
+const exactHitR2 = 0.0000000000001
+
+// invPower computes gdal's weights 1/pow(r2, p/2): exactly for power 2, by products and one
+// square root for whole powers up to 8 (within a few ulps), else by log2 and exp2 (within
+// 1e-14), falling back to math.Pow where exp2 would leave its range, so that weights
+// underflow and overflow where gdal's do.
+type invPower struct {
+	half  float64 // p/2
+	whole int     // p when it is a whole number <= 8, else -1
+}
+
+func newInvPower(p float64) invPower {
+	w := -1
+	if p == math.Trunc(p) && p <= 8 {
+		w = int(p)
+	}
+	return invPower{half: p / 2, whole: w}
+}
+
+func (w invPower) weight(r2 float64) float64 {
+	switch w.whole {
+	case 2:
+		return 1 / r2
+	case 0:
+		return 1
+	case 1:
+		return 1 / math.Sqrt(r2)
+	}
+	if w.whole > 0 {
+		p := r2
+		for i := 4; i <= w.whole; i += 2 {
+			p *= r2
+		}
+		if w.whole%2 == 1 {
+			p *= math.Sqrt(r2)
+		}
+		return 1 / p
+	}
+	if r2 >= 0x1p-1022 {
+		if t := -w.half * log2Pos(r2); t > -1000 && t < 1000 {
+			return exp2(t)
+		}
+	}
+	return 1 / math.Pow(r2, w.half)
+}
+
+func (a *InvDist) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
+	if a.Radius1 == 0 && a.Radius2 == 0 {
+		return a.bindAll(p), nil
+	}
+	return a.bindSearch(p.Samples, ix), nil
+}
+
+// bindSearch is gdal's GDALGridInverseDistanceToAPower: the samples of the search ellipse in
+// input order.
+func (a *InvDist) bindSearch(s *Samples, ix *grid.Index) nodeFunc {
+	area := searchArea{R1: a.Radius1, R2: a.Radius2, Angle: a.Angle}
+	w := newInvPower(a.Power)
+	s2 := a.Smoothing * a.Smoothing
+	if a.MaxPoints == 0 {
+		return func(sc *scratch, x, y float64) float64 {
+			// Without max_points the order only decides which exact hit counts: the first.
+			sc.nb = area.collect(ix, x, y, sc.nb)
+			var num, den float64
+			hit := int32(-1)
+			for _, nb := range sc.nb {
+				r2 := nb.D2 + s2
+				if r2 < exactHitR2 {
+					if hit < 0 || nb.ID < hit {
+						hit = nb.ID
+					}
+					continue
+				}
+				wi := w.weight(r2)
+				num += wi * s.Z[nb.ID]
+				den += wi
+			}
+			if hit >= 0 {
+				return s.Z[hit]
+			}
+			if len(sc.nb) < a.MinPoints || den == 0 {
+				return a.NodataValue
+			}
+			return num / den
+		}
+	}
+	return func(sc *scratch, x, y float64) float64 {
+		sc.nb = area.find(ix, s, x, y, sc.nb)
+		var num, den float64
+		n := 0
+		for _, nb := range sc.nb {
+			r2 := nb.D2 + s2
+			if r2 < exactHitR2 {
+				return s.Z[nb.ID]
+			}
+			wi := w.weight(r2)
+			num += wi * s.Z[nb.ID]
+			den += wi
+			n++
+			if a.MaxPoints > 0 && n > a.MaxPoints {
+				break
+			}
+		}
+		if n < a.MinPoints || den == 0 {
+			return a.NodataValue
+		}
+		return num / den
+	}
+}
+
+// bindAll is gdal's GDALGridInverseDistanceToAPowerNoSearch: every sample, in input order.
+func (a *InvDist) bindAll(p *Problem) nodeFunc {
+	s := p.Samples
+	s2 := a.Smoothing * a.Smoothing
+	finish := func(num, den float64) float64 {
+		if den == 0 {
+			return a.NodataValue
+		}
+		return num / den
+	}
+	switch {
+	case a.Power == 2 && s2 == 0:
+		one := func(x, y float64) float64 {
+			num, den, hit := idw2All(s.X, s.Y, s.Z, x, y)
+			if hit >= 0 {
+				return s.Z[hit]
+			}
+			return finish(num, den)
+		}
+		batch := newRowBatch(p)
+		return func(sc *scratch, x, y float64) float64 {
+			if v, ok := batch.lookup(sc, x, y); ok {
+				return v
+			}
+			var nx, num, den, v [batchNodes]float64
+			n, ok := batch.nodes(x, y, &nx)
+			if !ok || !idw2Row(s.X, s.Y, s.Z, &nx, y, &num, &den) {
+				return one(x, y)
+			}
+			for k := range n {
+				if den[k] < 1/exactHitR2 {
+					v[k] = finish(num[k], den[k])
+				} else {
+					v[k] = one(nx[k], y) // an exact hit, or close to one: gdal's own loop decides
+				}
+			}
+			batch.store(sc, y, &nx, &v, n)
+			return v[0]
+		}
+	case a.Power == 2:
+		return func(_ *scratch, x, y float64) float64 {
+			return finish(idw2SmoothAll(s.X, s.Y, s.Z, x, y, s2))
+		}
+	}
+	w := newInvPower(a.Power)
+	return func(_ *scratch, x, y float64) float64 {
+		var num, den float64
+		for i, sx := range s.X {
+			dx, dy := sx-x, s.Y[i]-y
+			r2 := float64(dx*dx) + float64(dy*dy) + s2
+			if r2 < exactHitR2 {
+				return s.Z[i]
+			}
+			wi := w.weight(r2)
+			num += wi * s.Z[i]
+			den += wi
+		}
+		return finish(num, den)
+	}
+}
+
+// idw2SmoothAll sums 1/r2 and z/r2 over every sample, r2 = d2 + s2 > 0.
+func idw2SmoothAll(xs, ys, zs []float64, x, y, s2 float64) (num, den float64) {
+	ys, zs = ys[:len(xs)], zs[:len(xs)]
+	var num1, den1 float64
+	i := 0
+	for ; i+1 < len(xs); i += 2 {
+		dx0, dy0 := xs[i]-x, ys[i]-y
+		dx1, dy1 := xs[i+1]-x, ys[i+1]-y
+		w0 := 1 / (float64(dx0*dx0) + float64(dy0*dy0) + s2)
+		w1 := 1 / (float64(dx1*dx1) + float64(dy1*dy1) + s2)
+		num += w0 * zs[i]
+		den += w0
+		num1 += w1 * zs[i+1]
+		den1 += w1
+	}
+	for ; i < len(xs); i++ {
+		dx, dy := xs[i]-x, ys[i]-y
+		w := 1 / (float64(dx*dx) + float64(dy*dy) + s2)
+		num += w * zs[i]
+		den += w
+	}
+	return num + num1, den + den1
+}
+
+// idw2AllGo is the portable form of idw2All: the sums of 1/d2 and z/d2 over every sample, or
+// the first sample (in input order) with d2 < 1e-13.
+func idw2AllGo(xs, ys, zs []float64, x, y float64) (num, den float64, hit int) {
+	ys, zs = ys[:len(xs)], zs[:len(xs)]
+	var num1, den1 float64
+	i := 0
+	for ; i+1 < len(xs); i += 2 {
+		dx0, dy0 := xs[i]-x, ys[i]-y
+		dx1, dy1 := xs[i+1]-x, ys[i+1]-y
+		d0 := float64(dx0*dx0) + float64(dy0*dy0)
+		d1 := float64(dx1*dx1) + float64(dy1*dy1)
+		if d0 < exactHitR2 || d1 < exactHitR2 {
+			break
+		}
+		w0, w1 := 1/d0, 1/d1
+		num += w0 * zs[i]
+		den += w0
+		num1 += w1 * zs[i+1]
+		den1 += w1
+	}
+	for ; i < len(xs); i++ {
+		dx, dy := xs[i]-x, ys[i]-y
+		d := float64(dx*dx) + float64(dy*dy)
+		if d < exactHitR2 {
+			return 0, 0, i
+		}
+		num += zs[i] / d
+		den += 1 / d
+	}
+	return num + num1, den + den1, -1
+}
+
+func (a *InvDistNN) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
+	s := p.Samples
+	e := &invDistNNEval{a: a, s: s, ix: ix, w: newInvPower(a.Power), s2: a.Smoothing * a.Smoothing,
+		r2: a.Radius * a.Radius, order: newGDALOrder(s)}
+	if a.active() {
+		return e.quadrants, nil
+	}
+	return e.nearest, nil
+}
+
+// invDistNNEval is InvDistNN bound to a problem.
+type invDistNNEval struct {
+	a     *InvDistNN
+	s     *Samples
+	ix    *grid.Index
+	w     invPower
+	s2    float64 // smoothing squared
+	r2    float64 // radius squared
+	order *gdalOrder
+}
+
+// mayHit says whether gdal might take a sample as is, given the node's nearest sample within
+// the radius (D2 +Inf when none): a tiny radius lets samples outside it, but within its
+// square, be taken.
+func (e *invDistNNEval) mayHit(nearest float64) bool {
+	return nearest+e.s2 < exactHitR2 || e.r2 < exactHitR2
+}
+
+// hit returns the sample that gdal takes as is at (x,y), or -1: the first in gdal's quadtree
+// order within the search square with d2 + s2 < 1e-13. It overwrites sc.nb.
+func (e *invDistNNEval) hit(sc *scratch, x, y float64) int32 {
+	sc.nb = e.ix.Within(x, y, exactHitR2, sc.nb)
+	best, rank := int32(-1), int32(0)
+	for _, nb := range sc.nb {
+		if nb.D2+e.s2 < exactHitR2 && inSquare(e.s, nb.ID, x, y, e.a.Radius) {
+			if r := e.order.ranks()[nb.ID]; best < 0 || r < rank {
+				best, rank = nb.ID, r
+			}
+		}
+	}
+	return best
+}
+
+// nearest is gdal's GDALGridInverseDistanceToAPowerNearestNeighbor.
+func (e *invDistNNEval) nearest(sc *scratch, x, y float64) float64 {
+	a := e.a
+	k := a.MaxPoints + 1
+	if a.MaxPoints == 0 {
+		k = math.MaxInt
+	}
+	sc.nb = e.ix.KNN(x, y, k, e.r2, sc.nb)
+	if e.mayHit(nearestD2(sc.nb)) {
+		if h := e.hit(sc, x, y); h >= 0 {
+			return e.s.Z[h]
+		}
+		sc.nb = e.ix.KNN(x, y, k, e.r2, sc.nb)
+	}
+	nb := sc.nb
+	for i := range nb {
+		nb[i].D2 += e.s2
+	}
+	if a.MaxPoints > 0 && len(nb) > a.MaxPoints {
+		if nb[a.MaxPoints-1].D2 == nb[a.MaxPoints].D2 {
+			nb = e.tiedNearest(sc, x, y)
+		}
+		nb = nb[:a.MaxPoints]
+	}
+	var num, den float64
+	for _, n := range nb {
+		w := e.w.weight(n.D2)
+		num += w * e.s.Z[n.ID]
+		den += w
+	}
+	return e.value(len(nb), num, den)
+}
+
+// nearestD2 is the smallest D2 in nb (sorted ascending), +Inf when nb is empty.
+func nearestD2(nb []grid.Neighbor) float64 {
+	if len(nb) == 0 {
+		return math.Inf(1)
+	}
+	return nb[0].D2
+}
+
+// tiedNearest returns every sample within the radius sorted as gdal's multimap holds them, by
+// d2 + s2 and then gdal's order: needed when a tie straddles max_points.
+func (e *invDistNNEval) tiedNearest(sc *scratch, x, y float64) []grid.Neighbor {
+	sc.nb = e.ix.Within(x, y, e.r2, sc.nb)
+	for i := range sc.nb {
+		sc.nb[i].D2 += e.s2
+	}
+	slices.SortFunc(sc.nb, func(a, b grid.Neighbor) int {
+		if c := cmp.Compare(a.D2, b.D2); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	e.order.sortTies(sc.nb)
+	return sc.nb
+}
+
+// quadrants is gdal's GDALGridInverseDistanceToAPowerNearestNeighborPerQuadrant.
+func (e *invDistNNEval) quadrants(sc *scratch, x, y float64) float64 {
+	sc.nb = e.ix.Within(x, y, e.r2, sc.nb)
+	nearest := math.Inf(1)
+	for _, n := range sc.nb {
+		nearest = min(nearest, n.D2)
+	}
+	if e.mayHit(nearest) {
+		if h := e.hit(sc, x, y); h >= 0 {
+			return e.s.Z[h]
+		}
+		sc.nb = e.ix.Within(x, y, e.r2, sc.nb)
+	}
+	for i := range sc.nb {
+		sc.nb[i].D2 += e.s2
+	}
+	pick := pickQuadrants(sc, sc.nb, e.s, x, y, e.a.quadrantLimits, e.a.MaxPoints, e.order)
+	if !pick.ok(e.a.MinPerQuadrant) {
+		return e.a.NodataValue
+	}
+	var num, den float64
+	for _, j := range pick.Order {
+		n := sc.nb[j]
+		w := e.w.weight(n.D2)
+		num += w * e.s.Z[n.ID]
+		den += w
+	}
+	return e.value(len(pick.Order), num, den)
+}
+
+// value is the weighted mean of n samples, or nodata for fewer than min_points or none.
+func (e *invDistNNEval) value(n int, num, den float64) float64 {
+	if n < e.a.MinPoints || den == 0 {
+		return e.a.NodataValue
+	}
+	return num / den
+}
+
+// rowBatch lets a nodeFunc compute the next nodes of a row together with the one asked for and
+// hand them out on the following calls: the CPU engine asks for the nodes of a row in order,
+// each worker its own run of them, with its own scratch. The batch lives in the worker's
+// sc.f as [count, y, x0..x7, v0..v7]. Targets with rotation terms are not batched.
+type rowBatch struct {
+	p    *Problem
+	g    [6]float64
+	x0   float64 // x of column 0's node edge relative to the origin
+	y0   float64
+	flat bool
+}
+
+const batchNodes = 8
+
+func newRowBatch(p *Problem) *rowBatch {
+	g := p.Target.GeoTransform
+	return &rowBatch{p: p, g: g, x0: g[0] - p.Samples.OriginX, y0: g[3] - p.Samples.OriginY,
+		flat: g[2] == 0 && g[4] == 0 && g[1] != 0 && g[5] != 0}
+}
+
+// lookup returns the value of the node at (x,y) if the worker's batch holds it.
+func (b *rowBatch) lookup(sc *scratch, x, y float64) (float64, bool) {
+	f := sc.f
+	if len(f) < 2+2*batchNodes || f[0] == 0 || f[1] != y {
+		return 0, false
+	}
+	n := int(f[0])
+	for k, bx := range f[2 : 2+n] {
+		if bx == x {
+			return f[2+batchNodes+k], true
+		}
+	}
+	return 0, false
+}
+
+// nodes fills nx with the x of the node at (x,y) and of the nodes that follow it in its row,
+// the last repeated past the row's end, and returns how many are real; ok is false when
+// (x,y) is not a node of the target as the engine computes it.
+func (b *rowBatch) nodes(x, y float64, nx *[batchNodes]float64) (n int, ok bool) {
+	if !b.flat {
+		return 0, false
+	}
+	t := b.p.Target
+	col := int(math.Round((x-b.x0)/b.g[1] - 0.5))
+	row := int(math.Round((y-b.y0)/b.g[5] - 0.5))
+	if col < 0 || col >= t.Cols || row < 0 || row >= t.Rows {
+		return 0, false
+	}
+	if cx, cy := b.p.NodeXY(col, row); cx != x || cy != y {
+		return 0, false
+	}
+	n = min(batchNodes, t.Cols-col)
+	for k := range nx {
+		nx[k], _ = b.p.NodeXY(col+min(k, n-1), row)
+	}
+	return n, true
+}
+
+// store keeps the batch's values in the worker's scratch.
+func (b *rowBatch) store(sc *scratch, y float64, nx, v *[batchNodes]float64, n int) {
+	if len(sc.f) < 2+2*batchNodes {
+		sc.f = make([]float64, 2+2*batchNodes)
+	}
+	sc.f[0], sc.f[1] = float64(n), y
+	copy(sc.f[2:], nx[:])
+	copy(sc.f[2+batchNodes:], v[:])
+}

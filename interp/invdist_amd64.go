@@ -1,0 +1,99 @@
+package interp
+
+// On amd64 with AVX-512, invdist's all-samples power-2 sum runs in assembly: 8 samples per
+// instruction in float64, each reciprocal either an exact division or VRCP14PD's estimate
+// (relative error < 2^-14) refined by one third-order Newton step to below 2^-42, so that the
+// weights stay within 1e-12 of 1/d2. Divisions alone would leave the FMA pipes idle and the
+// refined estimate alone the divider; the row kernel mixes them half and half.
+
+// haveAVX512 is read once at start-up; the CPU does not change.
+var haveAVX512 = detectAVX512()
+
+func detectAVX512() bool {
+	_, _, c, _ := cpuid(1, 0)
+	const osxsave = 1 << 27
+	if c&osxsave == 0 {
+		return false
+	}
+	// The OS must save the AVX (bits 1-2) and AVX-512 (bits 5-7) register state.
+	if xgetbv()&0xe6 != 0xe6 {
+		return false
+	}
+	max, _, _, _ := cpuid(0, 0)
+	if max < 7 {
+		return false
+	}
+	_, b, _, _ := cpuid(7, 0)
+	const avx512f = 1 << 16
+	return b&avx512f != 0
+}
+
+func cpuid(leaf, sub uint32) (a, b, c, d uint32)
+
+func xgetbv() uint32
+
+// idw2AVX512 runs idw2All's loop over the first n samples, n a multiple of 16, leaving the
+// per-lane sums of z/d2 in acc[0:8] and of 1/d2 in acc[8:16]. It returns the start of the
+// first block of 16 samples holding one with d2 < 1e-13, or -1.
+//
+//go:noescape
+func idw2AVX512(xs, ys, zs *float64, n int, x, y float64, acc *[16]float64) int
+
+// idw2All returns the sums of z/d2 and 1/d2 over every sample for the node at (x,y), or hit,
+// the first sample in input order with d2 < 1e-13 (-1 when none).
+func idw2All(xs, ys, zs []float64, x, y float64) (num, den float64, hit int) {
+	n := len(xs) &^ 15
+	if !haveAVX512 || n == 0 {
+		return idw2AllGo(xs, ys, zs, x, y)
+	}
+	ys, zs = ys[:len(xs)], zs[:len(xs)]
+	var acc [16]float64
+	if b := idw2AVX512(&xs[0], &ys[0], &zs[0], n, x, y, &acc); b >= 0 {
+		_, _, h := idw2AllGo(xs[b:b+16], ys[b:b+16], zs[b:b+16], x, y)
+		return 0, 0, b + h
+	}
+	tn, td, h := idw2AllGo(xs[n:], ys[n:], zs[n:], x, y)
+	if h >= 0 {
+		return 0, 0, n + h
+	}
+	for i := range 8 {
+		num += acc[i]
+		den += acc[8+i]
+	}
+	return num + tn, den + td, -1
+}
+
+// idw2RowAVX512 is idw2AVX512 for the 8 nodes (nx[k], y) at once; see the assembly.
+//
+//go:noescape
+func idw2RowAVX512(xs, ys, zs *float64, n int, nx *[8]float64, y float64, acc *[128]float64)
+
+// idw2Row sums z/d2 into num[k] and 1/d2 into den[k] over every sample for the 8 nodes
+// (nx[k], y), without exact-hit test (a node within 1e-13 of a sample gets den >= 1e13 or NaN).
+// It returns false where the CPU lacks AVX-512: callers then go node by node.
+func idw2Row(xs, ys, zs []float64, nx *[batchNodes]float64, y float64, num, den *[batchNodes]float64) bool {
+	n := len(xs) &^ 7
+	if !haveAVX512 || n == 0 {
+		return false
+	}
+	ys, zs = ys[:len(xs)], zs[:len(xs)]
+	var acc [128]float64
+	idw2RowAVX512(&xs[0], &ys[0], &zs[0], n, nx, y, &acc)
+	*num, *den = [8]float64{}, [8]float64{}
+	for k := range 8 {
+		for l := range 8 {
+			num[k] += acc[8*k+l]
+			den[k] += acc[64+8*k+l]
+		}
+	}
+	for i := n; i < len(xs); i++ {
+		dy := ys[i] - y
+		for k, x := range nx {
+			dx := xs[i] - x
+			w := 1 / (float64(dx*dx) + float64(dy*dy))
+			num[k] += w * zs[i]
+			den[k] += w
+		}
+	}
+	return true
+}

@@ -1,0 +1,14 @@
+//go:build !amd64
+
+package interp
+
+// idw2All returns the sums of z/d2 and 1/d2 over every sample for the node at (x,y), or hit,
+// the first sample in input order with d2 < 1e-13 (-1 when none).
+func idw2All(xs, ys, zs []float64, x, y float64) (num, den float64, hit int) {
+	return idw2AllGo(xs, ys, zs, x, y)
+}
+
+// idw2Row would sum 8 nodes of a row at once; without the assembly it declines.
+func idw2Row(xs, ys, zs []float64, nx *[batchNodes]float64, y float64, num, den *[batchNodes]float64) bool {
+	return false
+}

@@ -1,0 +1,322 @@
+package interp
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/aidw/aidw/grid"
+)
+
+// Average is gdal_grid's average (moving average): the mean of the samples in the search
+// ellipse (every sample when both radii are 0); fewer than MinPoints, or none, give nodata.
+// With min/max_points_per_quadrant (gdal 3.6) the samples are picked from the four quadrants
+// in turn, nearest first, at most MaxPoints in all (see quadrantPick); otherwise MaxPoints is
+// ignored, with gdal's warning.
+type Average struct {
+	Radius1, Radius2, Angle float64
+	MinPoints, MaxPoints    int
+	NodataValue             float64
+	quadrantLimits
+}
+
+// Metric is one of gdal_grid's data metrics over the samples in the search ellipse (every
+// sample when both radii are 0): minimum, maximum, range, count, average_distance (mean
+// distance from the node) or average_distance_pts (mean distance between pairs of samples).
+// Fewer than MinPoints samples (pairs for average_distance_pts), or none except for count,
+// give nodata. min/max_points_per_quadrant pick the samples as for Average.
+//
+// average_distance_pts keeps gdal 3.6's quirk above 100 samples without rotation (its quadtree
+// search): there it also counts each sample paired with itself, except the last sample of the
+// search square in gdal's quadtree order, so that q samples give q(q+1)/2 or q(q+1)/2-1 pairs.
+type Metric struct {
+	Kind                    MetricKind
+	Radius1, Radius2, Angle float64
+	MinPoints               int
+	NodataValue             float64
+	quadrantLimits
+}
+
+// MetricKind names a data metric as gdal_grid does.
+type MetricKind string
+
+// The data metrics of gdal_grid.
+const (
+	Minimum            MetricKind = "minimum"
+	Maximum            MetricKind = "maximum"
+	Range              MetricKind = "range"
+	Count              MetricKind = "count"
+	AverageDistance    MetricKind = "average_distance"
+	AverageDistancePts MetricKind = "average_distance_pts"
+)
+
+func init() {
+	parsers["average"] = parseAverage
+	for _, k := range []MetricKind{Minimum, Maximum, Range, Count, AverageDistance, AverageDistancePts} {
+		parsers[string(k)] = func(kv *keyValues) (Algorithm, error) { return parseMetric(k, kv) }
+	}
+}
+
+// Name implements Algorithm.
+func (a *Average) Name() string { return "average" }
+
+// NoData implements Algorithm.
+func (a *Average) NoData() float64 { return a.NodataValue }
+
+// Name implements Algorithm.
+func (m *Metric) Name() string { return string(m.Kind) }
+
+// NoData implements Algorithm.
+func (m *Metric) NoData() float64 { return m.NodataValue }
+
+func parseAverage(kv *keyValues) (Algorithm, error) {
+	o := gdalOptions{kv}
+	a := &Average{}
+	a.Radius1, a.Radius2 = o.radii()
+	a.Angle = o.number("angle", 0)
+	a.MinPoints = o.count("min_points", 0)
+	a.MaxPoints = o.count("max_points", 0)
+	a.NodataValue = o.nodata()
+	a.quadrantLimits = o.quadrants()
+	if kv.err != nil {
+		return nil, kv.err
+	}
+	if a.active() {
+		if err := checkQuadrantSearch(a.Radius1, a.Radius2, a.Angle); err != nil {
+			return nil, err
+		}
+	} else if a.MaxPoints > 0 {
+		kv.warnings = append(kv.warnings,
+			"max_points is ignored unless one of min_points_per_quadrant or max_points_per_quadrant is >= 1")
+	}
+	o.warnUnknown("radius", "radius1", "radius2", "angle", "min_points", "max_points", "nodata",
+		"min_points_per_quadrant", "max_points_per_quadrant")
+	return a, nil
+}
+
+func parseMetric(kind MetricKind, kv *keyValues) (Algorithm, error) {
+	o := gdalOptions{kv}
+	m := &Metric{Kind: kind}
+	m.Radius1, m.Radius2 = o.radii()
+	m.Angle = o.number("angle", 0)
+	m.MinPoints = o.count("min_points", 0)
+	m.NodataValue = o.nodata()
+	m.quadrantLimits = o.quadrants()
+	if kv.err != nil {
+		return nil, kv.err
+	}
+	if m.active() {
+		if kind == AverageDistancePts {
+			return nil, fmt.Errorf("Algorithm %s not supported when per quadrant parameters are specified", kind)
+		}
+		if err := checkQuadrantSearch(m.Radius1, m.Radius2, m.Angle); err != nil {
+			return nil, err
+		}
+	}
+	o.warnUnknown("radius", "radius1", "radius2", "angle", "min_points", "nodata",
+		"min_points_per_quadrant", "max_points_per_quadrant")
+	return m, nil
+}
+
+// gdalArea is the search ellipse as gdal searches it for n samples.
+func gdalArea(r1, r2, angle float64, n int) searchArea {
+	return searchArea{R1: r1, R2: r2, Angle: angle, Square: usesQuadtree(n, r1, r2, angle)}
+}
+
+func (a *Average) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
+	s := p.Samples
+	ar := gdalArea(a.Radius1, a.Radius2, a.Angle, s.Len())
+	mean := func(nb []grid.Neighbor) float64 {
+		if len(nb) == 0 || len(nb) < a.MinPoints {
+			return a.NodataValue
+		}
+		sum := 0.0
+		for _, n := range nb {
+			sum += s.Z[n.ID]
+		}
+		return sum / float64(len(nb))
+	}
+	switch {
+	case a.active():
+		order := newGDALOrder(s)
+		return func(sc *scratch, x, y float64) float64 {
+			sc.nb = ar.collect(ix, x, y, sc.nb)
+			pick := pickQuadrants(sc, sc.nb, s, x, y, a.quadrantLimits, a.MaxPoints, order)
+			if !pick.ok(a.MinPerQuadrant) {
+				return a.NodataValue
+			}
+			return mean(picked(sc.nb, pick))
+		}, nil
+	case ar.all():
+		v := allSamplesValue(s, func(nb []grid.Neighbor) float64 { return mean(nb) })
+		return func(*scratch, float64, float64) float64 { return v }, nil
+	}
+	return func(sc *scratch, x, y float64) float64 {
+		sc.nb = ar.collect(ix, x, y, sc.nb)
+		return mean(sc.nb)
+	}, nil
+}
+
+// picked moves the picked candidates to the front of nb (in candidate order) and returns them.
+func picked(nb []grid.Neighbor, pick quadrantPick) []grid.Neighbor {
+	slices.Sort(pick.Order)
+	for k, j := range pick.Order {
+		nb[k] = nb[j]
+	}
+	return nb[:len(pick.Order)]
+}
+
+// allSamplesValue is f over every sample, for the searches without radius, whose value is the
+// same at every node.
+func allSamplesValue(s *Samples, f func([]grid.Neighbor) float64) float64 {
+	nb := make([]grid.Neighbor, s.Len())
+	for i := range nb {
+		nb[i].ID = int32(i)
+	}
+	return f(nb)
+}
+
+func (m *Metric) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
+	s := p.Samples
+	ar := gdalArea(m.Radius1, m.Radius2, m.Angle, s.Len())
+	switch {
+	case m.Kind == AverageDistancePts:
+		return m.bindPairs(s, ix, ar), nil
+	case m.active():
+		order := newGDALOrder(s)
+		return func(sc *scratch, x, y float64) float64 {
+			sc.nb = ar.collect(ix, x, y, sc.nb)
+			pick := pickQuadrants(sc, sc.nb, s, x, y, m.quadrantLimits, 0, order)
+			if !pick.ok(m.MinPerQuadrant) {
+				return m.NodataValue
+			}
+			return m.reduce(s, picked(sc.nb, pick))
+		}, nil
+	case ar.all() && m.Kind == AverageDistance:
+		return func(_ *scratch, x, y float64) float64 { return m.distanceToAll(s, x, y) }, nil
+	case ar.all():
+		v := allSamplesValue(s, func(nb []grid.Neighbor) float64 { return m.reduce(s, nb) })
+		return func(*scratch, float64, float64) float64 { return v }, nil
+	}
+	return func(sc *scratch, x, y float64) float64 {
+		sc.nb = ar.collect(ix, x, y, sc.nb)
+		return m.reduce(s, sc.nb)
+	}, nil
+}
+
+// reduce computes the metric (all but average_distance_pts) over the samples nb.
+func (m *Metric) reduce(s *Samples, nb []grid.Neighbor) float64 {
+	n := len(nb)
+	if n < m.MinPoints || n == 0 && m.Kind != Count {
+		return m.NodataValue
+	}
+	switch m.Kind {
+	case Count:
+		return float64(n)
+	case AverageDistance:
+		sum := 0.0
+		for _, e := range nb {
+			sum += math.Sqrt(e.D2)
+		}
+		return sum / float64(n)
+	}
+	lo, hi := math.MaxFloat64, -math.MaxFloat64
+	for _, e := range nb {
+		z := s.Z[e.ID]
+		lo, hi = min(lo, z), max(hi, z)
+	}
+	switch m.Kind {
+	case Minimum:
+		return lo
+	case Maximum:
+		return hi
+	}
+	return hi - lo
+}
+
+// distanceToAll is average_distance without radius: the mean distance to every sample.
+func (m *Metric) distanceToAll(s *Samples, x, y float64) float64 {
+	n := s.Len()
+	if n < m.MinPoints {
+		return m.NodataValue
+	}
+	sum := 0.0
+	for i, sx := range s.X {
+		dx, dy := sx-x, s.Y[i]-y
+		sum += math.Sqrt(float64(dx*dx) + float64(dy*dy))
+	}
+	return sum / float64(n)
+}
+
+// bindPairs is average_distance_pts.
+func (m *Metric) bindPairs(s *Samples, ix *grid.Index, ar searchArea) nodeFunc {
+	mean := func(sum float64, pairs int) float64 {
+		if pairs < m.MinPoints || pairs == 0 {
+			return m.NodataValue
+		}
+		return sum / float64(pairs)
+	}
+	switch {
+	case ar.all():
+		all := allSamplesValue(s, func(nb []grid.Neighbor) float64 {
+			return mean(pairDistances(s, nb), len(nb)*(len(nb)-1)/2)
+		})
+		return func(*scratch, float64, float64) float64 { return all }
+	case ar.Square:
+		order := newGDALOrder(s)
+		order.ranks()
+		return func(sc *scratch, x, y float64) float64 {
+			sum, pairs := m.squarePairs(sc, s, ix, ar, order.ranks(), x, y)
+			return mean(sum, pairs)
+		}
+	}
+	return func(sc *scratch, x, y float64) float64 {
+		sc.nb = ar.collect(ix, x, y, sc.nb)
+		q := len(sc.nb)
+		return mean(pairDistances(s, sc.nb), q*(q-1)/2)
+	}
+}
+
+// squarePairs is average_distance_pts on gdal's quadtree: the sum over pairs of the q samples
+// in the ellipse, and gdal's pair count, q(q+1)/2 less one when the last sample of the search
+// square in gdal's order lies in the ellipse.
+func (m *Metric) squarePairs(sc *scratch, s *Samples, ix *grid.Index, ar searchArea, rank []int32,
+	x, y float64) (float64, int) {
+	h := ar.half()
+	sc.nb = ix.Within(x, y, 2*(h*h), sc.nb)
+	last, lastRank := int32(-1), int32(-1)
+	for _, nb := range sc.nb {
+		if inSquare(s, nb.ID, x, y, h) && rank[nb.ID] > lastRank {
+			last, lastRank = nb.ID, rank[nb.ID]
+		}
+	}
+	r1s, r2s := ar.R1*ar.R1, ar.R2*ar.R2
+	in := sc.nb[:0]
+	lastIn := false
+	for _, nb := range sc.nb {
+		dx, dy := s.X[nb.ID]-x, s.Y[nb.ID]-y
+		if math.Abs(dx) <= h && math.Abs(dy) <= h && float64(r2s*dx*dx)+float64(r1s*dy*dy) <= r1s*r2s {
+			in = append(in, nb)
+			lastIn = lastIn || nb.ID == last
+		}
+	}
+	q := len(in)
+	pairs := q * (q + 1) / 2
+	if lastIn {
+		pairs--
+	}
+	return pairDistances(s, in), pairs
+}
+
+// pairDistances sums the distances between every pair of the samples nb.
+func pairDistances(s *Samples, nb []grid.Neighbor) float64 {
+	sum := 0.0
+	for a, na := range nb {
+		xa, ya := s.X[na.ID], s.Y[na.ID]
+		for _, nb := range nb[a+1:] {
+			dx, dy := s.X[nb.ID]-xa, s.Y[nb.ID]-ya
+			sum += math.Sqrt(float64(dx*dx) + float64(dy*dy))
+		}
+	}
+	return sum
+}

@@ -1,0 +1,168 @@
+package interp
+
+import (
+	"math"
+
+	"github.com/aidw/aidw/grid"
+)
+
+// Nearest is gdal_grid's nearest: the value of the nearest sample, or nodata when none is in
+// the search area. gdal 3.6 has two searches, and aidw follows both:
+//   - above 100 samples, without rotation and with a radius (its quadtree): the nearest sample
+//     in the square of half-side max(Radius1,Radius2) around the node, so up to sqrt(2) times
+//     the radius away, ties going to the last in gdal's quadtree order;
+//   - otherwise the nearest sample inside the search ellipse (every sample when both radii
+//     are 0), ties going to the last in input order.
+type Nearest struct {
+	Radius1, Radius2, Angle float64
+	NodataValue             float64
+}
+
+func init() { parsers["nearest"] = parseNearest }
+
+// Name implements Algorithm.
+func (a *Nearest) Name() string { return "nearest" }
+
+// NoData implements Algorithm.
+func (a *Nearest) NoData() float64 { return a.NodataValue }
+
+func parseNearest(kv *keyValues) (Algorithm, error) {
+	o := gdalOptions{kv}
+	a := &Nearest{}
+	a.Radius1, a.Radius2 = o.radii()
+	a.Angle = o.number("angle", 0)
+	a.NodataValue = o.nodata()
+	if kv.err != nil {
+		return nil, kv.err
+	}
+	o.warnUnknown("radius", "radius1", "radius2", "angle", "nodata")
+	return a, nil
+}
+
+func (a *Nearest) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
+	nn := &gdalNearest{s: p.Samples, ix: ix, order: newGDALOrder(p.Samples), nodata: a.NodataValue}
+	area := searchArea{R1: a.Radius1, R2: a.Radius2, Angle: a.Angle}
+	switch {
+	case area.all():
+		return nn.all, nil
+	case usesQuadtree(p.Samples.Len(), a.Radius1, a.Radius2, a.Angle):
+		h := area.half()
+		return func(sc *scratch, x, y float64) float64 { return nn.inSquare(sc, x, y, h) }, nil
+	}
+	return func(sc *scratch, x, y float64) float64 { return nn.inEllipse(sc, x, y, area) }, nil
+}
+
+// gdalNearest holds gdal's nearest-sample searches, which linear uses outside the hull too.
+type gdalNearest struct {
+	s      *Samples
+	ix     *grid.Index
+	order  *gdalOrder
+	nodata float64
+	// r0 starts the growing square of linear's unbounded search: gdal's initial search radius
+	// sqrt(area/n) of the samples' bounding box.
+	r0 float64
+}
+
+// all is the nearest of every sample, the last in input order on ties.
+func (nn *gdalNearest) all(sc *scratch, x, y float64) float64 {
+	sc.nb = nn.ix.KNN(x, y, 2, math.Inf(1), sc.nb)
+	if len(sc.nb) == 0 {
+		return nn.nodata
+	}
+	if len(sc.nb) == 1 || sc.nb[1].D2 > sc.nb[0].D2 {
+		return nn.s.Z[sc.nb[0].ID]
+	}
+	sc.nb = nn.ix.Within(x, y, sc.nb[0].D2, sc.nb)
+	return nn.s.Z[sc.nb[len(sc.nb)-1].ID]
+}
+
+// inEllipse is gdal's search without its quadtree: the nearest sample in the ellipse, the
+// last in input order on ties, with distances taken after rotation as gdal takes them.
+func (nn *gdalNearest) inEllipse(sc *scratch, x, y float64, area searchArea) float64 {
+	sc.nb = area.collect(nn.ix, x, y, sc.nb)
+	var c, s float64
+	rotated := false
+	if a := toRadiansGDAL * area.Angle; a != 0 {
+		rotated, c, s = true, math.Cos(a), math.Sin(a)
+	}
+	best, bestD2 := int32(-1), math.MaxFloat64
+	for _, nb := range sc.nb {
+		d2 := nb.D2
+		if rotated {
+			dx, dy := nn.s.X[nb.ID]-x, nn.s.Y[nb.ID]-y
+			rx := float64(dx*c) + float64(dy*s)
+			ry := float64(dy*c) - float64(dx*s)
+			d2 = float64(rx*rx) + float64(ry*ry)
+		}
+		if d2 < bestD2 || d2 == bestD2 && nb.ID > best {
+			best, bestD2 = nb.ID, d2
+		}
+	}
+	if best < 0 {
+		return nn.nodata
+	}
+	return nn.s.Z[best]
+}
+
+// inSquare is gdal's quadtree search: the nearest sample in the square of half-side h, the
+// last in gdal's quadtree order on ties; nodata when the square is empty.
+func (nn *gdalNearest) inSquare(sc *scratch, x, y, h float64) float64 {
+	// Every sample of the square is within the circle of radius h*sqrt(2).
+	sc.nb = nn.ix.KNN(x, y, 2, 2*(h*h), sc.nb)
+	if len(sc.nb) == 0 {
+		return nn.nodata
+	}
+	first := sc.nb[0]
+	unique := len(sc.nb) == 1 || sc.nb[1].D2 > first.D2
+	if unique && inSquare(nn.s, first.ID, x, y, h) {
+		return nn.s.Z[first.ID]
+	}
+	sc.nb = nn.ix.Within(x, y, 2*(h*h), sc.nb)
+	best, bestD2, tie := int32(-1), math.MaxFloat64, false
+	for _, nb := range sc.nb {
+		switch {
+		case !inSquare(nn.s, nb.ID, x, y, h):
+		case nb.D2 < bestD2:
+			best, bestD2, tie = nb.ID, nb.D2, false
+		case nb.D2 == bestD2:
+			tie = true
+		}
+	}
+	if best < 0 {
+		return nn.nodata
+	}
+	if tie {
+		rank := nn.order.ranks()
+		for _, nb := range sc.nb {
+			if nb.D2 == bestD2 && rank[nb.ID] > rank[best] && inSquare(nn.s, nb.ID, x, y, h) {
+				best = nb.ID
+			}
+		}
+	}
+	return nn.s.Z[best]
+}
+
+// growing is gdal's search with no radius on its quadtree: squares of half-side r0, 2*r0,
+// 4*r0, ... until one holds a sample, then the nearest in that square.
+func (nn *gdalNearest) growing(sc *scratch, x, y float64) float64 {
+	sc.nb = nn.ix.KNN(x, y, 1, math.Inf(1), sc.nb)
+	if len(sc.nb) == 0 {
+		return nn.nodata
+	}
+	// The sample nearest in the square metric is within sqrt(2) times the nearest distance.
+	d2 := sc.nb[0].D2
+	sc.nb = nn.ix.Within(x, y, 2*d2, sc.nb)
+	c := math.Inf(1)
+	for _, nb := range sc.nb {
+		c = min(c, max(math.Abs(nn.s.X[nb.ID]-x), math.Abs(nn.s.Y[nb.ID]-y)))
+	}
+	h := nn.r0
+	if !(h > 0) {
+		// gdal never reaches this (it cannot triangulate such samples): take the smallest square.
+		h = c
+	}
+	for h < c {
+		h *= 2
+	}
+	return nn.inSquare(sc, x, y, h)
+}

@@ -1,0 +1,462 @@
+package interp
+
+// This file holds what gdal_grid's algorithms share: reading their options as gdal_grid 3.6
+// does (alg/gdalgrid.cpp, ParseAlgorithmAndOptions), the search ellipse, the per-quadrant
+// selection, and the order in which gdal_grid's quadtree returns samples, which decides its
+// ties. References to "gdal" below are to GDAL 3.6.2's alg/gdalgrid.cpp.
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/aidw/aidw/grid"
+)
+
+// gdalQuadtreeThreshold is GDAL_GRID_POINT_COUNT_THRESHOLD's default: gdal indexes the samples
+// with its quadtree only above this many samples, and nearest and average_distance_pts then
+// follow a different rule (the quadtree's square, see searchArea.square).
+const gdalQuadtreeThreshold = 100
+
+// gdalOptions reads one gdal_grid algorithm's key=value options with gdal's defaults. Values
+// gdal would take but that make no sense (a negative radius or power, a fractional count) are
+// errors here; the first is kept in kv.err.
+type gdalOptions struct{ kv *keyValues }
+
+// has says whether key was given at all, as gdal's CSLFetchNameValue != nullptr.
+func (o gdalOptions) has(key string) bool { _, ok := o.kv.values[key]; return ok }
+
+func (o gdalOptions) fail(format string, args ...any) { o.kv.fail(fmt.Errorf(format, args...)) }
+
+// number returns a finite number.
+func (o gdalOptions) number(key string, def float64) float64 {
+	v := o.kv.Float(key, def)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		o.fail("%s=%v: must be a finite number", key, v)
+		return def
+	}
+	return v
+}
+
+// nonNegative returns a finite number >= 0 (radii, power, smoothing).
+func (o gdalOptions) nonNegative(key string, def float64) float64 {
+	v := o.number(key, def)
+	if v < 0 {
+		o.fail("%s=%v: must be >= 0", key, v)
+		return def
+	}
+	return v
+}
+
+// count returns a point count: gdal truncates any number to an unsigned integer; here it must
+// be a whole number >= 0 ("12.0" is accepted, as QGIS writes such values).
+func (o gdalOptions) count(key string, def int) int {
+	v := o.number(key, float64(def))
+	if v < 0 || v != math.Trunc(v) || v > math.MaxUint32 {
+		o.fail("%s=%v: must be a whole number >= 0", key, v)
+		return def
+	}
+	return int(v)
+}
+
+// nodata returns the nodata value; unlike the other options it may be NaN or infinite.
+func (o gdalOptions) nodata() float64 { return o.kv.Float("nodata", 0) }
+
+// radii reads radius1 and radius2, both set by radius when it is given (gdal 3.6 reads
+// "radius" first for average, nearest, invdist and the data metrics).
+func (o gdalOptions) radii() (r1, r2 float64) {
+	if o.has("radius") {
+		r := o.nonNegative("radius", 0)
+		return r, r
+	}
+	return o.nonNegative("radius1", 0), o.nonNegative("radius2", 0)
+}
+
+// warnUnknown adds gdal's warning for every given key that is not among known, as gdal 3.6
+// does after parsing (its list, which for invdist lacks "radius" although invdist reads it).
+func (o gdalOptions) warnUnknown(known ...string) {
+	for _, k := range o.kv.order {
+		if !slices.Contains(known, k) {
+			o.kv.warnings = append(o.kv.warnings, fmt.Sprintf("Option %s ignored", k))
+		}
+	}
+}
+
+// quadrantLimits are min_points_per_quadrant and max_points_per_quadrant.
+type quadrantLimits struct{ MinPerQuadrant, MaxPerQuadrant int }
+
+func (q quadrantLimits) active() bool { return q.MinPerQuadrant > 0 || q.MaxPerQuadrant > 0 }
+
+func (o gdalOptions) quadrants() quadrantLimits {
+	return quadrantLimits{o.count("min_points_per_quadrant", 0), o.count("max_points_per_quadrant", 0)}
+}
+
+// checkQuadrantSearch is gdal's condition for a per-quadrant search: a positive radius in both
+// directions and no rotation (its own error texts).
+func checkQuadrantSearch(r1, r2, angle float64) error {
+	if !(r1 > 0) || !(r2 > 0) {
+		return fmt.Errorf("Radius value should be strictly positive when per quadrant parameters are specified")
+	}
+	if angle != 0 {
+		return fmt.Errorf("angle != 0 not supported when per quadrant parameters are specified")
+	}
+	return nil
+}
+
+// toRadiansGDAL is gdal's TO_RADIANS (M_PI / 180.0 in double arithmetic).
+const toRadiansGDAL = float64(math.Pi) / 180
+
+// searchArea is gdal's search ellipse: semi-axes R1 along x and R2 along y, rotated by Angle
+// degrees counter-clockwise, tested exactly as gdal tests it. Square says that gdal searches
+// its quadtree (see usesQuadtree), which first restricts candidates to the square of half-side
+// max(R1,R2) around the node: that matters only when one radius is 0 and the ellipse is a line.
+type searchArea struct {
+	R1, R2, Angle float64
+	Square        bool
+}
+
+// all says that no radius is set: gdal then takes every sample.
+func (a searchArea) all() bool { return a.R1 == 0 && a.R2 == 0 }
+
+// usesQuadtree is gdal's condition (GDALGridContextCreate) for searching its quadtree with an
+// ellipse, for average, nearest and the data metrics without per-quadrant options.
+func usesQuadtree(n int, r1, r2, angle float64) bool {
+	return n > gdalQuadtreeThreshold && angle == 0 && (r1 > 0 || r2 > 0)
+}
+
+// half is the half-side of gdal's quadtree search square.
+func (a searchArea) half() float64 { return max(a.R1, a.R2) }
+
+// find appends to dst[:0] the samples in the area around (x,y), ascending by ID, D2 the
+// squared distance.
+func (a searchArea) find(ix *grid.Index, s *Samples, x, y float64, dst []grid.Neighbor) []grid.Neighbor {
+	if !a.Square || (a.R1 > 0 && a.R2 > 0) {
+		return ix.Ellipse(x, y, a.R1, a.R2, a.Angle, dst)
+	}
+	dst = a.collect(ix, x, y, dst)
+	slices.SortFunc(dst, func(p, q grid.Neighbor) int { return cmp.Compare(p.ID, q.ID) })
+	return dst
+}
+
+// collect is find in no particular order, for the algorithms that do not depend on it: it
+// saves the sort, which costs more than the search.
+func (a searchArea) collect(ix *grid.Index, x, y float64, dst []grid.Neighbor) []grid.Neighbor {
+	bounded := a.R1 > 0 && a.R2 > 0 || a.Square
+	if !bounded || a.all() {
+		return ix.Ellipse(x, y, a.R1, a.R2, a.Angle, dst)
+	}
+	t := newEllipseTest(a)
+	h := a.half()
+	dst = dst[:0]
+	eachCellRange(ix, x, y, h, func(lo, hi int32) {
+		xs, ys, ids := ix.X[lo:hi], ix.Y[lo:hi], ix.Order[lo:hi]
+		for j, sx := range xs {
+			dx, dy := sx-x, ys[j]-y
+			if t.inside(dx, dy) && (!a.Square || math.Abs(dx) <= h && math.Abs(dy) <= h) {
+				dst = append(dst, grid.Neighbor{ID: ids[j], D2: float64(dx*dx) + float64(dy*dy)})
+			}
+		}
+	})
+	return dst
+}
+
+// ellipseTest is gdal's test of a sample at (dx,dy) from the node against the search ellipse,
+// operation for operation.
+type ellipseTest struct {
+	r1s, r2s, r12s float64
+	rotated        bool
+	cos, sin       float64
+}
+
+func newEllipseTest(a searchArea) ellipseTest {
+	t := ellipseTest{r1s: a.R1 * a.R1, r2s: a.R2 * a.R2}
+	t.r12s = t.r1s * t.r2s
+	if ang := toRadiansGDAL * a.Angle; ang != 0 {
+		t.rotated, t.cos, t.sin = true, math.Cos(ang), math.Sin(ang)
+	}
+	return t
+}
+
+func (t ellipseTest) inside(dx, dy float64) bool {
+	if t.rotated {
+		dx, dy = float64(dx*t.cos)+float64(dy*t.sin), float64(dy*t.cos)-float64(dx*t.sin)
+	}
+	return float64(t.r2s*dx*dx)+float64(t.r1s*dy*dy) <= t.r12s
+}
+
+// eachCellRange calls scan with the range of the index's sample order for each row of cells
+// that meets the square of half-side h around (x,y) (widened against rounding).
+func eachCellRange(ix *grid.Index, x, y, h float64, scan func(lo, hi int32)) {
+	l := &ix.Layout
+	h = h*(1+1e-9) + l.Cell*1e-6
+	c0 := cellIndex((x-h-l.MinX)*l.InvCell, l.Cols)
+	c1 := cellIndex((x+h-l.MinX)*l.InvCell, l.Cols)
+	r0 := cellIndex((y-h-l.MinY)*l.InvCell, l.Rows)
+	r1 := cellIndex((y+h-l.MinY)*l.InvCell, l.Rows)
+	for r := r0; r <= r1; r++ {
+		if lo, hi := ix.Start[r*l.Cols+c0], ix.Start[r*l.Cols+c1+1]; lo < hi {
+			scan(lo, hi)
+		}
+	}
+}
+
+// cellIndex is the cell holding the scaled coordinate f, clamped to the n cells.
+func cellIndex(f float64, n int) int {
+	switch {
+	case !(f >= 0):
+		return 0
+	case f >= float64(n-1):
+		return n - 1
+	}
+	return int(f)
+}
+
+// inSquare says whether the sample lies in the square of half-side h around (x,y), as gdal's
+// quadtree search keeps it.
+func inSquare(s *Samples, id int32, x, y, h float64) bool {
+	return math.Abs(s.X[id]-x) <= h && math.Abs(s.Y[id]-y) <= h
+}
+
+// quadrant is gdal's quadrant index of a sample at (dx,dy) from the node: bit 0 set for
+// dx >= 0, bit 1 for dy >= 0.
+func quadrant(dx, dy float64) int {
+	q := 0
+	if dx >= 0 {
+		q = 1
+	}
+	if dy >= 0 {
+		q |= 2
+	}
+	return q
+}
+
+// quadrantPick is gdal's per-quadrant selection: the candidates of each quadrant in order of
+// distance (ties in gdal's quadtree order), taken in turn from quadrants 0,1,2,3,0,... until
+// every quadrant is exhausted or holds MaxPerQuadrant, or maxPoints (when > 0) are taken.
+type quadrantPick struct {
+	// Order holds the picked candidates' positions in the sorted candidate list, in the order
+	// gdal takes them.
+	Order []int32
+	// PerQuadrant counts the picks of each quadrant.
+	PerQuadrant [4]int
+}
+
+// ok says whether every quadrant holds min_points_per_quadrant.
+func (p *quadrantPick) ok(minPer int) bool {
+	for _, c := range p.PerQuadrant {
+		if c < minPer {
+			return false
+		}
+	}
+	return true
+}
+
+// pickQuadrants sorts nb (candidates around (x,y) with their keys in D2) by quadrant, key and
+// gdal's order, and picks from them into sc.ids as gdal does.
+func pickQuadrants(sc *scratch, nb []grid.Neighbor, s *Samples, x, y float64, lim quadrantLimits,
+	maxPoints int, order *gdalOrder) quadrantPick {
+	quad := func(n grid.Neighbor) int { return quadrant(s.X[n.ID]-x, s.Y[n.ID]-y) }
+	slices.SortFunc(nb, func(a, b grid.Neighbor) int {
+		if c := cmp.Compare(quad(a), quad(b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.D2, b.D2)
+	})
+	var bounds [5]int
+	for i, n := range nb {
+		bounds[quad(n)+1] = i + 1
+	}
+	for q := 1; q < 5; q++ {
+		bounds[q] = max(bounds[q], bounds[q-1])
+	}
+	for q := 0; q < 4; q++ {
+		order.sortTies(nb[bounds[q]:bounds[q+1]])
+	}
+	pick := quadrantPick{Order: sc.ids[:0]}
+	next := [4]int{bounds[0], bounds[1], bounds[2], bounds[3]}
+	done := 0
+	for q := 0; ; q = (q + 1) % 4 {
+		if next[q] == bounds[q+1] || lim.MaxPerQuadrant > 0 && pick.PerQuadrant[q] >= lim.MaxPerQuadrant {
+			if done |= 1 << q; done == 15 {
+				break
+			}
+			continue
+		}
+		pick.Order = append(pick.Order, int32(next[q]))
+		next[q]++
+		pick.PerQuadrant[q]++
+		if maxPoints > 0 && len(pick.Order) >= maxPoints {
+			break
+		}
+	}
+	sc.ids = pick.Order
+	return pick
+}
+
+// gdalOrder is the order in which gdal's quadtree returns samples; gdal breaks every tie in
+// that order (its multimaps keep equal keys in insertion order, its nearest search keeps the
+// last of equal distances). It is built the first time a tie needs it, since ties are rare
+// but the build touches every sample.
+type gdalOrder struct {
+	s    *Samples
+	once sync.Once
+	rank []int32
+}
+
+func newGDALOrder(s *Samples) *gdalOrder { return &gdalOrder{s: s} }
+
+// ranks returns each sample's position in gdal's quadtree order.
+func (o *gdalOrder) ranks() []int32 {
+	o.once.Do(func() { o.rank = gdalQuadtreeRanks(o.s) })
+	return o.rank
+}
+
+// sortTies reorders each run of equal D2 in nb (sorted by D2) into gdal's order.
+func (o *gdalOrder) sortTies(nb []grid.Neighbor) {
+	for i := 0; i+1 < len(nb); {
+		j := i + 1
+		for j < len(nb) && nb[j].D2 == nb[i].D2 {
+			j++
+		}
+		if j-i > 1 {
+			rank := o.ranks()
+			slices.SortFunc(nb[i:j], func(a, b grid.Neighbor) int { return cmp.Compare(rank[a.ID], rank[b.ID]) })
+		}
+		i = j
+	}
+}
+
+// gdal's quadtree (port/cpl_quad_tree.cpp) as GDALGridContextCreateQuadTree fills it: the
+// samples' bounding box as root, samples inserted in input order, buckets of 8, nodes split
+// into four overlapping quarters (split ratio 0.55) when a full bucket gets a sample that fits
+// one of them. A search returns, node by node in pre-order, each node's samples in insertion
+// order, so every search result is in the order of one global pre-order walk: its rank.
+const (
+	quadBucket     = 8
+	quadSplitRatio = 0.55
+)
+
+type quadRect struct{ minX, minY, maxX, maxY float64 }
+
+func (r quadRect) contains(x, y float64) bool {
+	return x >= r.minX && x <= r.maxX && y >= r.minY && y <= r.maxY
+}
+
+func (r quadRect) same(o quadRect) bool {
+	return math.Float64bits(r.minX) == math.Float64bits(o.minX) && math.Float64bits(r.minY) == math.Float64bits(o.minY) &&
+		math.Float64bits(r.maxX) == math.Float64bits(o.maxX) && math.Float64bits(r.maxY) == math.Float64bits(o.maxY)
+}
+
+// split is CPLQuadTreeSplitBounds: two overlapping halves across the longer side.
+func (r quadRect) split() (a, b quadRect) {
+	a, b = r, r
+	if r.maxX-r.minX > r.maxY-r.minY {
+		w := r.maxX - r.minX
+		a.maxX = r.minX + float64(w*quadSplitRatio)
+		b.minX = r.maxX - float64(w*quadSplitRatio)
+	} else {
+		h := r.maxY - r.minY
+		a.maxY = r.minY + float64(h*quadSplitRatio)
+		b.minY = r.maxY - float64(h*quadSplitRatio)
+	}
+	return a, b
+}
+
+type quadNode struct {
+	rect  quadRect
+	items []int32
+	sub   int32 // index of the first of 4 subnodes, 0 when none
+}
+
+type quadtree struct {
+	x, y  []float64
+	nodes []quadNode
+}
+
+// add is CPLQuadTreeNodeAddFeatureAlg1 for a point.
+func (t *quadtree) add(n, i int32) {
+	px, py := t.x[i], t.y[i]
+	for {
+		if sub := t.nodes[n].sub; sub != 0 {
+			k := int32(0)
+			for k < 4 && !t.nodes[sub+k].rect.contains(px, py) {
+				k++
+			}
+			if k == 4 {
+				break
+			}
+			n = sub + k
+			continue
+		}
+		if len(t.nodes[n].items) < quadBucket || !t.split(n, px, py) {
+			break
+		}
+	}
+	t.nodes[n].items = append(t.nodes[n].items, i)
+}
+
+// split gives node n four subnodes and redispatches its samples, if a sample at (px,py) fits a
+// quarter and the quarters differ from the node (a node of zero size never splits).
+func (t *quadtree) split(n int32, px, py float64) bool {
+	r := t.nodes[n].rect
+	h1, h2 := r.split()
+	q1, q2 := h1.split()
+	q3, q4 := h2.split()
+	quads := [4]quadRect{q1, q2, q3, q4}
+	fits := false
+	for _, q := range quads {
+		if q.same(r) {
+			return false
+		}
+		fits = fits || q.contains(px, py)
+	}
+	if !fits {
+		return false
+	}
+	sub := int32(len(t.nodes))
+	for _, q := range quads {
+		t.nodes = append(t.nodes, quadNode{rect: q})
+	}
+	old := t.nodes[n].items
+	t.nodes[n].items, t.nodes[n].sub = nil, sub
+	for _, i := range old {
+		t.add(n, i)
+	}
+	return true
+}
+
+// gdalQuadtreeRanks builds gdal's quadtree over the samples in absolute coordinates, as gdal
+// sees them, and returns each sample's rank in its pre-order walk.
+func gdalQuadtreeRanks(s *Samples) []int32 {
+	n := s.Len()
+	t := &quadtree{x: make([]float64, n), y: make([]float64, n)}
+	for i := range n {
+		t.x[i], t.y[i] = s.X[i]+s.OriginX, s.Y[i]+s.OriginY
+	}
+	root := quadRect{t.x[0], t.y[0], t.x[0], t.y[0]}
+	for i := 1; i < n; i++ {
+		root.minX, root.maxX = min(root.minX, t.x[i]), max(root.maxX, t.x[i])
+		root.minY, root.maxY = min(root.minY, t.y[i]), max(root.maxY, t.y[i])
+	}
+	t.nodes = append(make([]quadNode, 0, n/4+1), quadNode{rect: root})
+	for i := range n {
+		t.add(0, int32(i))
+	}
+	rank := make([]int32, n)
+	next := int32(0)
+	stack := []int32{0}
+	for len(stack) > 0 {
+		nd := &t.nodes[stack[len(stack)-1]]
+		stack = stack[:len(stack)-1]
+		for _, i := range nd.items {
+			rank[i] = next
+			next++
+		}
+		if nd.sub != 0 {
+			stack = append(stack, nd.sub+3, nd.sub+2, nd.sub+1, nd.sub)
+		}
+	}
+	return rank
+}

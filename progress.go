@@ -1,0 +1,32 @@
+package main
+
+import (
+	"fmt"
+	"io"
+)
+
+// termProgress prints progress the way GDAL's command-line tools do
+// ("0...10...20...30...40...50...60...70...80...90...100 - done."), so scripts and QGIS that
+// parse gdal_grid's progress read aidw's too.
+type termProgress struct {
+	w        io.Writer
+	lastTick int
+}
+
+func newTermProgress(w io.Writer) *termProgress { return &termProgress{w: w, lastTick: -1} }
+
+// Update reports the fraction done, 0..1; fractions never go back.
+func (p *termProgress) Update(done float64) {
+	tick := min(40, max(0, int(done*40)))
+	for p.lastTick < tick {
+		p.lastTick++
+		if p.lastTick%4 == 0 {
+			fmt.Fprintf(p.w, "%d", p.lastTick/4*10)
+		} else {
+			fmt.Fprint(p.w, ".")
+		}
+		if p.lastTick == 40 {
+			fmt.Fprint(p.w, " - done.\n")
+		}
+	}
+}
