@@ -23,8 +23,10 @@ func (ix *Index) KNN(qx, qy float64, k int, maxD2 float64, dst []Neighbor) []Nei
 	s := knnSearch{x: ix.X, y: ix.Y, order: ix.Order, qx: qx, qy: qy, k: k, worst: maxD2, best: dst}
 	l := &ix.Layout
 	near, far := l.reach(qx, qy)
-	// The disk's radius is near+step: step is how far it reaches into the grid.
-	step := l.Cell * math.Sqrt(knnAreaFactor*float64(k)*float64(l.Cells())/(math.Pi*float64(ix.Len())))
+	// The disk's radius is near+step: step is how far it reaches into the grid. The first disk
+	// holds about k samples at the mean density; a larger one scans more than the short second
+	// search it saves half the queries costs.
+	step := l.Cell * math.Sqrt(float64(k)*float64(l.Cells())/(math.Pi*float64(ix.Len())))
 	t2 := sq(near + step)
 	prev := -1.0
 	for {
@@ -50,10 +52,6 @@ func (ix *Index) KNN(qx, qy float64, k int, maxD2 float64, dst []Neighbor) []Nei
 		t2 = sq(near + step)
 	}
 }
-
-// knnAreaFactor sizes the first disk to hold about this many times k samples at the mean
-// density, so that most queries end after the first search or one short second one.
-const knnAreaFactor = 1.0
 
 // knnGrowth is the factor by which the disk's reach grows when it holds m < k samples: enough
 // to hold k at the density seen so far, and at least a doubling of the area.

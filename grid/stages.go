@@ -14,7 +14,7 @@ const maxDigitBits = 11
 // one cell keep their input order. Every key must be < cells. It is an LSD radix sort, as on the
 // GPU: as few passes of at most 11 bits as the largest key needs, each a per-chunk digit
 // histogram, an exclusive scan over (digit, chunk) and a scatter, chunks running in parallel.
-// The result does not depend on the number of chunks.
+// A stable sort has one result, whatever the digits or the number of chunks.
 func SortByKey(keys []uint32, cells int, sorted []uint32, order []int32) {
 	n := len(keys)
 	width := bits.Len(uint(max(cells, 1) - 1))
@@ -78,14 +78,8 @@ func radixPass(srcK []uint32, srcI []int32, dstK []uint32, dstI []int32, shift u
 // every cell c < len(counts) (a dense table, zero for empty cells).
 func CountByKey(sorted []uint32, counts []int32) {
 	clear(counts)
-	for i := 0; i < len(sorted); {
-		k := sorted[i]
-		j := i + 1
-		for j < len(sorted) && sorted[j] == k {
-			j++
-		}
-		counts[k] = int32(j - i)
-		i = j
+	for _, k := range sorted {
+		counts[k]++
 	}
 }
 

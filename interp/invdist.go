@@ -35,7 +35,7 @@ type InvDistNN struct {
 	Power, Smoothing, Radius float64
 	MaxPoints, MinPoints     int
 	NodataValue              float64
-	quadrantLimits
+	QuadrantLimits
 }
 
 func init() {
@@ -103,7 +103,7 @@ func parseInvDistNN(kv *keyValues) (Algorithm, error) {
 	a.MaxPoints = o.count("max_points", 12)
 	a.MinPoints = o.count("min_points", 0)
 	a.NodataValue = o.nodata()
-	a.quadrantLimits = o.quadrants()
+	a.QuadrantLimits = o.quadrants()
 	if err := a.check(o); err != nil {
 		return nil, err
 	}
@@ -211,7 +211,7 @@ func (a *InvDist) bindSearch(s *Samples, ix *grid.Index) nodeFunc {
 		}
 	}
 	return func(sc *scratch, x, y float64) float64 {
-		sc.nb = area.find(ix, s, x, y, sc.nb)
+		sc.nb = area.find(ix, x, y, sc.nb)
 		var num, den float64
 		n := 0
 		for _, nb := range sc.nb {
@@ -244,14 +244,17 @@ func (a *InvDist) bindAll(p *Problem) nodeFunc {
 		}
 		return num / den
 	}
-	switch {
-	case a.Power == 2 && s2 == 0:
-		one := func(x, y float64) float64 {
-			num, den, hit := idw2All(s.X, s.Y, s.Z, x, y)
-			if hit >= 0 {
-				return s.Z[hit]
+	if a.Power == 2 {
+		// The no-smoothing case has gdal's exact-hit test, the smoothing case none.
+		one := func(x, y float64) float64 { return finish(idw2SmoothAll(s.X, s.Y, s.Z, x, y, s2)) }
+		if s2 == 0 {
+			one = func(x, y float64) float64 {
+				num, den, hit := idw2All(s.X, s.Y, s.Z, x, y)
+				if hit >= 0 {
+					return s.Z[hit]
+				}
+				return finish(num, den)
 			}
-			return finish(num, den)
 		}
 		batch := newRowBatch(p)
 		return func(sc *scratch, x, y float64) float64 {
@@ -260,7 +263,7 @@ func (a *InvDist) bindAll(p *Problem) nodeFunc {
 			}
 			var nx, num, den, v [batchNodes]float64
 			n, ok := batch.nodes(x, y, &nx)
-			if !ok || !idw2Row(s.X, s.Y, s.Z, &nx, y, &num, &den) {
+			if !ok || !idw2Row(s.X, s.Y, s.Z, &nx, y, s2, &num, &den) {
 				return one(x, y)
 			}
 			for k := range n {
@@ -272,10 +275,6 @@ func (a *InvDist) bindAll(p *Problem) nodeFunc {
 			}
 			batch.store(sc, y, &nx, &v, n)
 			return v[0]
-		}
-	case a.Power == 2:
-		return func(_ *scratch, x, y float64) float64 {
-			return finish(idw2SmoothAll(s.X, s.Y, s.Z, x, y, s2))
 		}
 	}
 	w := newInvPower(a.Power)
@@ -468,7 +467,7 @@ func (e *invDistNNEval) quadrants(sc *scratch, x, y float64) float64 {
 	for i := range sc.nb {
 		sc.nb[i].D2 += e.s2
 	}
-	pick := pickQuadrants(sc, sc.nb, e.s, x, y, e.a.quadrantLimits, e.a.MaxPoints, e.order)
+	pick := pickQuadrants(sc, sc.nb, e.s, x, y, e.a.QuadrantLimits, e.a.MaxPoints, e.order)
 	if !pick.ok(e.a.MinPerQuadrant) {
 		return e.a.NodataValue
 	}

@@ -1,10 +1,10 @@
 package interp
 
-// On amd64 with AVX-512, invdist's all-samples power-2 sum runs in assembly: 8 samples per
-// instruction in float64, each reciprocal either an exact division or VRCP14PD's estimate
-// (relative error < 2^-14) refined by one third-order Newton step to below 2^-42, so that the
-// weights stay within 1e-12 of 1/d2. Divisions alone would leave the FMA pipes idle and the
-// refined estimate alone the divider; the row kernel mixes them half and half.
+// On amd64 with AVX-512, invdist's all-samples power-2 sum runs in assembly, 8 samples per
+// instruction in float64. A division per weight would leave the FMA pipes idle while the
+// divider limits the pace, so the kernels get reciprocals more cheaply and still within 1e-12:
+// the one-node kernel from VRCP14PD's estimate (relative error < 2^-14) refined by a
+// third-order Newton step (to below 2^-42), the row kernel from one division per pair of nodes.
 
 // haveAVX512 is read once at start-up; the CPU does not change.
 var haveAVX512 = detectAVX512()
@@ -63,22 +63,24 @@ func idw2All(xs, ys, zs []float64, x, y float64) (num, den float64, hit int) {
 	return num + tn, den + td, -1
 }
 
-// idw2RowAVX512 is idw2AVX512 for the 8 nodes (nx[k], y) at once; see the assembly.
+// idw2RowAVX512 is idw2AVX512 for the 8 nodes (nx[k], y) at once, smoothing included; see
+// the assembly.
 //
 //go:noescape
-func idw2RowAVX512(xs, ys, zs *float64, n int, nx *[8]float64, y float64, acc *[128]float64)
+func idw2RowAVX512(xs, ys, zs *float64, n int, nx *[8]float64, y, s2 float64, acc *[128]float64)
 
-// idw2Row sums z/d2 into num[k] and 1/d2 into den[k] over every sample for the 8 nodes
-// (nx[k], y), without exact-hit test (a node within 1e-13 of a sample gets den >= 1e13 or NaN).
-// It returns false where the CPU lacks AVX-512: callers then go node by node.
-func idw2Row(xs, ys, zs []float64, nx *[batchNodes]float64, y float64, num, den *[batchNodes]float64) bool {
+// idw2Row sums z/r2 into num[k] and 1/r2 into den[k] over every sample for the 8 nodes
+// (nx[k], y), r2 = d2 + s2, without exact-hit test (a node within 1e-13 of a sample gets
+// den >= 1e13, Inf or NaN). It returns false where the CPU lacks AVX-512: callers then go node
+// by node.
+func idw2Row(xs, ys, zs []float64, nx *[batchNodes]float64, y, s2 float64, num, den *[batchNodes]float64) bool {
 	n := len(xs) &^ 7
 	if !haveAVX512 || n == 0 {
 		return false
 	}
 	ys, zs = ys[:len(xs)], zs[:len(xs)]
 	var acc [128]float64
-	idw2RowAVX512(&xs[0], &ys[0], &zs[0], n, nx, y, &acc)
+	idw2RowAVX512(&xs[0], &ys[0], &zs[0], n, nx, y, s2, &acc)
 	*num, *den = [8]float64{}, [8]float64{}
 	for k := range 8 {
 		for l := range 8 {
@@ -90,7 +92,7 @@ func idw2Row(xs, ys, zs []float64, nx *[batchNodes]float64, y float64, num, den 
 		dy := ys[i] - y
 		for k, x := range nx {
 			dx := xs[i] - x
-			w := 1 / (float64(dx*dx) + float64(dy*dy))
+			w := 1 / (float64(dx*dx) + float64(dy*dy) + s2)
 			num[k] += w * zs[i]
 			den[k] += w
 		}

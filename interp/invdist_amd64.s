@@ -90,16 +90,16 @@ hit:
 	VZEROUPPER
 	RET
 
-// func idw2RowAVX512(xs, ys, zs *float64, n int, nx *[8]float64, y float64, acc *[128]float64)
+// func idw2RowAVX512(xs, ys, zs *float64, n int, nx *[8]float64, y, s2 float64, acc *[128]float64)
 //
-// The same sums for 8 nodes of one row at once (x = nx[k], all at height y), n a multiple of 8:
-// each sample is loaded once and (y-yi)^2 computed once for the 8; d = (x-xi)^2 + (y-yi)^2 by
-// one FMA. The even nodes take exact divisions, the odd ones the refined reciprocal: the
-// divider and the FMA pipes then work side by side (measured fastest on AMD Zen 4). acc
-// receives the per-lane sums of z/d of node k at acc[8k:8k+8] and of 1/d at
+// The same sums for 8 nodes of one row at once (x = nx[k], all at height y), with d the
+// squared distance plus s2 (gdal's smoothing squared), n a multiple of 8: each sample is loaded
+// once and (y-yi)^2 + s2 computed once for the 8; d = (x-xi)^2 + that by one FMA. Nodes go in pairs sharing one division: r = 1/(d*d'), 1/d = d'*r, 1/d' = d*r
+// (within 2 ulps), which keeps the divider and the FMA pipes both busy and is exact enough.
+// acc receives the per-lane sums of z/d of node k at acc[8k:8k+8] and of 1/d at
 // acc[64+8k:64+8k+8]. There is no exact-hit test: a node within 1e-13 of a sample gets a sum
-// of weights of 1e13 or more (or NaN), which the caller checks.
-TEXT ·idw2RowAVX512(SB), NOSPLIT, $0-56
+// of weights of 1e13 or more (or NaN or Inf), which the caller checks.
+TEXT ·idw2RowAVX512(SB), NOSPLIT, $0-64
 	MOVQ xs+0(FP), SI
 	MOVQ ys+8(FP), DI
 	MOVQ zs+16(FP), DX
@@ -140,68 +140,61 @@ rowloop:
 	VMOVUPD (DI)(AX*8), Z3
 	VSUBPD Z0, Z3, Z3
 	VMULPD Z3, Z3, Z3          // (yi-y)^2
+	VADDPD.BCST s2+48(FP), Z3, Z3 // + s2
 	VMOVUPD (DX)(AX*8), Z4     // zi
 	VSUBPD Z24, Z2, Z5
-	VFMADD213PD Z3, Z5, Z5       // d
-	VDIVPD Z5, Z1, Z7            // w = 1/d
-	VADDPD Z7, Z16, Z16
-	VFMADD231PD Z4, Z7, Z8
-	VSUBPD Z25, Z2, Z5
 	VFMADD213PD Z3, Z5, Z5
-	VRCP14PD Z5, Z6              // r0
-	VMOVAPD Z6, Z7
-	VFNMADD213PD Z1, Z5, Z7      // e = 1 - d*r0
-	VFMADD213PD Z7, Z7, Z7       // e + e*e
-	VFMADD213PD Z6, Z6, Z7       // w = r0 + r0*(e + e*e)
-	VADDPD Z7, Z17, Z17
-	VFMADD231PD Z4, Z7, Z9
+	VSUBPD Z25, Z2, Z6
+	VFMADD213PD Z3, Z6, Z6
+	VMULPD Z5, Z6, Z7          // d*d'
+	VDIVPD Z7, Z1, Z7          // r
+	VMULPD Z7, Z5, Z5          // 1/d' = d*r
+	VMULPD Z7, Z6, Z6          // 1/d = d'*r
+	VADDPD Z6, Z16, Z16
+	VFMADD231PD Z4, Z6, Z8
+	VADDPD Z5, Z17, Z17
+	VFMADD231PD Z4, Z5, Z9
 	VSUBPD Z26, Z2, Z5
 	VFMADD213PD Z3, Z5, Z5
-	VDIVPD Z5, Z1, Z7
-	VADDPD Z7, Z18, Z18
-	VFMADD231PD Z4, Z7, Z10
-	VSUBPD Z27, Z2, Z5
-	VFMADD213PD Z3, Z5, Z5
-	VRCP14PD Z5, Z6
-	VMOVAPD Z6, Z7
-	VFNMADD213PD Z1, Z5, Z7
-	VFMADD213PD Z7, Z7, Z7
-	VFMADD213PD Z6, Z6, Z7
-	VADDPD Z7, Z19, Z19
-	VFMADD231PD Z4, Z7, Z11
+	VSUBPD Z27, Z2, Z6
+	VFMADD213PD Z3, Z6, Z6
+	VMULPD Z5, Z6, Z7
+	VDIVPD Z7, Z1, Z7
+	VMULPD Z7, Z5, Z5
+	VMULPD Z7, Z6, Z6
+	VADDPD Z6, Z18, Z18
+	VFMADD231PD Z4, Z6, Z10
+	VADDPD Z5, Z19, Z19
+	VFMADD231PD Z4, Z5, Z11
 	VSUBPD Z28, Z2, Z5
 	VFMADD213PD Z3, Z5, Z5
-	VDIVPD Z5, Z1, Z7
-	VADDPD Z7, Z20, Z20
-	VFMADD231PD Z4, Z7, Z12
-	VSUBPD Z29, Z2, Z5
-	VFMADD213PD Z3, Z5, Z5
-	VRCP14PD Z5, Z6
-	VMOVAPD Z6, Z7
-	VFNMADD213PD Z1, Z5, Z7
-	VFMADD213PD Z7, Z7, Z7
-	VFMADD213PD Z6, Z6, Z7
-	VADDPD Z7, Z21, Z21
-	VFMADD231PD Z4, Z7, Z13
+	VSUBPD Z29, Z2, Z6
+	VFMADD213PD Z3, Z6, Z6
+	VMULPD Z5, Z6, Z7
+	VDIVPD Z7, Z1, Z7
+	VMULPD Z7, Z5, Z5
+	VMULPD Z7, Z6, Z6
+	VADDPD Z6, Z20, Z20
+	VFMADD231PD Z4, Z6, Z12
+	VADDPD Z5, Z21, Z21
+	VFMADD231PD Z4, Z5, Z13
 	VSUBPD Z30, Z2, Z5
 	VFMADD213PD Z3, Z5, Z5
-	VDIVPD Z5, Z1, Z7
-	VADDPD Z7, Z22, Z22
-	VFMADD231PD Z4, Z7, Z14
-	VSUBPD Z31, Z2, Z5
-	VFMADD213PD Z3, Z5, Z5
-	VRCP14PD Z5, Z6
-	VMOVAPD Z6, Z7
-	VFNMADD213PD Z1, Z5, Z7
-	VFMADD213PD Z7, Z7, Z7
-	VFMADD213PD Z6, Z6, Z7
-	VADDPD Z7, Z23, Z23
-	VFMADD231PD Z4, Z7, Z15
+	VSUBPD Z31, Z2, Z6
+	VFMADD213PD Z3, Z6, Z6
+	VMULPD Z5, Z6, Z7
+	VDIVPD Z7, Z1, Z7
+	VMULPD Z7, Z5, Z5
+	VMULPD Z7, Z6, Z6
+	VADDPD Z6, Z22, Z22
+	VFMADD231PD Z4, Z6, Z14
+	VADDPD Z5, Z23, Z23
+	VFMADD231PD Z4, Z5, Z15
 	ADDQ $8, AX
 	JMP rowloop
 
 rowdone:
-	MOVQ acc+48(FP), BX
+	MOVQ acc+56(FP), BX
 	VMOVUPD Z8, 0(BX)
 	VMOVUPD Z9, 64(BX)
 	VMOVUPD Z10, 128(BX)

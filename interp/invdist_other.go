@@ -9,6 +9,6 @@ func idw2All(xs, ys, zs []float64, x, y float64) (num, den float64, hit int) {
 }
 
 // idw2Row would sum 8 nodes of a row at once; without the assembly it declines.
-func idw2Row(xs, ys, zs []float64, nx *[batchNodes]float64, y float64, num, den *[batchNodes]float64) bool {
+func idw2Row(xs, ys, zs []float64, nx *[batchNodes]float64, y, s2 float64, num, den *[batchNodes]float64) bool {
 	return false
 }

@@ -175,16 +175,24 @@ func TestIDW2AllKernel(t *testing.T) {
 		for k := range nx {
 			nx[k] = -480.5 + 117*float64(k)
 		}
-		if idw2Row(s.X, s.Y, s.Z, &nx, 12.25, &num, &den) {
+		if idw2Row(s.X, s.Y, s.Z, &nx, 12.25, 0, &num, &den) {
 			for k, x := range nx {
 				wn, wd, _ := idw2AllGo(s.X, s.Y, s.Z, x, 12.25)
 				if math.Abs(num[k]/den[k]-wn/wd) > 1e-12*math.Abs(wn/wd) || math.Abs(den[k]-wd) > 1e-12*wd {
 					t.Fatalf("n=%d row node %d: %g/%g, want %g/%g", n, k, num[k], den[k], wn, wd)
 				}
 			}
+			// With smoothing.
+			idw2Row(s.X, s.Y, s.Z, &nx, 12.25, 9, &num, &den)
+			for k, x := range nx {
+				wn, wd := idw2SmoothAll(s.X, s.Y, s.Z, x, 12.25, 9)
+				if math.Abs(num[k]/den[k]-wn/wd) > 1e-12*math.Abs(wn/wd) {
+					t.Fatalf("n=%d smoothed row node %d: %g, want %g", n, k, num[k]/den[k], wn/wd)
+				}
+			}
 			// A node on a sample gets a weight sum of at least 1e13 (or NaN), for the caller to see.
 			nx[3] = s.X[n-1]
-			idw2Row(s.X, s.Y, s.Z, &nx, s.Y[n-1], &num, &den)
+			idw2Row(s.X, s.Y, s.Z, &nx, s.Y[n-1], 0, &num, &den)
 			if den[3] < 1e13 {
 				t.Errorf("n=%d: node on a sample has weight sum %g", n, den[3])
 			}
@@ -207,5 +215,5 @@ func TestIDW2AllKernel(t *testing.T) {
 func ExampleParseAlgorithm_invdistQuadrants() {
 	a, warns, _ := ParseAlgorithm("invdist:radius1=50:radius2=50:min_points_per_quadrant=1")
 	fmt.Printf("%s %+v %d\n", a.Name(), *a.(*InvDistNN), len(warns))
-	// Output: invdistnn {Power:2 Smoothing:0 Radius:50 MaxPoints:12 MinPoints:0 NodataValue:0 quadrantLimits:{MinPerQuadrant:0 MaxPerQuadrant:0}} 0
+	// Output: invdistnn {Power:2 Smoothing:0 Radius:50 MaxPoints:12 MinPoints:0 NodataValue:0 QuadrantLimits:{MinPerQuadrant:0 MaxPerQuadrant:0}} 0
 }

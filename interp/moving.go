@@ -17,7 +17,7 @@ type Average struct {
 	Radius1, Radius2, Angle float64
 	MinPoints, MaxPoints    int
 	NodataValue             float64
-	quadrantLimits
+	QuadrantLimits
 }
 
 // Metric is one of gdal_grid's data metrics over the samples in the search ellipse (every
@@ -34,7 +34,7 @@ type Metric struct {
 	Radius1, Radius2, Angle float64
 	MinPoints               int
 	NodataValue             float64
-	quadrantLimits
+	QuadrantLimits
 }
 
 // MetricKind names a data metric as gdal_grid does.
@@ -77,7 +77,7 @@ func parseAverage(kv *keyValues) (Algorithm, error) {
 	a.MinPoints = o.count("min_points", 0)
 	a.MaxPoints = o.count("max_points", 0)
 	a.NodataValue = o.nodata()
-	a.quadrantLimits = o.quadrants()
+	a.QuadrantLimits = o.quadrants()
 	if kv.err != nil {
 		return nil, kv.err
 	}
@@ -101,7 +101,7 @@ func parseMetric(kind MetricKind, kv *keyValues) (Algorithm, error) {
 	m.Angle = o.number("angle", 0)
 	m.MinPoints = o.count("min_points", 0)
 	m.NodataValue = o.nodata()
-	m.quadrantLimits = o.quadrants()
+	m.QuadrantLimits = o.quadrants()
 	if kv.err != nil {
 		return nil, kv.err
 	}
@@ -141,7 +141,7 @@ func (a *Average) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
 		order := newGDALOrder(s)
 		return func(sc *scratch, x, y float64) float64 {
 			sc.nb = ar.collect(ix, x, y, sc.nb)
-			pick := pickQuadrants(sc, sc.nb, s, x, y, a.quadrantLimits, a.MaxPoints, order)
+			pick := pickQuadrants(sc, sc.nb, s, x, y, a.QuadrantLimits, a.MaxPoints, order)
 			if !pick.ok(a.MinPerQuadrant) {
 				return a.NodataValue
 			}
@@ -186,7 +186,7 @@ func (m *Metric) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
 		order := newGDALOrder(s)
 		return func(sc *scratch, x, y float64) float64 {
 			sc.nb = ar.collect(ix, x, y, sc.nb)
-			pick := pickQuadrants(sc, sc.nb, s, x, y, m.quadrantLimits, 0, order)
+			pick := pickQuadrants(sc, sc.nb, s, x, y, m.QuadrantLimits, 0, order)
 			if !pick.ok(m.MinPerQuadrant) {
 				return m.NodataValue
 			}

@@ -18,7 +18,7 @@ func refInArea(s *Samples, x, y, r1, r2, angle float64) []int {
 
 // refPick applies the per-quadrant options (nearest first in each quadrant) when set; ok is
 // false when a quadrant holds fewer than minPer.
-func refPick(s *Samples, x, y float64, in []int, lim quadrantLimits, maxTotal int) (picked []int, ok bool) {
+func refPick(s *Samples, x, y float64, in []int, lim QuadrantLimits, maxTotal int) (picked []int, ok bool) {
 	if !lim.active() {
 		return in, true
 	}
@@ -34,7 +34,7 @@ func refPick(s *Samples, x, y float64, in []int, lim quadrantLimits, maxTotal in
 
 // refAverage is gdal 3.6's average (GDALGridMovingAverage, ...PerQuadrant).
 func refAverage(a *Average, s *Samples, x, y float64) float64 {
-	in, ok := refPick(s, x, y, refInArea(s, x, y, a.Radius1, a.Radius2, a.Angle), a.quadrantLimits, a.MaxPoints)
+	in, ok := refPick(s, x, y, refInArea(s, x, y, a.Radius1, a.Radius2, a.Angle), a.QuadrantLimits, a.MaxPoints)
 	if !ok || len(in) == 0 || len(in) < a.MinPoints {
 		return a.NodataValue
 	}
@@ -48,7 +48,7 @@ func refAverage(a *Average, s *Samples, x, y float64) float64 {
 // refMetric is gdal 3.6's data metrics (GDALGridDataMetric*), average_distance_pts with its
 // quadtree pair count above 100 samples (see Metric).
 func refMetric(m *Metric, s *Samples, rank []int32, x, y float64) float64 {
-	in, ok := refPick(s, x, y, refInArea(s, x, y, m.Radius1, m.Radius2, m.Angle), m.quadrantLimits, 0)
+	in, ok := refPick(s, x, y, refInArea(s, x, y, m.Radius1, m.Radius2, m.Angle), m.QuadrantLimits, 0)
 	n := len(in)
 	if m.Kind == AverageDistancePts {
 		sum := 0.0

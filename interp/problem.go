@@ -80,7 +80,9 @@ func (t Target) Centre() (x, y float64) {
 func (t Target) Node(col, row int, ox, oy float64) (x, y float64) {
 	g := t.GeoTransform
 	c, r := float64(col)+0.5, float64(row)+0.5
-	return (g[0] - ox) + c*g[1] + r*g[2], (g[3] - oy) + c*g[4] + r*g[5]
+	// Absolute first, then shifted, as gdal_grid computes node positions: on lattice data
+	// where samples tie in distance, the other rounding picks other neighbours.
+	return (g[0] + c*g[1] + r*g[2]) - ox, (g[3] + c*g[4] + r*g[5]) - oy
 }
 
 // Validate checks that the target has nodes and a non-degenerate geotransform.

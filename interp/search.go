@@ -17,7 +17,7 @@ import (
 
 // gdalQuadtreeThreshold is GDAL_GRID_POINT_COUNT_THRESHOLD's default: gdal indexes the samples
 // with its quadtree only above this many samples, and nearest and average_distance_pts then
-// follow a different rule (the quadtree's square, see searchArea.square).
+// follow a different rule (the quadtree's square, see searchArea.Square).
 const gdalQuadtreeThreshold = 100
 
 // gdalOptions reads one gdal_grid algorithm's key=value options with gdal's defaults. Values
@@ -84,13 +84,13 @@ func (o gdalOptions) warnUnknown(known ...string) {
 	}
 }
 
-// quadrantLimits are min_points_per_quadrant and max_points_per_quadrant.
-type quadrantLimits struct{ MinPerQuadrant, MaxPerQuadrant int }
+// QuadrantLimits are gdal 3.6's min_points_per_quadrant and max_points_per_quadrant (0: unset).
+type QuadrantLimits struct{ MinPerQuadrant, MaxPerQuadrant int }
 
-func (q quadrantLimits) active() bool { return q.MinPerQuadrant > 0 || q.MaxPerQuadrant > 0 }
+func (q QuadrantLimits) active() bool { return q.MinPerQuadrant > 0 || q.MaxPerQuadrant > 0 }
 
-func (o gdalOptions) quadrants() quadrantLimits {
-	return quadrantLimits{o.count("min_points_per_quadrant", 0), o.count("max_points_per_quadrant", 0)}
+func (o gdalOptions) quadrants() QuadrantLimits {
+	return QuadrantLimits{o.count("min_points_per_quadrant", 0), o.count("max_points_per_quadrant", 0)}
 }
 
 // checkQuadrantSearch is gdal's condition for a per-quadrant search: a positive radius in both
@@ -131,7 +131,7 @@ func (a searchArea) half() float64 { return max(a.R1, a.R2) }
 
 // find appends to dst[:0] the samples in the area around (x,y), ascending by ID, D2 the
 // squared distance.
-func (a searchArea) find(ix *grid.Index, s *Samples, x, y float64, dst []grid.Neighbor) []grid.Neighbor {
+func (a searchArea) find(ix *grid.Index, x, y float64, dst []grid.Neighbor) []grid.Neighbor {
 	if !a.Square || (a.R1 > 0 && a.R2 > 0) {
 		return ix.Ellipse(x, y, a.R1, a.R2, a.Angle, dst)
 	}
@@ -255,7 +255,7 @@ func (p *quadrantPick) ok(minPer int) bool {
 
 // pickQuadrants sorts nb (candidates around (x,y) with their keys in D2) by quadrant, key and
 // gdal's order, and picks from them into sc.ids as gdal does.
-func pickQuadrants(sc *scratch, nb []grid.Neighbor, s *Samples, x, y float64, lim quadrantLimits,
+func pickQuadrants(sc *scratch, nb []grid.Neighbor, s *Samples, x, y float64, lim QuadrantLimits,
 	maxPoints int, order *gdalOrder) quadrantPick {
 	quad := func(n grid.Neighbor) int { return quadrant(s.X[n.ID]-x, s.Y[n.ID]-y) }
 	slices.SortFunc(nb, func(a, b grid.Neighbor) int {

@@ -174,7 +174,7 @@ func TestOptionWarningsAndDefaults(t *testing.T) {
 		{"average:max_points=5", &Average{MaxPoints: 5},
 			[]string{"max_points is ignored unless one of min_points_per_quadrant or max_points_per_quadrant is >= 1"}},
 		{"average:radius=9:max_points=5:min_points_per_quadrant=1", &Average{Radius1: 9, Radius2: 9, MaxPoints: 5,
-			quadrantLimits: quadrantLimits{MinPerQuadrant: 1}}, nil},
+			QuadrantLimits: QuadrantLimits{MinPerQuadrant: 1}}, nil},
 		{"nearest:radius=-0:nodata=-9999:max_points=3", &Nearest{NodataValue: -9999}, []string{"Option max_points ignored"}},
 		{"count:radius1=4:radius2=3:angle=10:min_points=12.0", &Metric{Kind: Count, Radius1: 4, Radius2: 3, Angle: 10, MinPoints: 12}, nil},
 		{"average_distance_pts:max_points=1", &Metric{Kind: AverageDistancePts}, []string{"Option max_points ignored"}},
@@ -304,7 +304,7 @@ func TestPickQuadrants(t *testing.T) {
 	for _, c := range []struct{ maxPer, maxTotal int }{{0, 0}, {3, 0}, {5, 7}, {0, 10}, {40, 0}} {
 		sc := &scratch{}
 		cand := slices.Clone(nb)
-		pick := pickQuadrants(sc, cand, s, 0, 0, quadrantLimits{MaxPerQuadrant: c.maxPer}, c.maxTotal, order)
+		pick := pickQuadrants(sc, cand, s, 0, 0, QuadrantLimits{MaxPerQuadrant: c.maxPer}, c.maxTotal, order)
 		var got []int
 		for _, j := range pick.Order {
 			got = append(got, int(cand[j].ID))
