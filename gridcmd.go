@@ -26,7 +26,7 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 		return err
 	}
 	for _, w := range warnings {
-		fmt.Fprintf(stderr, "Warning: %s\n", w)
+		fmt.Fprintf(stderr, "Warning 1: %s\n", w) // as GDAL prints CPLE_AppDefined warnings
 	}
 	threads, err := a.threadCount()
 	if err != nil {

@@ -46,8 +46,13 @@ func ParseAlgorithm(s string) (Algorithm, []string, error) {
 		if !found {
 			return nil, nil, fmt.Errorf("algorithm %s: option %q is not key=value", name, part)
 		}
-		kv.values[strings.ToLower(strings.TrimSpace(k))] = strings.TrimSpace(v)
-		kv.order = append(kv.order, strings.ToLower(strings.TrimSpace(k)))
+		key := strings.ToLower(strings.TrimSpace(k))
+		if _, dup := kv.values[key]; dup {
+			continue // gdal_grid reads the first of repeated keys
+		}
+		kv.values[key] = strings.TrimSpace(v)
+		kv.order = append(kv.order, key)
+		kv.given = append(kv.given, strings.TrimSpace(k))
 	}
 	a, err := p(kv)
 	if err != nil {
@@ -61,7 +66,8 @@ func ParseAlgorithm(s string) (Algorithm, []string, error) {
 type keyValues struct {
 	alg      string
 	values   map[string]string
-	order    []string
+	order    []string // keys in the order given, lower case
+	given    []string // the same keys as written, for messages
 	used     map[string]bool
 	warnings []string
 	err      error
@@ -128,12 +134,12 @@ func (kv *keyValues) fail(err error) {
 	}
 }
 
-// unknown returns the keys that no option read, in the order given.
+// unknown returns the keys that no option read, in the order and case given.
 func (kv *keyValues) unknown() []string {
 	var out []string
-	for _, k := range kv.order {
+	for i, k := range kv.order {
 		if !kv.used[k] {
-			out = append(out, k)
+			out = append(out, kv.given[i])
 		}
 	}
 	return out

@@ -77,9 +77,9 @@ func (o gdalOptions) radii() (r1, r2 float64) {
 // warnUnknown adds gdal's warning for every given key that is not among known, as gdal 3.6
 // does after parsing (its list, which for invdist lacks "radius" although invdist reads it).
 func (o gdalOptions) warnUnknown(known ...string) {
-	for _, k := range o.kv.order {
+	for i, k := range o.kv.order {
 		if !slices.Contains(known, k) {
-			o.kv.warnings = append(o.kv.warnings, fmt.Sprintf("Option %s ignored", k))
+			o.kv.warnings = append(o.kv.warnings, fmt.Sprintf("Option %s ignored", o.kv.given[i]))
 		}
 	}
 }
