@@ -425,3 +425,31 @@ func TestProgressAndBands(t *testing.T) {
 		t.Errorf("%d bands %dx%d, want 2 bands 7x5", r.bands, r.cols, r.rows)
 	}
 }
+
+// TestRelativeDestinationAndWarnings writes to a bare file name in the working directory (the
+// temporary file's rename must work there too) and checks that an unknown key of a gdal_grid
+// algorithm gets gdal_grid's own warning text, compared with gdal_grid itself when installed.
+func TestRelativeDestinationAndWarnings(t *testing.T) {
+	dir := t.TempDir()
+	src, _ := filepath.Abs("testdata/gdal/grid.vrt")
+	args := []string{"grid", "-q", "-a", "invdist:Foo=1", "-outsize", "4", "4", src, "out.tif"}
+	cmd := exec.Command(aidwBin, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("aidw: %v: %s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.tif")); err != nil {
+		t.Fatalf("no out.tif in the working directory: %v", err)
+	}
+	want := "Warning 1: Option Foo ignored"
+	if gdal, err := exec.LookPath("gdal_grid"); err == nil {
+		g := exec.Command(gdal, append(args[1:len(args)-1], "gdal.tif")...)
+		g.Dir = dir
+		gout, _ := g.CombinedOutput()
+		want = strings.TrimSpace(string(gout))
+	}
+	if got := strings.TrimSpace(string(out)); got != want {
+		t.Errorf("aidw said %q, gdal_grid says %q", got, want)
+	}
+}

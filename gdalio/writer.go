@@ -316,7 +316,8 @@ func renameDataset(tmp, dst string) error {
 	dir := filepath.Dir(dst)
 	staleAux := dst + ".aux.xml"
 	for _, f := range files {
-		if f == tmp {
+		// GDAL may list "./x.tif" as "x.tif": compare cleaned paths.
+		if filepath.Clean(f) == filepath.Clean(tmp) {
 			continue
 		}
 		to := filepath.Join(dir, dstStem+strings.TrimPrefix(filepath.Base(f), tmpStem))
