@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/airbusgeo/godal"
@@ -439,8 +440,14 @@ func TestRelativeDestinationAndWarnings(t *testing.T) {
 	if err != nil {
 		t.Fatalf("aidw: %v: %s", err, out)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "out.tif")); err != nil {
+	fi, err := os.Stat(filepath.Join(dir, "out.tif"))
+	if err != nil {
 		t.Fatalf("no out.tif in the working directory: %v", err)
+	}
+	mask := syscall.Umask(0)
+	syscall.Umask(mask)
+	if want := os.FileMode(0o666 &^ mask); fi.Mode().Perm() != want {
+		t.Errorf("output mode %v, want %v as a newly created file", fi.Mode().Perm(), want)
 	}
 	want := "Warning 1: Option Foo ignored"
 	if gdal, err := exec.LookPath("gdal_grid"); err == nil {

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"unsafe"
 
 	"github.com/airbusgeo/godal"
@@ -239,6 +240,9 @@ func (w *Writer) Commit() error {
 		final = w.copyTo
 	}
 	if err == nil {
+		err = chmodUmask(final)
+	}
+	if err == nil {
 		err = renameDataset(final, w.path)
 	}
 	if err != nil {
@@ -337,6 +341,14 @@ func renameDataset(tmp, dst string) error {
 		}
 	}
 	return nil
+}
+
+// chmodUmask gives the finished raster the mode a newly created file gets (0666 less the
+// umask), as gdal_grid's output has: the temporary file it was written to is 0600.
+func chmodUmask(path string) error {
+	mask := syscall.Umask(0)
+	syscall.Umask(mask)
+	return os.Chmod(path, os.FileMode(0o666&^mask))
 }
 
 // outputFormat is -of, or gdal_grid's guess from the extension.
