@@ -1,0 +1,386 @@
+//go:build cuda
+
+package kernels
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/aidw/aidw/interp"
+	"gorgonia.org/cu"
+)
+
+// Benchmarks time device work with CUDA events (medians after a warm-up) and whole pipelines
+// with the wall clock; run them once each: go test -tags cuda -run '^$' -bench . -benchtime 1x.
+// Every figure is also printed as "RESULT name value unit" for bench/results.
+
+// timeDevice runs f once to warm up, then reps times between two events, and returns the
+// median milliseconds (device thread only).
+func timeDevice(reps int, f func() error) (float64, error) {
+	a, err := cu.MakeEvent(cu.DefaultEvent)
+	if err != nil {
+		return 0, err
+	}
+	defer cu.DestroyEvent(&a)
+	b, err := cu.MakeEvent(cu.DefaultEvent)
+	if err != nil {
+		return 0, err
+	}
+	defer cu.DestroyEvent(&b)
+	if err := f(); err != nil {
+		return 0, err
+	}
+	ms := make([]float64, reps)
+	for i := range ms {
+		if err := a.Record(cu.NoStream); err != nil {
+			return 0, err
+		}
+		if err := f(); err != nil {
+			return 0, err
+		}
+		if err := b.Record(cu.NoStream); err != nil {
+			return 0, err
+		}
+		if err := b.Synchronize(); err != nil {
+			return 0, err
+		}
+		if ms[i], err = a.Elapsed(b); err != nil {
+			return 0, err
+		}
+	}
+	return median(ms), nil
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// pipelineWall is the median wall-clock milliseconds of interp.Grid's work on the engine,
+// after a warm-up: Prepare (uploads, build), Compute block by block (kNN, weighting, download)
+// and Close; it also reports the median of each phase.
+func pipelineWall(b *testing.B, name string, e interp.Engine, p *interp.Problem) float64 {
+	const runs = 4
+	var prep, comp, total [runs]float64
+	cols := p.Target.Cols
+	step := min(interp.BlockRows(cols), p.Target.Rows)
+	blk := &interp.Block{Values: make([]float64, step*cols)}
+	for i := range runs {
+		t0 := time.Now()
+		pr, err := e.Prepare(b.Context(), p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		for row0 := 0; row0 < p.Target.Rows; row0 += step {
+			blk.Row0, blk.Rows = row0, min(step, p.Target.Rows-row0)
+			blk.Values = blk.Values[:blk.Rows*cols]
+			if err := pr.Compute(b.Context(), blk); err != nil {
+				b.Fatal(err)
+			}
+		}
+		t2 := time.Now()
+		if err := pr.Close(); err != nil {
+			b.Fatal(err)
+		}
+		t3 := time.Now()
+		prep[i], comp[i], total[i] = ms(t1.Sub(t0)), ms(t2.Sub(t1)), ms(t3.Sub(t0))
+	}
+	result(b, name+"-prepare", median(prep[1:]), "ms")
+	result(b, name+"-compute", median(comp[1:]), "ms")
+	return median(total[1:])
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1e3 }
+
+func result(b *testing.B, name string, v float64, unit string) {
+	fmt.Printf("RESULT %-44s %14.6g %s\n", name, v, unit)
+	b.ReportMetric(v, unit+"/"+name)
+}
+
+// BenchmarkGridBuild: the grid build of 10,000,000 uniform samples (bounds, keys, sort,
+// reduce-by-key, scan: the stages CUB's SortPairs + ReduceByKey are the yardstick of), the
+// gather into cell order, and each stage alone. The builder is warm: no allocation is timed.
+func BenchmarkGridBuild(b *testing.B) {
+	d := uniformSet(61, 10_000_000, 0, 0, 1e4, 1, 1)
+	s := d.samples
+	n := s.Len()
+	names := []string{"cells", "build-with-gather", "bounds", "keys", "sort", "count", "scan", "gather",
+		"sort-pass-upsweep", "sort-pass-upsweep+digit-scan", "sort-pass-all-three"}
+	times := make([]float64, len(names))
+	err := testDev.do(func() error {
+		var x, y, z buffer
+		defer freeAll(&x, &y, &z)
+		var err error
+		if x, err = uploadNew(s.X); err != nil {
+			return err
+		}
+		if y, err = uploadNew(s.Y); err != nil {
+			return err
+		}
+		if z, err = uploadNew(s.Z); err != nil {
+			return err
+		}
+		bld := testDev.newBuilder()
+		defer bld.free()
+		if _, err := bld.build(x, y, z, n); err != nil {
+			return err
+		}
+		l := bld.ix.layout
+		cells := l.Cells()
+		tiles := blocks(n, sortTile)
+		// One pass of the sort (the second: shift 8), kernel by kernel; digit_scan works in
+		// place, so each timing reruns what comes before it.
+		upsweep := func() error {
+			return testDev.launch("radix_upsweep", tiles, 1, sortBlock, bld.keys, n, 8, bld.digits)
+		}
+		digitScan := func() error {
+			return testDev.launch("radix_digit_scan", radix, 1, scanBlock, bld.digits, tiles, bld.totals)
+		}
+		downsweep := func() error {
+			return testDev.launch("radix_downsweep", tiles, 1, sortBlock, bld.keys, bld.ix.order, bld.k[1], bld.v[1],
+				n, 8, bld.digits, bld.totals)
+		}
+		stages := []func() error{
+			func() error { return bld.buildCells(x, y, n) },
+			func() error { _, err := bld.build(x, y, z, n); return err },
+			func() error { _, _, _, _, err := bld.bounds(x, y, n); return err },
+			func() error { return bld.cellKeys(x, y, n, l, bld.keys) },
+			func() error { return bld.sortPairs(bld.keys, n, cells, bld.sorted, bld.ix.order) },
+			func() error { return bld.countByKey(bld.sorted, n, cells, bld.counts) },
+			func() error { return bld.scan(bld.counts, bld.ix.start, cells, at[int32](bld.ix.start, cells)) },
+			func() error { return bld.gather(&bld.ix, x, y, z) },
+			upsweep,
+			func() error { return errors.Join(upsweep(), digitScan()) },
+			func() error { return errors.Join(upsweep(), digitScan(), downsweep()) },
+		}
+		for i, f := range stages {
+			if times[i], err = timeDevice(10, f); err != nil {
+				return err
+			}
+		}
+		fmt.Printf("layout: %d x %d cells of %g for %d samples\n", l.Cols, l.Rows, l.Cell, n)
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i, name := range names {
+		result(b, "grid-1e7-"+name, times[i], "ms")
+	}
+}
+
+// globalSet is the papers' benchmark: 1,024,000 uniform samples and 1,024,000 nodes over
+// the same square.
+func globalSet() dataset { return uniformSet(71, 1_024_000, 0, 0, 1000, 1024, 1000) }
+
+// BenchmarkKNN: k = 15 for every node, the grid's ring search against brute force.
+func BenchmarkKNN(b *testing.B) {
+	d := globalSet()
+	p := &interp.Problem{Samples: d.samples, Target: d.target}
+	count := d.target.Cols * d.target.Rows
+	const k = 15
+	var grid, prep, brute float64
+	err := testDev.do(func() error {
+		ix, err := testDev.indexSamples(d.samples)
+		if err != nil {
+			return err
+		}
+		defer ix.free()
+		w, err := weightingOf(&interp.Problem{Samples: d.samples, Target: d.target, Alg: mustParse(b, "aidw")}, ix.box)
+		if err != nil {
+			return err
+		}
+		w.prob.NQ = k // the neighbour list of k; node_prep's r_obs needs no more
+		pb, err := uploadNew([]problem{deviceProblem(w.prob, ix, p)})
+		if err != nil {
+			return err
+		}
+		defer pb.free()
+		ids, err := allocN[int32](k * count)
+		if err != nil {
+			return err
+		}
+		defer ids.free()
+		d2, err := allocN[float64](k * count)
+		if err != nil {
+			return err
+		}
+		defer d2.free()
+		cnt, err := allocN[int32](count)
+		if err != nil {
+			return err
+		}
+		defer cnt.free()
+		if grid, err = timeDevice(10, func() error {
+			return testDev.launch("knn_list_16", blocks(count, nodeBlock), 1, nodeBlock, pb, 0, 0, count, buffer{},
+				ids, d2, cnt)
+		}); err != nil {
+			return err
+		}
+		c, err := nodeXYOnDevice(pb, count)
+		if err != nil {
+			return err
+		}
+		defer c.free()
+		if prep, err = timeDevice(10, func() error {
+			return testDev.launch("node_prep_16", blocks(count, nodeBlock), 1, nodeBlock, pb, 0, 0, count, buffer{},
+				c.px, c.py, c.pc, c.pc0, c.pd2, c.hit, c.nearPos, c.nearD2)
+		}); err != nil {
+			return err
+		}
+		brute, err = timeDevice(3, func() error {
+			return testDev.launch("knn_brute_f32_15", blocks(count, 128), 1, 128, pb, ix.s32, c.px, c.py, count,
+				ids, d2)
+		})
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	result(b, "knn-k15-1024000-grid", grid, "ms")
+	result(b, "knn-k15-1024000-nodeprep", prep, "ms")
+	result(b, "knn-k15-1024000-brute-f32", brute, "ms")
+	result(b, "knn-k15-speedup-vs-brute", brute/grid, "x")
+}
+
+// BenchmarkGlobalAIDW: the weighting kernels on 1,024,000 x 1,024,000 pairs (k = 15), then
+// the whole pipeline through interp.Grid (uploads, build, kNN, weighting, download).
+func BenchmarkGlobalAIDW(b *testing.B) {
+	d := globalSet()
+	alg := mustParse(b, "aidw")
+	p := &interp.Problem{Samples: d.samples, Target: d.target, Alg: alg}
+	count := d.target.Cols * d.target.Rows
+	pairs := float64(count) * float64(d.samples.Len())
+	variants := []string{"weigh_all_f32_4_0", "weigh_all_f32_4_1", "weigh_all_f32_6_2", "weigh_naive_f32",
+		"weigh_all_f64"}
+	times := map[string]float64{}
+	e := NewEngine(testDev)
+	pr, err := e.Prepare(b.Context(), p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pp := pr.(*prepared)
+	err = testDev.do(func() error {
+		for _, v := range variants {
+			e.f32Kernel, e.Float64 = v, v == "weigh_all_f64"
+			n, reps := count, 3
+			if v == "weigh_all_f64" || v == "weigh_naive_f32" {
+				n, reps = count/16, 1
+			}
+			c := &chunker{pp: pp}
+			err := c.alloc(n)
+			if err == nil {
+				err = c.prepNodes(0, 0, n)
+			}
+			var ms float64
+			if err == nil {
+				ms, err = timeDevice(reps, func() error { return c.weighAll(n) })
+			}
+			c.free()
+			if err != nil {
+				return err
+			}
+			times[v] = ms * float64(count) / float64(n)
+		}
+		return nil
+	})
+	pr.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, v := range variants {
+		result(b, "global-aidw-1024000-"+v, times[v], "ms")
+		result(b, "global-aidw-pairs-per-s-"+v, pairs/(times[v]/1e3), "pairs/s")
+	}
+	result(b, "global-aidw-1024000-pipeline-wall", pipelineWall(b, "global-aidw-1024000", NewEngine(testDev), p), "ms")
+}
+
+// BenchmarkLocalAIDW: max_points = 15 from 10,000,000 samples onto 4096 x 4096 nodes, the
+// kernel alone and the whole pipeline through interp.Grid.
+func BenchmarkLocalAIDW(b *testing.B) {
+	d := uniformSet(81, 10_000_000, 0, 0, 4096, 4096, 4096)
+	p := &interp.Problem{Samples: d.samples, Target: d.target, Alg: mustParse(b, "aidw:max_points=15")}
+	count := d.target.Cols * d.target.Rows
+	e := NewEngine(testDev)
+	pr, err := e.Prepare(b.Context(), p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pp := pr.(*prepared)
+	var kernel, up, down, build1, build2, free float64
+	err = testDev.do(func() error {
+		// The prepare phase, step by step.
+		var xyz [3]buffer
+		t0 := time.Now()
+		for i, v := range [][]float64{d.samples.X, d.samples.Y, d.samples.Z} {
+			var err error
+			if xyz[i], err = uploadNew(v); err != nil {
+				return err
+			}
+		}
+		up = ms(time.Since(t0))
+		bld := testDev.newBuilder()
+		for _, t := range []*float64{&build1, &build2} {
+			t0 = time.Now()
+			if _, err := bld.build(xyz[0], xyz[1], xyz[2], d.samples.Len()); err != nil {
+				return err
+			}
+			if err := synchronize("build"); err != nil {
+				return err
+			}
+			*t = ms(time.Since(t0))
+		}
+		t0 = time.Now()
+		ix := bld.take()
+		bld.free()
+		ix.free()
+		freeAll(&xyz[0], &xyz[1], &xyz[2])
+		free = ms(time.Since(t0))
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	result(b, "local-prepare-upload-240MB", up, "ms")
+	result(b, "local-prepare-build-first", build1, "ms")
+	result(b, "local-prepare-build-again", build2, "ms")
+	result(b, "local-prepare-free", free, "ms")
+	err = testDev.do(func() error {
+		t0 := time.Now()
+		x, err := uploadNew(d.samples.X)
+		if err != nil {
+			return err
+		}
+		up = ms(time.Since(t0))
+		defer x.free()
+		tmp := slices.Clone(d.samples.X) // pages already touched, like a block's Values
+		t0 = time.Now()
+		if err := download(tmp, x, 0); err != nil {
+			return err
+		}
+		down = ms(time.Since(t0))
+		out, err := allocN[float64](count)
+		if err != nil {
+			return err
+		}
+		defer out.free()
+		kernel, err = timeDevice(3, func() error {
+			return testDev.launch("local_16", blocks(count, nodeBlock), 1, nodeBlock, pp.prob, 0, 0, count,
+				buffer{}, out)
+		})
+		return err
+	})
+	pr.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	result(b, "pageable-upload-80MB", up, "ms")
+	result(b, "pageable-download-80MB", down, "ms")
+	result(b, "local-aidw-1e7-4096x4096-kernel", kernel, "ms")
+	result(b, "local-aidw-1e7-4096x4096-pipeline-wall", pipelineWall(b, "local-aidw-1e7-4096x4096", e, p), "ms")
+}

@@ -1,0 +1,278 @@
+//go:build cuda
+
+package kernels
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/aidw/aidw/grid"
+	"github.com/aidw/aidw/interp"
+	"gorgonia.org/cu"
+)
+
+// Launch shapes; each matches its kernel's #define in build.cuh.
+const (
+	bboxBlock  = 256
+	scanBlock  = 256
+	scanTile   = scanBlock * 8
+	spineBlock = 1024
+	sortBlock  = 256
+	sortTile   = sortBlock * 16
+	radixBits  = 8
+	radix      = 1 << radixBits
+	flatBlock  = 256 // one thread per item
+)
+
+// index is the even grid on the device, the twin of grid.Index: the samples in cell order
+// (coordinates and values in float64, and in float32 for the fast global weighting), their input
+// indices and the cell starts, on the layout grid.NewLayout gives for their bounding box.
+type index struct {
+	layout grid.Layout
+	box    [4]float64 // the samples' bounding box (grid.Bounds)
+	n      int
+	order  buffer // int32
+	start  buffer // int32, cells+1
+	xy     buffer // double2
+	z      buffer // float64
+	s32    buffer // float4 (x, y, z, 0)
+}
+
+func (ix *index) free() { freeAll(&ix.order, &ix.start, &ix.xy, &ix.z, &ix.s32) }
+
+// indexSamples uploads the samples and builds their index (device thread only).
+func (d *Device) indexSamples(s *interp.Samples) (*index, error) {
+	var x, y, z buffer
+	defer freeAll(&x, &y, &z)
+	var err error
+	if x, err = uploadNew(s.X); err != nil {
+		return nil, err
+	}
+	if y, err = uploadNew(s.Y); err != nil {
+		return nil, err
+	}
+	if z, err = uploadNew(s.Z); err != nil {
+		return nil, err
+	}
+	b := d.newBuilder()
+	defer b.free()
+	if _, err := b.build(x, y, z, s.Len()); err != nil {
+		return nil, err
+	}
+	return b.take(), nil
+}
+
+// builder runs grid builds. It keeps its device memory (the temporaries and the index it
+// fills) from one build to the next, so that rebuilding samples of the same size and layout
+// allocates nothing: a build is then kernel launches only.
+type builder struct {
+	d      *Device
+	n      int // samples the buffers hold
+	cells  int
+	ix     index
+	box    buffer    // float64 partial boxes, then the box
+	keys   buffer    // uint32 cell keys
+	sorted buffer    // uint32 sorted keys
+	k, v   [2]buffer // the sort's ping-pong pairs
+	digits buffer    // int32 digit counts, radix x tiles
+	totals buffer    // int32 digit totals, radix
+	part   buffer    // int32 scan tile sums
+	runs   buffer    // int32 run starts
+	small  buffer    // int32 scan total, run count
+	counts buffer    // int32 per-cell counts
+}
+
+func (d *Device) newBuilder() *builder { return &builder{d: d} }
+
+func (b *builder) free() {
+	b.box.free()
+	b.freeSized()
+}
+
+// freeSized frees the buffers whose size depends on the samples and cells.
+func (b *builder) freeSized() {
+	b.ix.free()
+	freeAll(&b.keys, &b.sorted, &b.k[0], &b.k[1], &b.v[0], &b.v[1], &b.digits, &b.totals, &b.part, &b.runs,
+		&b.small, &b.counts)
+	b.n, b.cells = 0, 0
+}
+
+// take hands the last build's index over to the caller.
+func (b *builder) take() *index {
+	ix := b.ix
+	b.ix = index{}
+	b.n, b.cells = 0, 0 // its buffers are gone: the next build allocates afresh
+	return &ix
+}
+
+// boxBlocks is how many blocks the bounding box's first pass uses: at most 4 per SM.
+func (b *builder) boxBlocks(n int) int { return max(1, min(blocks(n, bboxBlock), 4*b.d.sms)) }
+
+// reserve makes the buffers hold n samples and cells cells.
+func (b *builder) reserve(n, cells int) error {
+	if n == b.n && cells == b.cells && b.ix.order.ptr != 0 {
+		return nil
+	}
+	b.freeSized()
+	tiles := blocks(n, sortTile)
+	scanTiles := max(blocks(cells, scanTile), blocks(n, scanTile), 1)
+	type want struct {
+		b     *buffer
+		bytes int
+	}
+	for _, w := range []want{
+		{&b.keys, 4 * n}, {&b.sorted, 4 * n},
+		{&b.k[0], 4 * n}, {&b.k[1], 4 * n}, {&b.v[0], 4 * n}, {&b.v[1], 4 * n},
+		{&b.digits, 4 * radix * tiles}, {&b.totals, 4 * radix}, {&b.part, 4 * scanTiles}, {&b.runs, 4 * n}, {&b.small, 8},
+		{&b.counts, 4 * cells}, {&b.ix.order, 4 * n}, {&b.ix.start, 4 * (cells + 1)},
+		{&b.ix.xy, 16 * n}, {&b.ix.z, 8 * n}, {&b.ix.s32, 16 * n},
+	} {
+		var err error
+		if *w.b, err = alloc(int64(w.bytes)); err != nil {
+			b.freeSized()
+			return err
+		}
+	}
+	b.n, b.cells = n, cells
+	return nil
+}
+
+// build runs the whole build on samples already on the device: the cells (bounds to starts),
+// then the gather of the samples into cell order.
+func (b *builder) build(x, y, z buffer, n int) (*index, error) {
+	if err := b.buildCells(x, y, n); err != nil {
+		return nil, err
+	}
+	if err := b.gather(&b.ix, x, y, z); err != nil {
+		return nil, err
+	}
+	return &b.ix, nil
+}
+
+// buildCells runs the stages of grid.Build up to the cell starts: bounds, layout, keys, sort,
+// counts, starts. Only the bounding box comes back to the host (for the layout).
+func (b *builder) buildCells(x, y buffer, n int) error {
+	minX, minY, maxX, maxY, err := b.bounds(x, y, n)
+	if err != nil {
+		return err
+	}
+	l := grid.NewLayout(minX, minY, maxX, maxY, n)
+	if err := b.reserve(n, l.Cells()); err != nil {
+		return err
+	}
+	b.ix.layout, b.ix.box, b.ix.n = l, [4]float64{minX, minY, maxX, maxY}, n
+	if err := b.cellKeys(x, y, n, l, b.keys); err != nil {
+		return err
+	}
+	if err := b.sortPairs(b.keys, n, l.Cells(), b.sorted, b.ix.order); err != nil {
+		return err
+	}
+	if err := b.countByKey(b.sorted, n, l.Cells(), b.counts); err != nil {
+		return err
+	}
+	return b.scan(b.counts, b.ix.start, l.Cells(), at[int32](b.ix.start, l.Cells()))
+}
+
+// bounds is grid.Bounds on the device: per-block boxes, then one block reduces them.
+func (b *builder) bounds(x, y buffer, n int) (minX, minY, maxX, maxY float64, err error) {
+	if b.box.ptr == 0 {
+		if b.box, err = allocN[float64](4 * (4*b.d.sms + 1)); err != nil {
+			return
+		}
+	}
+	nb := b.boxBlocks(n)
+	out := at[float64](b.box, 4*nb)
+	if err = b.d.launch("bbox_partial", nb, 1, bboxBlock, x, y, n, b.box); err != nil {
+		return
+	}
+	if err = b.d.launch("bbox_final", 1, 1, bboxBlock, b.box, nb, out); err != nil {
+		return
+	}
+	var box [4]float64
+	if err = download(box[:], b.box, 4*nb); err != nil {
+		return
+	}
+	return box[0], box[1], box[2], box[3], nil
+}
+
+// cellKeys is grid.Keys on the device.
+func (b *builder) cellKeys(x, y buffer, n int, l grid.Layout, keys buffer) error {
+	return b.d.launch("cell_keys", blocks(n, flatBlock), 1, flatBlock, x, y, n, l.MinX, l.MinY, l.InvCell,
+		l.Cols, l.Rows, keys)
+}
+
+// scan writes the exclusive prefix sums of the n int32s of in to out (which may be in) and
+// their total to *total.
+func (b *builder) scan(in, out buffer, n int, total cu.DevicePtr) error {
+	if n == 0 {
+		return cu.MemsetD32(total, 0, 1)
+	}
+	tiles := blocks(n, scanTile)
+	if int64(4*tiles) > b.part.bytes {
+		return fmt.Errorf("scan of %d items exceeds the builder's %d tiles", n, b.part.bytes/4)
+	}
+	if err := b.d.launch("scan_reduce", tiles, 1, scanBlock, in, n, b.part); err != nil {
+		return err
+	}
+	if err := b.d.launch("scan_spine", 1, 1, spineBlock, b.part, tiles, total); err != nil {
+		return err
+	}
+	return b.d.launch("scan_down", tiles, 1, scanBlock, in, n, b.part, out)
+}
+
+// sortPairs is grid.SortByKey on the device: a stable LSD radix sort of (keys[i], i), 8 bits a
+// pass, as many passes as cells-1 needs, into sorted and order.
+func (b *builder) sortPairs(keys buffer, n, cells int, sorted, order buffer) error {
+	passes := max(1, (bits.Len(uint(max(cells, 1)-1))+radixBits-1)/radixBits)
+	tiles := blocks(n, sortTile)
+	srcK, srcV := keys, buffer{}
+	for p := range passes {
+		dstK, dstV := b.k[p%2], b.v[p%2]
+		if p == passes-1 {
+			dstK, dstV = sorted, order
+		}
+		shift := p * radixBits
+		if err := b.d.launch("radix_upsweep", tiles, 1, sortBlock, srcK, n, shift, b.digits); err != nil {
+			return err
+		}
+		if err := b.d.launch("radix_digit_scan", radix, 1, scanBlock, b.digits, tiles, b.totals); err != nil {
+			return err
+		}
+		if err := b.d.launch("radix_downsweep", tiles, 1, sortBlock, srcK, srcV, dstK, dstV, n, shift,
+			b.digits, b.totals); err != nil {
+			return err
+		}
+		srcK, srcV = dstK, dstV
+	}
+	return nil
+}
+
+// countByKey is grid.CountByKey on the device, as a reduce-by-key: a scan of the run-head flags
+// of the sorted keys gives each run (cell) its start, and each run writes its length into the
+// zeroed dense table of counts.
+func (b *builder) countByKey(sorted buffer, n, cells int, counts buffer) error {
+	if err := cu.MemsetD32(counts.ptr, 0, int64(cells)); err != nil {
+		return fmt.Errorf("zeroing the cell counts: %w", err)
+	}
+	if n == 0 {
+		return nil
+	}
+	tiles := blocks(n, scanTile)
+	runs := at[int32](b.small, 1)
+	if err := b.d.launch("scan_reduce_heads", tiles, 1, scanBlock, sorted, n, b.part); err != nil {
+		return err
+	}
+	if err := b.d.launch("scan_spine", 1, 1, spineBlock, b.part, tiles, runs); err != nil {
+		return err
+	}
+	if err := b.d.launch("scan_down_heads", tiles, 1, scanBlock, sorted, n, b.part, b.runs); err != nil {
+		return err
+	}
+	return b.d.launch("run_counts", blocks(n, flatBlock), 1, flatBlock, sorted, b.runs, runs, n, counts)
+}
+
+// gather permutes the samples into cell order.
+func (b *builder) gather(ix *index, x, y, z buffer) error {
+	return b.d.launch("gather_samples", blocks(ix.n, flatBlock), 1, flatBlock, ix.order, x, y, z, ix.n,
+		ix.xy, ix.z, ix.s32)
+}

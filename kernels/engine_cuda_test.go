@@ -1,0 +1,187 @@
+//go:build cuda
+
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/aidw/aidw/interp"
+)
+
+// compareValues checks got against the CPU engine's want: nodata exactly where want has it,
+// elsewhere within tol relative. It returns the largest relative error.
+func compareValues(t *testing.T, what string, got, want []float64, nodata, tol float64) float64 {
+	t.Helper()
+	worst, bad := 0.0, 0
+	for i := range want {
+		g, w := got[i], want[i]
+		if w == nodata || g == nodata {
+			if g != w {
+				if bad == 0 {
+					t.Errorf("%s: node %d is %v, want %v (nodata %v)", what, i, g, w, nodata)
+				}
+				bad++
+			}
+			continue
+		}
+		rel := math.Abs(g-w) / math.Max(math.Abs(w), 1)
+		if !(rel <= tol) {
+			if bad == 0 {
+				t.Errorf("%s: node %d is %.17g, want %.17g (relative error %.3g > %g)", what, i, g, w, rel, tol)
+			}
+			bad++
+		}
+		if rel > worst || math.IsNaN(rel) {
+			worst = rel
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%s: %d of %d nodes wrong", what, bad, len(want))
+	}
+	return worst
+}
+
+// engineCases are the algorithms the GPU engine runs, global forms first.
+var engineCases = []struct {
+	spec   string
+	global bool
+}{
+	{"aidw", true},
+	{"aidw:k=64:rmin=0.5:rmax=1.5:alphas=1,1.5,2,3,4", true},
+	{"invdist", true},
+	{"invdist:power=3:smoothing=2", true},
+	{"invdist:power=2:smoothing=1", true},
+	{"invdist:power=1.5", true},
+	{"aidw:max_points=15", false},
+	{"aidw:k=7:max_points=40:radius=60:min_points=10:nodata=-9999", false},
+	{"aidw:radius=45:min_points=3:nodata=-1", false},
+}
+
+// TestEngineMatchesCPU runs every case on every dataset through interp.Grid with both engines:
+// float32 global weighting within 1e-5 of the CPU engine's float64, everything else within 1e-12.
+func TestEngineMatchesCPU(t *testing.T) {
+	for _, d := range testSets() {
+		for _, c := range engineCases {
+			alg := mustParse(t, c.spec)
+			p := &interp.Problem{Samples: d.samples, Target: d.target, Alg: alg}
+			want := gridValues(t, &interp.CPU{}, p)
+			precisions := []bool{true}
+			if c.global {
+				precisions = []bool{false, true}
+			}
+			for _, f64 := range precisions {
+				e := NewEngine(testDev)
+				e.Float64 = f64
+				if !e.Supports(alg) {
+					t.Fatalf("%s is not supported", c.spec)
+				}
+				tol := 1e-12
+				if c.global && !f64 {
+					tol = 1e-5
+				}
+				what := d.name + " " + c.spec
+				if f64 {
+					what += " (float64)"
+				}
+				worst := compareValues(t, what, gridValues(t, e, p), want, alg.NoData(), tol)
+				t.Logf("%-40s %-60s max relative error %.3g", d.name, c.spec+map[bool]string{true: " f64", false: " f32"}[f64], worst)
+			}
+		}
+	}
+}
+
+// TestEngineMaskAndChunks computes a masked target in many small chunks.
+func TestEngineMaskAndChunks(t *testing.T) {
+	d := clusteredSet(41, 10000)
+	d.target.Mask = func(row0, rows int, skip []bool) error {
+		for i := range skip[:rows*d.target.Cols] {
+			skip[i] = (row0*d.target.Cols+i)%3 == 0
+		}
+		return nil
+	}
+	for _, spec := range []string{"aidw:nodata=-5", "aidw:max_points=12:nodata=-5"} {
+		p := &interp.Problem{Samples: d.samples, Target: d.target, Alg: mustParse(t, spec)}
+		want := gridValues(t, &interp.CPU{}, p)
+		for _, f64 := range []bool{false, true} {
+			e := NewEngine(testDev)
+			e.Float64, e.chunkNodes = f64, 333
+			tol := 1e-12
+			if !f64 && spec == "aidw:nodata=-5" {
+				tol = 1e-5
+			}
+			compareValues(t, fmt.Sprintf("masked %s (float64 %v)", spec, f64), gridValues(t, e, p), want, -5, tol)
+		}
+	}
+}
+
+// TestEngineIsDeterministic runs the same problems twice: bit-identical output.
+func TestEngineIsDeterministic(t *testing.T) {
+	d := uniformSet(51, 100_000, 0, 0, 1000, 128, 96)
+	for _, spec := range []string{"aidw", "aidw:max_points=15"} {
+		p := &interp.Problem{Samples: d.samples, Target: d.target, Alg: mustParse(t, spec)}
+		e := NewEngine(testDev)
+		a, b := gridValues(t, e, p), gridValues(t, e, p)
+		for i := range a {
+			if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+				t.Fatalf("%s: node %d is %v then %v", spec, i, a[i], b[i])
+			}
+		}
+	}
+}
+
+func TestEngineSupports(t *testing.T) {
+	e := NewEngine(testDev)
+	for spec, want := range map[string]bool{
+		"aidw":                        true,
+		"aidw:k=64:max_points=64":     true,
+		"aidw:k=65":                   false,
+		"aidw:diagnostics=yes":        false,
+		"aidw:max_points=65":          false,
+		"invdist:power=3":             true,
+		"invdist:radius1=5:radius2=5": false,
+		"invdistnn":                   false,
+		"nearest":                     false,
+	} {
+		a, _, err := interp.ParseAlgorithm(spec)
+		if err != nil {
+			t.Fatalf("parsing %q: %v", spec, err)
+		}
+		if got := e.Supports(a); got != want {
+			t.Errorf("Supports(%s) = %v, want %v", spec, got, want)
+		}
+	}
+}
+
+// TestEngineDegenerateSamples: fewer samples than k, samples on a line (the study area falls
+// back to the target's extent), all samples at one point (a single cell), each with nodes on
+// and off the samples' box.
+func TestEngineDegenerateSamples(t *testing.T) {
+	tg := interp.NorthUp(-50, -40, 150, 160, 23, 19)
+	sets := map[string][][3]float64{
+		"five":  {{0, 0, 10}, {100, 0, 20}, {0, 100, 30}, {100, 100, 40}, {50, 50, 50}},
+		"line":  {{-10, 20, 1}, {5, 20, 2}, {40, 20, 3}, {41, 20, 4}, {90, 20, 5}, {130, 20, 6}, {77, 20, 7}},
+		"point": {{30, 30, 5}, {30, 30, 6}, {30, 30, 7}, {30, 30, 8}},
+	}
+	for name, pts := range sets {
+		s := newSamples(tg)
+		for _, p := range pts {
+			s.Add(p[0], p[1], p[2])
+		}
+		for _, spec := range []string{"aidw", "aidw:max_points=3", "aidw:radius=60:nodata=-1", "invdist:power=3"} {
+			p := &interp.Problem{Samples: s, Target: tg, Alg: mustParse(t, spec)}
+			want := gridValues(t, &interp.CPU{}, p)
+			for _, f64 := range []bool{false, true} {
+				e := NewEngine(testDev)
+				e.Float64 = f64
+				tol := 1e-12
+				if !f64 && (spec == "aidw" || spec == "invdist:power=3") {
+					tol = 1e-5
+				}
+				compareValues(t, fmt.Sprintf("%s %s (float64 %v)", name, spec, f64), gridValues(t, e, p), want,
+					p.Alg.NoData(), tol)
+			}
+		}
+	}
+}

@@ -1,0 +1,435 @@
+//go:build cuda
+
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"unsafe"
+
+	"github.com/aidw/aidw/grid"
+	"github.com/aidw/aidw/interp"
+)
+
+func TestProblemLayoutAgrees(t *testing.T) {
+	var got [1]int64
+	err := testDev.do(func() error {
+		out, err := allocN[int64](1)
+		if err != nil {
+			return err
+		}
+		defer out.free()
+		if err := testDev.launch("problem_size", 1, 1, 1, out); err != nil {
+			return err
+		}
+		return download(got[:], out, 0)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(unsafe.Sizeof(problem{})); got[0] != want {
+		t.Fatalf("sizeof(Problem) is %d on the device, %d in Go", got[0], want)
+	}
+}
+
+// stageSets are the coordinate sets the build stages are checked on: the test datasets, a
+// single sample, and a set whose size is no multiple of any tile.
+func stageSets() [][2][]float64 {
+	var sets [][2][]float64
+	for _, d := range testSets() {
+		sets = append(sets, [2][]float64{d.samples.X, d.samples.Y})
+	}
+	one := [2][]float64{{3.5}, {-2}}
+	u := uniformSet(21, 300_007, -5e3, 2e3, 1e4, 8, 8).samples
+	return append(sets, one, [2][]float64{u.X, u.Y})
+}
+
+func TestBuildStagesMatchGrid(t *testing.T) {
+	for _, xy := range stageSets() {
+		x, y := xy[0], xy[1]
+		n := len(x)
+		minX, minY, maxX, maxY := grid.Bounds(x, y)
+		l := grid.NewLayout(minX, minY, maxX, maxY, n)
+		wantKeys := make([]uint32, n)
+		grid.Keys(x, y, l, wantKeys)
+		wantSorted, wantOrder := make([]uint32, n), make([]int32, n)
+		grid.SortByKey(wantKeys, l.Cells(), wantSorted, wantOrder)
+		wantCounts := make([]int32, l.Cells())
+		grid.CountByKey(wantSorted, wantCounts)
+		wantStart := make([]int32, l.Cells()+1)
+		grid.ExclusiveScan(wantCounts, wantStart)
+
+		var box [4]float64
+		keys, sorted := make([]uint32, n), make([]uint32, n)
+		order, counts, start := make([]int32, n), make([]int32, l.Cells()), make([]int32, l.Cells()+1)
+		err := testDev.do(func() error {
+			bx, err := uploadNew(x)
+			if err != nil {
+				return err
+			}
+			defer bx.free()
+			by, err := uploadNew(y)
+			if err != nil {
+				return err
+			}
+			defer by.free()
+			b := testDev.newBuilder()
+			defer b.free()
+			if box[0], box[1], box[2], box[3], err = b.bounds(bx, by, n); err != nil {
+				return err
+			}
+			if err := b.reserve(n, l.Cells()); err != nil {
+				return err
+			}
+			if err := b.cellKeys(bx, by, n, l, b.keys); err != nil {
+				return err
+			}
+			if err := b.sortPairs(b.keys, n, l.Cells(), b.sorted, b.ix.order); err != nil {
+				return err
+			}
+			if err := b.countByKey(b.sorted, n, l.Cells(), b.counts); err != nil {
+				return err
+			}
+			if err := b.scan(b.counts, b.ix.start, l.Cells(), at[int32](b.ix.start, l.Cells())); err != nil {
+				return err
+			}
+			for _, dl := range []error{download(keys, b.keys, 0), download(sorted, b.sorted, 0),
+				download(order, b.ix.order, 0), download(counts, b.counts, 0), download(start, b.ix.start, 0)} {
+				if dl != nil {
+					return dl
+				}
+			}
+			return synchronize("build stages")
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if box != [4]float64{minX, minY, maxX, maxY} {
+			t.Errorf("n=%d: bounds %v, want %v", n, box, [4]float64{minX, minY, maxX, maxY})
+		}
+		if !slices.Equal(keys, wantKeys) {
+			t.Errorf("n=%d: %d keys differ from grid.Keys", n, countDiff(keys, wantKeys))
+		}
+		checkPermutation(t, order)
+		if !slices.Equal(sorted, wantSorted) || !slices.Equal(order, wantOrder) {
+			t.Errorf("n=%d: sorted pairs differ from grid.SortByKey (%d keys, %d indices)", n,
+				countDiff(sorted, wantSorted), countDiff(order, wantOrder))
+		}
+		var sum int64
+		for _, c := range counts {
+			sum += int64(c)
+		}
+		if sum != int64(n) {
+			t.Errorf("n=%d: counts sum to %d", n, sum)
+		}
+		if !slices.Equal(counts, wantCounts) {
+			t.Errorf("n=%d: %d cell counts differ from grid.CountByKey", n, countDiff(counts, wantCounts))
+		}
+		if !slices.Equal(start, wantStart) {
+			t.Errorf("n=%d: %d cell starts differ from grid.ExclusiveScan", n, countDiff(start, wantStart))
+		}
+	}
+}
+
+func countDiff[T comparable](a, b []T) int {
+	d := 0
+	for i := range a {
+		if a[i] != b[i] {
+			d++
+		}
+	}
+	return d
+}
+
+func checkPermutation(t *testing.T, order []int32) {
+	t.Helper()
+	seen := make([]bool, len(order))
+	for _, i := range order {
+		if i < 0 || int(i) >= len(order) || seen[i] {
+			t.Errorf("order is not a permutation: index %d", i)
+			return
+		}
+		seen[i] = true
+	}
+}
+
+// TestSortPairsIsStable sorts key sets that stress the radix sort (one pass, three passes,
+// all keys equal, descending, runs) and checks against a stable sort written here.
+func TestSortPairsIsStable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	type keySet struct {
+		name  string
+		cells int
+		keys  []uint32
+	}
+	n := 123_457
+	var sets []keySet
+	for _, cells := range []int{200, 1 << 16, 1<<24 + 3} {
+		k := make([]uint32, n)
+		for i := range k {
+			k[i] = uint32(rng.IntN(cells))
+		}
+		sets = append(sets, keySet{"random", cells, k})
+	}
+	equal, desc, runs := make([]uint32, n), make([]uint32, n), make([]uint32, n)
+	for i := range n {
+		equal[i] = 77
+		desc[i] = uint32(n - 1 - i)
+		runs[i] = uint32(i / 1000 * 7919 % 100_000)
+	}
+	sets = append(sets, keySet{"equal", 100, equal}, keySet{"descending", n, desc}, keySet{"runs", 100_000, runs})
+	for _, s := range sets {
+		idx := make([]int32, n)
+		for i := range idx {
+			idx[i] = int32(i)
+		}
+		slices.SortStableFunc(idx, func(a, b int32) int { return int(s.keys[a]) - int(s.keys[b]) })
+		sorted, order := make([]uint32, n), make([]int32, n)
+		err := testDev.do(func() error {
+			b := testDev.newBuilder()
+			defer b.free()
+			if err := b.reserve(n, s.cells); err != nil {
+				return err
+			}
+			if err := upload(b.keys, s.keys); err != nil {
+				return err
+			}
+			if err := b.sortPairs(b.keys, n, s.cells, b.sorted, b.ix.order); err != nil {
+				return err
+			}
+			if err := download(sorted, b.sorted, 0); err != nil {
+				return err
+			}
+			return download(order, b.ix.order, 0)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(order, idx) {
+			t.Errorf("%s keys (%d cells): %d indices out of stable order", s.name, s.cells, countDiff(order, idx))
+		}
+		for j, i := range order {
+			if sorted[j] != s.keys[i] {
+				t.Errorf("%s keys: sorted key %d is %d, want %d", s.name, j, sorted[j], s.keys[i])
+				break
+			}
+		}
+	}
+}
+
+func TestScanAgreesWithLoop(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{1, 2047, 2048, 2049, 1_234_567} {
+		in := make([]int32, n)
+		for i := range in {
+			in[i] = int32(rng.IntN(100))
+		}
+		want := make([]int32, n)
+		var sum int32
+		for i, v := range in {
+			want[i] = sum
+			sum += v
+		}
+		got := make([]int32, n+1)
+		err := testDev.do(func() error {
+			b := testDev.newBuilder()
+			defer b.free()
+			if err := b.reserve(n, 1); err != nil {
+				return err
+			}
+			in32, err := uploadNew(in)
+			if err != nil {
+				return err
+			}
+			defer in32.free()
+			out, err := allocN[int32](n + 1)
+			if err != nil {
+				return err
+			}
+			defer out.free()
+			if err := b.scan(in32, out, n, at[int32](out, n)); err != nil {
+				return err
+			}
+			return download(got, out, 0)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got[:n], want) || got[n] != sum {
+			t.Errorf("n=%d: %d prefix sums wrong, total %d want %d", n, countDiff(got[:n], want), got[n], sum)
+		}
+	}
+}
+
+// knnOnDevice runs knn_list for every node of the dataset's target, k neighbours each.
+func knnOnDevice(tb testing.TB, d dataset, k int) (ids []int32, d2 []float64, cnt []int32) {
+	tb.Helper()
+	p := &interp.Problem{Samples: d.samples, Target: d.target}
+	count := d.target.Cols * d.target.Rows
+	ids, d2, cnt = make([]int32, k*count), make([]float64, k*count), make([]int32, count)
+	err := testDev.do(func() error {
+		ix, err := testDev.indexSamples(d.samples)
+		if err != nil {
+			return err
+		}
+		defer ix.free()
+		h := deviceProblem(problem{N: int64(ix.n), NQ: int64(k), K: int64(k), HitD2: exactHitD2}, ix, p)
+		pb, err := uploadNew([]problem{h})
+		if err != nil {
+			return err
+		}
+		defer pb.free()
+		bi, err := allocN[int32](k * count)
+		if err != nil {
+			return err
+		}
+		defer bi.free()
+		bd, err := allocN[float64](k * count)
+		if err != nil {
+			return err
+		}
+		defer bd.free()
+		bc, err := allocN[int32](count)
+		if err != nil {
+			return err
+		}
+		defer bc.free()
+		name := fmt.Sprintf("knn_list_%d", kmax(int64(k)))
+		if err := testDev.launch(name, blocks(count, nodeBlock), 1, nodeBlock, pb, 0, 0, count, buffer{}, bi, bd,
+			bc); err != nil {
+			return err
+		}
+		if err := download(ids, bi, 0); err != nil {
+			return err
+		}
+		if err := download(d2, bd, 0); err != nil {
+			return err
+		}
+		return download(cnt, bc, 0)
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ids, d2, cnt
+}
+
+// TestKNNMatchesGrid checks every node's neighbour list, IDs and squared distances bit for
+// bit, against grid's exact kNN (itself proven against brute force in package grid).
+func TestKNNMatchesGrid(t *testing.T) {
+	sets := testSets()
+	for _, k := range []int{1, 7, 15, 40, 64} {
+		for _, d := range sets {
+			ids, d2, cnt := knnOnDevice(t, d, k)
+			ix := grid.Build(d.samples.X, d.samples.Y)
+			count := d.target.Cols * d.target.Rows
+			p := &interp.Problem{Samples: d.samples, Target: d.target}
+			bad := 0
+			var nb []grid.Neighbor
+			for j := range count {
+				x, y := p.NodeXY(j%d.target.Cols, j/d.target.Cols)
+				nb = ix.KNN(x, y, k, math.Inf(1), nb)
+				ok := int(cnt[j]) == len(nb)
+				for i := 0; ok && i < len(nb); i++ {
+					ok = ids[i*count+j] == nb[i].ID && d2[i*count+j] == nb[i].D2
+				}
+				if !ok {
+					if bad == 0 {
+						t.Errorf("%s k=%d node %d: got %d neighbours, want %v", d.name, k, j, cnt[j], nb)
+					}
+					bad++
+				}
+			}
+			if bad > 0 {
+				t.Errorf("%s k=%d: %d of %d nodes differ", d.name, k, bad, count)
+			}
+		}
+	}
+}
+
+// TestBruteKNNAgrees checks the float32 brute-force yardstick: its k-th distances within
+// float32 rounding of the exact ones.
+func TestBruteKNNAgrees(t *testing.T) {
+	d := uniformSet(31, 30000, 0, 0, 1000, 40, 30)
+	p := &interp.Problem{Samples: d.samples, Target: d.target}
+	count := d.target.Cols * d.target.Rows
+	const k = 15
+	d2 := make([]float32, k*count)
+	err := testDev.do(func() error {
+		ix, err := testDev.indexSamples(d.samples)
+		if err != nil {
+			return err
+		}
+		defer ix.free()
+		h := deviceProblem(problem{N: int64(ix.n), NQ: nearCorr, K: 1, HitD2: exactHitD2, Power: 2}, ix, p)
+		pb, err := uploadNew([]problem{h})
+		if err != nil {
+			return err
+		}
+		defer pb.free()
+		c, err := nodeXYOnDevice(pb, count)
+		if err != nil {
+			return err
+		}
+		defer c.free()
+		pos, err := allocN[int32](k * count)
+		if err != nil {
+			return err
+		}
+		defer pos.free()
+		bd, err := allocN[float32](k * count)
+		if err != nil {
+			return err
+		}
+		defer bd.free()
+		if err := testDev.launch("knn_brute_f32_15", blocks(count, 128), 1, 128, pb, ix.s32, c.px, c.py, count,
+			pos, bd); err != nil {
+			return err
+		}
+		return download(d2, bd, 0)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := grid.Build(d.samples.X, d.samples.Y)
+	var nb []grid.Neighbor
+	for j := range count {
+		x, y := p.NodeXY(j%d.target.Cols, j/d.target.Cols)
+		nb = ix.KNN(x, y, k, math.Inf(1), nb)
+		for i := range k {
+			got, want := math.Sqrt(float64(d2[i*count+j])), math.Sqrt(nb[i].D2)
+			if math.Abs(got-want) > 1e-3 {
+				t.Fatalf("node %d: neighbour %d at %g, want %g", j, i, got, want)
+			}
+		}
+	}
+}
+
+// nodeXYOnDevice runs node_prep over count nodes, for kernels that take node coordinates.
+func nodeXYOnDevice(pb buffer, count int) (*chunker, error) {
+	c := &chunker{size: count}
+	var err error
+	for _, b := range []*buffer{&c.px, &c.py, &c.pc, &c.pc0, &c.pd2, &c.nearD2} {
+		n := count
+		if b == &c.nearD2 {
+			n *= nearCorr
+		}
+		if *b, err = allocN[float64](n); err != nil {
+			c.free()
+			return nil, err
+		}
+	}
+	if c.hit, err = allocN[int32](count); err != nil {
+		c.free()
+		return nil, err
+	}
+	if c.nearPos, err = allocN[int32](nearCorr * count); err != nil {
+		c.free()
+		return nil, err
+	}
+	err = testDev.launch("node_prep_16", blocks(count, nodeBlock), 1, nodeBlock, pb, 0, 0, count, buffer{},
+		c.px, c.py, c.pc, c.pc0, c.pd2, c.hit, c.nearPos, c.nearD2)
+	return c, err
+}
