@@ -6,6 +6,7 @@ import (
 	"github.com/aidw/aidw/gdalio"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -14,7 +15,8 @@ import (
 // gridArgs is an `aidw grid` command line: gdal_grid's own flags with their meaning, plus
 // aidw's additions (-like, -threads, -device).
 type gridArgs struct {
-	src, dst string
+	srcs []string // one or more: files, directories, glob patterns (gdalio.ExpandInputs)
+	dst  string
 
 	alg                  string
 	zfield               string
@@ -38,7 +40,8 @@ type gridArgs struct {
 	device               string
 	config               []string // KEY=VALUE
 	las                  gdalio.LASFilter
-	nodataGiven          bool // the -a string sets nodata, so the band gets it (as gdal_grid)
+	nodataGiven          bool   // the -a string sets nodata, so the band gets it (as gdal_grid)
+	preview              string // -preview: a PNG quick look of the first band
 }
 
 // flagSpec is one flag: how many values follow it and what to do with them.
@@ -80,47 +83,23 @@ var gridFlags = map[string]flagSpec{
 	"-like":          {1, func(a *gridArgs, v []string) error { a.like = v[0]; return nil }},
 	"-threads":       {1, setThreads},
 	"-device":        {1, setDevice},
+	"-preview":       {1, func(a *gridArgs, v []string) error { a.preview = v[0]; return nil }},
 }
 
 // parseGridArgs parses gdal_grid-style arguments: single-dash flags, several values after one
 // flag, repeatable flags, then the source and the destination.
 func parseGridArgs(args []string) (*gridArgs, error) {
-	a := &gridArgs{alg: "aidw", zMultiply: 1, device: "auto"}
-	var positional []string
-	for i := 0; i < len(args); i++ {
-		arg := args[i]
-		name := strings.ToLower(arg)
-		if name == "-clipsrc" {
-			n, err := a.setClipsrc(args[i+1:])
-			if err != nil {
-				return nil, err
-			}
-			i += n
-			continue
-		}
-		spec, ok := gridFlags[name]
-		if !ok {
-			if len(arg) > 1 && arg[0] == '-' && !isNumber(arg) {
-				return nil, fmt.Errorf("unknown option %s", arg)
-			}
-			positional = append(positional, arg)
-			continue
-		}
-		if i+spec.values >= len(args) {
-			return nil, fmt.Errorf("option %s needs %d value(s)", arg, spec.values)
-		}
-		if err := spec.set(a, args[i+1:i+1+spec.values]); err != nil {
-			return nil, fmt.Errorf("option %s: %w", arg, err)
-		}
-		i += spec.values
+	a := newGridArgs()
+	positional, err := a.parseFlags(args, func(name string) (flagSpec, bool) { s, ok := gridFlags[name]; return s, ok })
+	if err != nil {
+		return nil, err
 	}
-	switch len(positional) {
-	case 2:
-		a.src, a.dst = positional[0], positional[1]
-	case 0, 1:
+	if len(positional) < 2 {
 		return nil, fmt.Errorf("expected a source datasource and a destination file")
-	default:
-		return nil, fmt.Errorf("too many arguments: %s", strings.Join(positional[2:], " "))
+	}
+	a.srcs, a.dst = positional[:len(positional)-1], positional[len(positional)-1]
+	if ext := strings.ToLower(filepath.Ext(a.dst)); ext == ".las" || ext == ".laz" {
+		return nil, fmt.Errorf("the destination %s is a LAS file: the last argument must be the output raster", a.dst)
 	}
 	if a.outsize != nil && a.tr != nil {
 		return nil, fmt.Errorf("-outsize and -tr options cannot be used at the same time")
@@ -137,6 +116,44 @@ func parseGridArgs(args []string) (*gridArgs, error) {
 		}
 	}
 	return a, nil
+}
+
+// newGridArgs is a command line with gdal_grid's defaults.
+func newGridArgs() *gridArgs { return &gridArgs{alg: "aidw", zMultiply: 1, device: "auto"} }
+
+// parseFlags reads the flags that lookup knows into a: single-dash flags (lookup gets them in
+// lower case: gdal_grid's flags are case-insensitive), several values after one flag,
+// repeatable flags. It returns the other arguments in order.
+func (a *gridArgs) parseFlags(args []string, lookup func(name string) (flagSpec, bool)) ([]string, error) {
+	var positional []string
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		name := strings.ToLower(arg)
+		if name == "-clipsrc" {
+			n, err := a.setClipsrc(args[i+1:])
+			if err != nil {
+				return nil, err
+			}
+			i += n
+			continue
+		}
+		spec, ok := lookup(name)
+		if !ok {
+			if len(arg) > 1 && arg[0] == '-' && !isNumber(arg) {
+				return nil, fmt.Errorf("unknown option %s", arg)
+			}
+			positional = append(positional, arg)
+			continue
+		}
+		if i+spec.values >= len(args) {
+			return nil, fmt.Errorf("option %s needs %d value(s)", arg, spec.values)
+		}
+		if err := spec.set(a, args[i+1:i+1+spec.values]); err != nil {
+			return nil, fmt.Errorf("option %s: %w", arg, err)
+		}
+		i += spec.values
+	}
+	return positional, nil
 }
 
 // setClipsrc takes -clipsrc's value: four numbers (a box), or one WKT, datasource or

@@ -35,6 +35,14 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 	if err := gdalio.CheckDestination(a.dst); err != nil {
 		return err
 	}
+	if a.preview != "" {
+		if !strings.EqualFold(filepath.Ext(a.preview), ".png") {
+			return fmt.Errorf("-preview %s: the quick look is a PNG: give a .png file", a.preview)
+		}
+		if err := gdalio.CheckDestination(a.preview); err != nil {
+			return fmt.Errorf("-preview: %w", err)
+		}
+	}
 
 	var tmpl *gdalio.Template
 	if a.like != "" {
@@ -42,7 +50,7 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	sources, err := gdalio.ReadSources(a.src, a.sourceOptions())
+	sources, err := gdalio.ReadInputs(a.srcs, a.sourceOptions())
 	if err != nil {
 		return err
 	}
@@ -68,11 +76,7 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 	default:
 		outSRS = sources[0].SRS
 	}
-	for _, s := range sources {
-		if s.Skipped > 0 {
-			fmt.Fprintf(stderr, "Skipped %d sample(s) of %s: %s.\n", s.Skipped, s.Name, s.SkipReason)
-		}
-	}
+	reportSkipped(sources, stderr)
 
 	target, err := a.target(tmpl, sources[0])
 	if err != nil {
@@ -86,23 +90,73 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 		return err
 	}
 
+	names := interp.BandNames(alg)
 	ropt := gdalio.RasterOptions{Format: a.format, Type: a.outType, Create: a.creation,
-		SRS: outSRS, Bands: len(sources), NoData: alg.NoData(),
+		SRS: outSRS, Bands: len(sources) * len(names), NoData: alg.NoData(),
 		SetNoData: a.nodataGiven || target.Mask != nil}
 	w, err := gdalio.Create(a.dst, target, ropt)
 	if err != nil {
 		return err
 	}
-	if err := gridBands(ctx, eng, alg, target, sources, w, a.quiet, stdout); err != nil {
+	var preview *gdalio.Preview
+	if a.preview != "" {
+		preview, err = gdalio.NewPreview(target, outSRS, ropt.NoData, ropt.SetNoData)
+	}
+	var png []byte
+	if err == nil {
+		err = describeBands(w, names, sources)
+	}
+	if err == nil {
+		err = gridBands(ctx, eng, alg, target, sources, w, preview, a.quiet, stdout)
+	}
+	if err == nil && preview != nil {
+		png, err = preview.PNG()
+	}
+	if err != nil {
 		w.Abort()
 		return err
 	}
-	return w.Commit()
+	if err := w.Commit(); err != nil {
+		return err
+	}
+	if preview != nil {
+		return gdalio.WritePreview(a.preview, png)
+	}
+	return nil
 }
 
-// gridBands computes one band per source with the shared driver loop, streaming rows to w.
+// reportSkipped says how many samples of each source were unusable, and why.
+func reportSkipped(sources []gdalio.Source, stderr io.Writer) {
+	for _, s := range sources {
+		if s.Skipped > 0 {
+			fmt.Fprintf(stderr, "Skipped %d sample(s) of %s: %s.\n", s.Skipped, s.Name, s.SkipReason)
+		}
+	}
+}
+
+// describeBands names the bands when the algorithm gives several per source ("value",
+// "alpha", ...; prefixed by the source's name when there are several sources).
+func describeBands(w *gdalio.Writer, names []string, sources []gdalio.Source) error {
+	if len(names) == 1 {
+		return nil
+	}
+	for i, s := range sources {
+		for k, name := range names {
+			if len(sources) > 1 {
+				name = s.Name + " " + name
+			}
+			if err := w.Describe(i*len(names)+k+1, name); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// gridBands computes the bands of each source (one, or the algorithm's value and diagnostics)
+// with the shared driver loop, streaming rows to w and the first band's to the preview, if any.
 func gridBands(ctx context.Context, eng interp.Engine, alg interp.Algorithm, target interp.Target,
-	sources []gdalio.Source, w *gdalio.Writer, quiet bool, stdout io.Writer) error {
+	sources []gdalio.Source, w *gdalio.Writer, preview *gdalio.Preview, quiet bool, stdout io.Writer) error {
 	var bar *termProgress
 	if !quiet {
 		bar = newTermProgress(stdout)
@@ -112,15 +166,22 @@ func gridBands(ctx context.Context, eng interp.Engine, alg interp.Algorithm, tar
 		cx, cy := target.Centre()
 		s.Samples.MoveOrigin(cx, cy)
 		p := &interp.Problem{Samples: s.Samples, Target: target, Alg: alg}
-		band := i + 1
-		sink := func(row0, rows int, values []float64) error {
-			return w.WriteRows(band, row0, rows, values)
+		sink := func(row0, rows int, bands [][]float64) error {
+			if i == 0 && preview != nil {
+				preview.AddRows(row0, rows, bands[0])
+			}
+			for k, values := range bands {
+				if err := w.WriteRows(i*len(bands)+k+1, row0, rows, values); err != nil {
+					return err
+				}
+			}
+			return nil
 		}
 		var progress func(float64)
 		if bar != nil {
 			progress = func(f float64) { bar.Update((float64(i) + f) / float64(len(sources))) }
 		}
-		if err := interp.Grid(ctx, eng, p, sink, progress); err != nil {
+		if err := interp.GridBands(ctx, eng, p, sink, progress); err != nil {
 			return fmt.Errorf("gridding %s: %w", s.Name, err)
 		}
 	}
@@ -193,6 +254,14 @@ func (a *gridArgs) engine(alg interp.Algorithm, threads int, stderr io.Writer) (
 	if err != nil {
 		if a.device == "gpu" {
 			return nil, fmt.Errorf("-device gpu: %w", err)
+		}
+		return cpu, nil
+	}
+	if bands := interp.BandNames(alg); len(bands) > 1 {
+		// only the CPU engine computes the bands after the value
+		if a.device == "gpu" {
+			fmt.Fprintf(stderr, "The GPU engine does not compute %s's %s bands: running it on the CPU engine.\n",
+				alg.Name(), strings.Join(bands[1:], ", "))
 		}
 		return cpu, nil
 	}

@@ -17,6 +17,7 @@ var version = "dev"
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	setMemoryLimit()
 	if err := newApp().RunContext(ctx, os.Args); err != nil {
 		fmt.Fprintf(os.Stderr, "ERROR: %v\n", err)
 		stop()
@@ -48,6 +49,25 @@ func newApp() *cli.App {
 					return runGrid(c.Context, a, c.App.Writer, c.App.ErrWriter)
 				},
 			},
+			benchCommand(),
+			{
+				Name:            "cv",
+				Usage:           "cross-validate algorithms over the samples (leave-one-out or k-fold)",
+				ArgsUsage:       cvUsage,
+				SkipFlagParsing: true,
+				Action: func(c *cli.Context) error {
+					args := c.Args().Slice()
+					if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+						fmt.Fprintln(c.App.Writer, "Usage: aidw cv "+cvUsage)
+						return nil
+					}
+					a, err := parseCVArgs(args)
+					if err != nil {
+						return err
+					}
+					return runCV(c.Context, a, c.App.Writer, c.App.ErrWriter)
+				},
+			},
 		},
 	}
 }
@@ -59,7 +79,12 @@ const gridUsage = `[-a <algorithm>[:<key>=<value>]...] [-zfield <field>] [-z_inc
     [-txe <xmin> <xmax>] [-tye <ymin> <ymax>] [-tr <xres> <yres>] [-outsize <xsize> <ysize>]
     [-like <template raster>] [-ot <type>] [-of <format>] [-co <NAME>=<VALUE>]... [-a_srs <srs>]
     [-threads <n>] [-device auto|gpu|cpu] [-q] [--config <KEY> <VALUE>]
-    <src_datasource> <dst_filename>
+    [-class <code>[,<code>]...] [-returns first|last|all] [-drop_withheld] [-drop_overlap]
+    [-zrange <min> <max>]
+    <src_datasource>... <dst_filename>
+
+Several sources (files, a directory of LAS/LAZ tiles, a quoted glob pattern) are gridded as one
+point cloud.
 
 Algorithms: aidw (default), invdist, invdistnn, nearest, average, minimum, maximum, range,
 count, average_distance, average_distance_pts, linear.

@@ -80,29 +80,40 @@ func ReadSources(path string, opt SourceOptions) ([]Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	var sources []Source
-	ext := strings.ToLower(filepath.Ext(path))
-	switch {
-	case ext == ".las" || ext == ".laz":
-		sources, err = readLAS(path, opt, reg)
-	case textExtensions[ext] && opt.Where == "" && len(opt.SQL) == 0 && len(opt.OpenOptions) == 0 && isFile(path):
-		sources, err = readTextSources(path, opt, reg)
-	default:
-		sources, err = readOGR(path, opt, reg, warn)
-	}
+	sources, err := readSources(path, opt, reg, warn)
 	if err != nil {
 		return nil, err
 	}
 	for _, s := range sources {
-		if s.Samples.Len() == 0 {
-			msg := fmt.Sprintf("%s: %s: no usable samples", path, s.Name)
-			if s.Skipped > 0 {
-				msg += fmt.Sprintf(" (%d skipped: %s)", s.Skipped, s.SkipReason)
-			}
-			return nil, fmt.Errorf("%s", msg)
+		if err := checkUsable(path, s); err != nil {
+			return nil, err
 		}
 	}
 	return sources, nil
+}
+
+// readSources is ReadSources without its last check: a source may come back empty.
+func readSources(path string, opt SourceOptions, reg *region, warn func(string)) ([]Source, error) {
+	ext := strings.ToLower(filepath.Ext(path))
+	switch {
+	case ext == ".las" || ext == ".laz":
+		return readLAS(path, opt, reg)
+	case textExtensions[ext] && opt.Where == "" && len(opt.SQL) == 0 && len(opt.OpenOptions) == 0 && isFile(path):
+		return readTextSources(path, opt, reg)
+	}
+	return readOGR(path, opt, reg, warn)
+}
+
+// checkUsable fails on a source with no usable sample, saying what was skipped.
+func checkUsable(path string, s Source) error {
+	if s.Samples.Len() > 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("%s: %s: no usable samples", path, s.Name)
+	if s.Skipped > 0 {
+		msg += fmt.Sprintf(" (%d skipped: %s)", s.Skipped, s.SkipReason)
+	}
+	return fmt.Errorf("%s", msg)
 }
 
 func isFile(path string) bool {

@@ -226,6 +226,21 @@ func (w *Writer) WriteRows(band, row0, rows int, values []float64) error {
 	return nil
 }
 
+// Describe sets the description of band (from 1), which GDAL shows as the band's name: what
+// it holds ("value", "alpha", ...).
+func (w *Writer) Describe(band int, text string) error {
+	if w.ds == nil {
+		return errors.New("writer is closed")
+	}
+	if band < 1 || band > len(w.bands) {
+		return fmt.Errorf("band %d: the raster has bands 1 to %d", band, len(w.bands))
+	}
+	if err := w.bands[band-1].SetDescription(text, godal.ErrLogger(w.errs)); err != nil {
+		return fmt.Errorf("describing %s band %d: %w", w.path, band, flat(err))
+	}
+	return nil
+}
+
 // Commit flushes the raster, converts it when the driver can only CreateCopy, and renames the
 // finished files onto the destination. On failure it cleans up as Abort does.
 func (w *Writer) Commit() error {

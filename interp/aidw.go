@@ -25,6 +25,9 @@ type AIDW struct {
 	Radius      float64    // weigh only samples within Radius; 0 is unbounded
 	MinPoints   int        // nodes with fewer samples to weigh are NodataValue
 	NodataValue float64
+	// Diagnostics adds bands after the value that explain it: alpha, r_obs, R and the number
+	// of samples weighted (see AIDWNode and BandNames).
+	Diagnostics bool
 }
 
 // exactHitD2 is gdal_grid's squared distance under which a node takes a sample's value as is.
@@ -51,11 +54,12 @@ func parseAIDW(kv *keyValues) (Algorithm, error) {
 	a.Radius = kv.Float("radius", a.Radius)
 	a.MinPoints = kv.Int("min_points", a.MinPoints)
 	a.NodataValue = kv.Float("nodata", a.NodataValue)
+	a.Diagnostics = yesNo(kv, "diagnostics")
 	if kv.err != nil {
 		return nil, kv.err
 	}
 	if u := kv.unknown(); len(u) > 0 {
-		return nil, fmt.Errorf("unknown option %s (known: k, area, rmin, rmax, alphas, max_points, radius, min_points, nodata)",
+		return nil, fmt.Errorf("unknown option %s (known: k, area, rmin, rmax, alphas, max_points, radius, min_points, nodata, diagnostics)",
 			strings.Join(u, ", "))
 	}
 	if len(alphas) != len(a.Alphas) {
@@ -97,6 +101,22 @@ func (a *AIDW) Validate() error {
 	return nil
 }
 
+// yesNo reads a boolean key: yes/no, true/false, on/off or 1/0; absent is no.
+func yesNo(kv *keyValues, key string) bool {
+	v, ok := kv.raw(key)
+	if !ok {
+		return false
+	}
+	switch strings.ToLower(v) {
+	case "yes", "true", "on", "1":
+		return true
+	case "no", "false", "off", "0":
+		return false
+	}
+	kv.fail(fmt.Errorf("%s=%q: must be yes or no", key, v))
+	return false
+}
+
 func formatFloats(v []float64) string {
 	s := make([]string, len(v))
 	for i, f := range v {
@@ -110,6 +130,15 @@ func (a *AIDW) Name() string { return "aidw" }
 
 // NoData implements Algorithm.
 func (a *AIDW) NoData() float64 { return a.NodataValue }
+
+// BandNames names aidw's bands when Diagnostics asks for more than the value (see BandNames):
+// the value, alpha, r_obs, R and the number of samples weighted.
+func (a *AIDW) BandNames() []string {
+	if !a.Diagnostics {
+		return nil
+	}
+	return []string{"value", "alpha", "r_obs", "R", "neighbours"}
+}
 
 // local says whether the weighting neighbourhood is bounded (else every sample is weighted).
 func (a *AIDW) local() bool { return a.MaxPoints > 0 || a.Radius > 0 }
@@ -177,11 +206,16 @@ type AIDWNode struct {
 type aidwEvaluator struct {
 	a    *AIDW
 	s    *Samples
+	t    Target
 	ix   *grid.Index
-	k    int     // K clamped to the number of samples
+	n    int     // samples a node is computed from
+	k    int     // K clamped to n
 	nq   int     // neighbours asked of the index per node: r_obs's and, for MaxPoints, the weighted
 	rExp float64 // expected nearest-neighbour distance
 	r2   float64 // squared weighting radius; +Inf when unbounded
+	// box gives the samples' bounding box without a held-out one (leave-one-out, when the
+	// study area is derived from the box).
+	box *boxWithout
 }
 
 func (a *AIDW) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
@@ -192,19 +226,35 @@ func (a *AIDW) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
 	return func(sc *scratch, x, y float64) float64 { return e.node(sc, x, y).Value }, nil
 }
 
+// bindBands computes the value and the diagnostics bands: alpha, r_obs, R, neighbours.
+func (a *AIDW) bindBands(p *Problem, ix *grid.Index) (bandsFunc, error) {
+	e, err := a.evaluator(p, ix)
+	if err != nil {
+		return nil, err
+	}
+	return func(sc *scratch, x, y float64, out []float64) {
+		nd := e.node(sc, x, y)
+		out[0], out[1], out[2], out[3], out[4] = nd.Value, nd.Alpha, nd.RObs, nd.R, float64(nd.Count)
+	}, nil
+}
+
 func (a *AIDW) evaluator(p *Problem, ix *grid.Index) (*aidwEvaluator, error) {
 	if err := a.Validate(); err != nil {
 		return nil, fmt.Errorf("aidw: %w", err)
 	}
-	n := p.Samples.Len()
-	if n == 0 {
+	n := p.sampleCount()
+	if n <= 0 {
 		return nil, fmt.Errorf("aidw: no samples")
 	}
 	area := a.StudyArea(p.Samples, p.Target)
 	if !(area > 0) || math.IsInf(area, 0) {
 		return nil, fmt.Errorf("aidw: study area %g is not a positive finite number", area)
 	}
-	e := &aidwEvaluator{a: a, s: p.Samples, ix: ix, k: min(a.K, n), rExp: ExpectedDistance(n, area), r2: math.Inf(1)}
+	e := &aidwEvaluator{a: a, s: p.Samples, t: p.Target, ix: ix, n: n, k: min(a.K, n),
+		rExp: ExpectedDistance(n, area), r2: math.Inf(1)}
+	if p.leaveOneOut && a.Area == 0 {
+		e.box = newBoxWithout(p.Samples)
+	}
 	e.nq = e.k
 	if a.MaxPoints > 0 {
 		e.nq = max(e.k, min(a.MaxPoints, n))
@@ -218,14 +268,14 @@ func (a *AIDW) evaluator(p *Problem, ix *grid.Index) (*aidwEvaluator, error) {
 // node computes AIDW at (x,y), relative to the samples' origin. One index query gives both
 // r_obs and, for MaxPoints, the weighting neighbourhood.
 func (e *aidwEvaluator) node(sc *scratch, x, y float64) AIDWNode {
-	sc.nb = e.ix.KNN(x, y, e.nq, math.Inf(1), sc.nb)
+	sc.nb = sc.knn(e.ix, x, y, e.nq, math.Inf(1))
 	nb := sc.nb
 	var nd AIDWNode
 	for _, n := range nb[:e.k] {
 		nd.RObs += math.Sqrt(n.D2)
 	}
 	nd.RObs /= float64(e.k)
-	nd.R = nd.RObs / e.rExp
+	nd.R = nd.RObs / e.expectedDistance(sc)
 	nd.Alpha = AlphaFromMu(MuFromR(nd.R, e.a.RMin, e.a.RMax), e.a.Alphas)
 	nearest := nb[0]
 	if nearest.D2 < exactHitD2 {
@@ -239,8 +289,8 @@ func (e *aidwEvaluator) node(sc *scratch, x, y float64) AIDWNode {
 	var sw, swz float64
 	switch {
 	case !e.a.local():
-		sw, swz = weighAll(e.s.X, e.s.Y, e.s.Z, x, y, c, c0)
-		nd.Count = e.s.Len()
+		sw, swz = e.weighAll(sc, x, y, c, c0)
+		nd.Count = e.n
 	case e.a.MaxPoints > 0:
 		nb = nb[:min(len(nb), e.a.MaxPoints)]
 		for len(nb) > 0 && nb[len(nb)-1].D2 > e.r2 {
@@ -249,7 +299,7 @@ func (e *aidwEvaluator) node(sc *scratch, x, y float64) AIDWNode {
 		sw, swz = weighNeighbors(nb, e.s.Z, c, c0)
 		nd.Count = len(nb)
 	default:
-		sc.nb = e.ix.Within(x, y, e.r2, sc.nb)
+		sc.nb = sc.within(e.ix, x, y, e.r2)
 		sw, swz = weighNeighbors(sc.nb, e.s.Z, c, c0)
 		nd.Count = len(sc.nb)
 	}
@@ -261,12 +311,41 @@ func (e *aidwEvaluator) node(sc *scratch, x, y float64) AIDWNode {
 	return nd
 }
 
+// expectedDistance is r_exp for the node: with a sample held out, that of the n-1 others over
+// their own study area.
+func (e *aidwEvaluator) expectedDistance(sc *scratch) float64 {
+	id, ok := sc.heldOut()
+	if !ok || e.box == nil {
+		return e.rExp
+	}
+	area := e.box.area(id)
+	if !(area > 0) {
+		xmin, ymin, xmax, ymax := e.t.Extent()
+		area = (xmax - xmin) * (ymax - ymin)
+	}
+	return ExpectedDistance(e.n, area)
+}
+
+// weighAll weighs every sample but the held-out one, if any: the loop runs on either side of
+// it, so that it never enters the sums (it lies on the node: its weight is infinite, and no
+// later subtraction could take it out again).
+func (e *aidwEvaluator) weighAll(sc *scratch, x, y, c, c0 float64) (sw, swz float64) {
+	xs, ys, zs := e.s.X, e.s.Y, e.s.Z
+	id, ok := sc.heldOut()
+	if !ok {
+		return weighAll(xs, ys, zs, x, y, c, c0)
+	}
+	sw, swz = weighAll(xs[:id], ys[:id], zs[:id], x, y, c, c0)
+	sw1, swz1 := weighAll(xs[id+1:], ys[id+1:], zs[id+1:], x, y, c, c0)
+	return sw + sw1, swz + swz1
+}
+
 // exactHit returns the value of the first sample, in input order, within gdal_grid's exact-hit
 // distance of (x,y); nearest is one such sample. As in gdal_grid, an exact hit wins over the
 // neighbourhood rules.
 func (e *aidwEvaluator) exactHit(sc *scratch, x, y float64, nearest int32) float64 {
 	first := nearest
-	sc.nb = e.ix.Within(x, y, exactHitD2, sc.nb)
+	sc.nb = sc.within(e.ix, x, y, exactHitD2)
 	for _, n := range sc.nb {
 		if n.D2 < exactHitD2 && n.ID < first {
 			first = n.ID

@@ -22,12 +22,29 @@ type cpuAlgorithm interface {
 // worker's own scratch space, so a nodeFunc allocates nothing per node.
 type nodeFunc func(sc *scratch, x, y float64) float64
 
+// cpuBandsAlgorithm is what an algorithm with bands after its value (see BandNames) provides
+// to run on the CPU engine: bindBands returns the function that computes every band of a node.
+type cpuBandsAlgorithm interface {
+	bindBands(p *Problem, ix *grid.Index) (bandsFunc, error)
+}
+
+// bandsFunc computes the node at (x,y) into out, one value per band, the value first.
+type bandsFunc func(sc *scratch, x, y float64, out []float64)
+
 // scratch is one worker's reusable buffers.
 type scratch struct {
 	nb  []grid.Neighbor
 	ids []int32
 	f   []float64
+	// bands receives a multi-band node's values.
+	bands []float64
+	// held is 1 + the sample held out of the node's computation (leave-one-out
+	// cross-validation, see LeaveOneOut), 0 for none, so that a zero scratch holds none out.
+	held int32
 }
+
+// heldOut returns the sample held out of the node's computation, if any.
+func (sc *scratch) heldOut() (int32, bool) { return sc.held - 1, sc.held > 0 }
 
 // CPU is the engine that runs every algorithm on all CPU cores.
 type CPU struct {
@@ -48,21 +65,46 @@ func (c *CPU) Prepare(ctx context.Context, p *Problem) (Prepared, error) {
 		return nil, fmt.Errorf("algorithm %s has no CPU implementation", p.Alg.Name())
 	}
 	ix := grid.Build(p.Samples.X, p.Samples.Y)
-	fn, err := alg.bind(p, ix)
-	if err != nil {
-		return nil, err
-	}
 	threads := c.Threads
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	return &cpuPrepared{p: p, fn: fn, threads: threads}, nil
+	cp := &cpuPrepared{p: p, threads: threads, nbands: len(BandNames(p.Alg))}
+	var err error
+	if cp.nbands == 1 {
+		if cp.fn, err = alg.bind(p, ix); err != nil {
+			return nil, err
+		}
+		return cp, nil
+	}
+	ba, ok := p.Alg.(cpuBandsAlgorithm)
+	if !ok {
+		return nil, fmt.Errorf("algorithm %s has no CPU implementation of its %d bands", p.Alg.Name(), cp.nbands)
+	}
+	if cp.bands, err = ba.bindBands(p, ix); err != nil {
+		return nil, err
+	}
+	cp.fn = func(sc *scratch, x, y float64) float64 { return cp.node(sc, x, y)[0] }
+	return cp, nil
 }
 
 type cpuPrepared struct {
 	p       *Problem
 	fn      nodeFunc
 	threads int
+	// bands computes every band of a multi-band algorithm (nbands > 1); fn is then its first.
+	bands  bandsFunc
+	nbands int
+}
+
+// node computes every band of the node at (x,y) into the worker's scratch.
+func (c *cpuPrepared) node(sc *scratch, x, y float64) []float64 {
+	if len(sc.bands) < c.nbands {
+		sc.bands = make([]float64, c.nbands)
+	}
+	out := sc.bands[:c.nbands]
+	c.bands(sc, x, y, out)
+	return out
 }
 
 // chunkNodes is how many nodes a worker takes at a time: small enough to balance uneven
@@ -72,7 +114,31 @@ const chunkNodes = 256
 // Compute fills the block with all workers pulling chunks of nodes from a shared counter.
 func (c *cpuPrepared) Compute(ctx context.Context, b *Block) error {
 	cols := c.p.Target.Cols
-	n := b.Rows * cols
+	if len(b.Extra) > 0 && len(b.Extra) != c.nbands-1 {
+		return fmt.Errorf("block asks for %d bands after the value; %s gives %d", len(b.Extra), c.p.Alg.Name(), c.nbands-1)
+	}
+	return c.forEach(ctx, b.Rows*cols, func(sc *scratch, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if b.Skip != nil && b.Skip[i] {
+				continue
+			}
+			x, y := c.p.NodeXY(i%cols, b.Row0+i/cols)
+			if len(b.Extra) == 0 {
+				b.Values[i] = c.fn(sc, x, y)
+				continue
+			}
+			out := c.node(sc, x, y)
+			b.Values[i] = out[0]
+			for k, band := range b.Extra {
+				band[i] = out[k+1]
+			}
+		}
+	})
+}
+
+// forEach runs chunk over nodes [0,n), all workers pulling runs of chunkNodes from a shared
+// counter, each with its own scratch.
+func (c *cpuPrepared) forEach(ctx context.Context, n int, chunk func(sc *scratch, lo, hi int)) error {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := 0; w < c.threads; w++ {
@@ -85,14 +151,7 @@ func (c *cpuPrepared) Compute(ctx context.Context, b *Block) error {
 				if lo >= n {
 					return
 				}
-				hi := min(lo+chunkNodes, n)
-				for i := lo; i < hi; i++ {
-					if b.Skip != nil && b.Skip[i] {
-						continue
-					}
-					x, y := c.p.NodeXY(i%cols, b.Row0+i/cols)
-					b.Values[i] = c.fn(sc, x, y)
-				}
+				chunk(sc, lo, min(lo+chunkNodes, n))
 			}
 		}()
 	}

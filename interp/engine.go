@@ -12,6 +12,25 @@ type Block struct {
 	Skip []bool
 	// Values receives one value per node, row-major.
 	Values []float64
+	// Extra, when non-empty, receives the bands after the value (see BandNames), each laid out
+	// as Values. Only engines whose Supports accepts a multi-band algorithm fill them.
+	Extra [][]float64
+}
+
+// multiBand is an algorithm that explains its value with bands after it.
+type multiBand interface {
+	BandNames() []string
+}
+
+// BandNames names the bands an algorithm computes per node: "value", then any that explain it
+// (AIDW's diagnostics).
+func BandNames(a Algorithm) []string {
+	if m, ok := a.(multiBand); ok {
+		if names := m.BandNames(); len(names) > 0 {
+			return names
+		}
+	}
+	return []string{"value"}
 }
 
 // Engine computes problems. The CPU engine and the GPU engine (cuda build) implement it.
@@ -32,6 +51,10 @@ type Prepared interface {
 // RowSink receives computed rows in order.
 type RowSink func(row0, rows int, values []float64) error
 
+// BandSink receives computed rows in order with every band of the algorithm (see BandNames):
+// bands[0] is the value.
+type BandSink func(row0, rows int, bands [][]float64) error
+
 // BlockRows is how many rows a block holds: about 8 Mi nodes, so that memory stays bounded for
 // any raster size and a block still gives every worker plenty to do.
 func BlockRows(cols int) int {
@@ -43,8 +66,17 @@ func BlockRows(cols int) int {
 }
 
 // Grid runs the shared driver loop: prepare, then compute and hand over the target block by
-// block, reporting the fraction done after each block.
+// block, reporting the fraction done after each block. Only the value band is computed.
 func Grid(ctx context.Context, eng Engine, p *Problem, sink RowSink, progress func(float64)) error {
+	return gridProblem(ctx, eng, p, 1, func(row0, rows int, bands [][]float64) error { return sink(row0, rows, bands[0]) }, progress)
+}
+
+// GridBands is Grid for every band of the algorithm (see BandNames).
+func GridBands(ctx context.Context, eng Engine, p *Problem, sink BandSink, progress func(float64)) error {
+	return gridProblem(ctx, eng, p, len(BandNames(p.Alg)), sink, progress)
+}
+
+func gridProblem(ctx context.Context, eng Engine, p *Problem, bands int, sink BandSink, progress func(float64)) error {
 	if err := p.Target.Validate(); err != nil {
 		return err
 	}
@@ -55,20 +87,24 @@ func Grid(ctx context.Context, eng Engine, p *Problem, sink RowSink, progress fu
 	if err != nil {
 		return err
 	}
-	err = drive(ctx, prep, p, sink, progress)
+	err = drive(ctx, prep, p, bands, sink, progress)
 	if cerr := prep.Close(); err == nil {
 		err = cerr
 	}
 	return err
 }
 
-func drive(ctx context.Context, prep Prepared, p *Problem, sink RowSink, progress func(float64)) error {
+func drive(ctx context.Context, prep Prepared, p *Problem, bands int, sink BandSink, progress func(float64)) error {
 	t := p.Target
 	step := BlockRows(t.Cols)
 	if step > t.Rows {
 		step = t.Rows
 	}
 	b := &Block{Values: make([]float64, step*t.Cols)}
+	out := make([][]float64, bands)
+	for k := 1; k < bands; k++ {
+		out[k] = make([]float64, step*t.Cols)
+	}
 	var skip []bool
 	if t.Mask != nil {
 		skip = make([]bool, step*t.Cols)
@@ -77,6 +113,11 @@ func drive(ctx context.Context, prep Prepared, p *Problem, sink RowSink, progres
 		rows := min(step, t.Rows-row0)
 		n := rows * t.Cols
 		b.Row0, b.Rows, b.Values = row0, rows, b.Values[:n]
+		b.Extra = b.Extra[:0]
+		for _, e := range out[1:] {
+			b.Extra = append(b.Extra, e[:n])
+		}
+		out[0] = b.Values
 		b.Skip = nil
 		if skip != nil {
 			b.Skip = skip[:n]
@@ -89,13 +130,15 @@ func drive(ctx context.Context, prep Prepared, p *Problem, sink RowSink, progres
 		}
 		if b.Skip != nil {
 			nd := p.Alg.NoData()
-			for i, s := range b.Skip {
-				if s {
-					b.Values[i] = nd
+			for _, band := range out {
+				for i, s := range b.Skip {
+					if s {
+						band[i] = nd
+					}
 				}
 			}
 		}
-		if err := sink(row0, rows, b.Values); err != nil {
+		if err := sink(row0, rows, out); err != nil {
 			return err
 		}
 		if progress != nil {

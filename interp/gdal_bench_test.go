@@ -44,8 +44,17 @@ func benchGDAL(b *testing.B, alg string, n, cols int, side float64) {
 
 // BenchmarkGDALInvDistAll is the all-samples bar: 20,000 samples onto 1000 x 1000 nodes,
 // invdist with its defaults (power 2, every sample), where gdal_grid runs its float32 SIMD code.
+// ns/pair is per sample and node (2e10 pairs), on all workers together: the far-field tree
+// (farTree) meets far fewer pairs than that.
 func BenchmarkGDALInvDistAll(b *testing.B) {
 	benchGDAL(b, "invdist", 20_000, 1000, 10_000)
+	b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N)/(20_000*1000*1000), "ns/pair")
+}
+
+// BenchmarkGDALInvDistAllPower3 is BenchmarkGDALInvDistAll with power 3, whose weights take a
+// square root each.
+func BenchmarkGDALInvDistAllPower3(b *testing.B) {
+	benchGDAL(b, "invdist:power=3", 20_000, 1000, 10_000)
 }
 
 // BenchmarkGDALRadius is the radius bar: 1,000,000 samples over a 10 km square onto 1000 x
@@ -76,7 +85,8 @@ var gdalRadiusAlgorithms = []string{
 	"linear",
 }
 
-// BenchmarkGDALInvDistKernel times invdist's all-samples inner loop alone, on one core.
+// BenchmarkGDALInvDistKernel times invdist's all-samples power-2 kernel for one node (the one
+// for points off the raster and for nodes on a sample) alone, on one core.
 func BenchmarkGDALInvDistKernel(b *testing.B) {
 	const n = 20_000
 	t := NorthUp(450000, 5400000, 460000, 5410000, 1, 1)
@@ -87,6 +97,27 @@ func BenchmarkGDALInvDistKernel(b *testing.B) {
 		sink += num / den
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/pair")
+	if sink == 0 {
+		b.Log(sink)
+	}
+}
+
+// BenchmarkGDALInvDistRowKernel times the all-samples power-2 kernel that sums 8 nodes of a
+// row at once (the one the far-field tree and the row batches use), on one core.
+func BenchmarkGDALInvDistRowKernel(b *testing.B) {
+	const n = 20_000
+	t := NorthUp(450000, 5400000, 460000, 5410000, 1, 1)
+	s := gdalBenchSamples(n, 10_000, t)
+	var nx, num, den [batchNodes]float64
+	var sink float64
+	for i := 0; b.Loop(); i++ {
+		for k := range nx {
+			nx[k] = float64(i%97) + 10*float64(k)
+		}
+		idw2Row(s.X, s.Y, s.Z, &nx, 3.5, 0, &num, &den)
+		sink += num[0] / den[0]
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(n*batchNodes), "ns/pair")
 	if sink == 0 {
 		b.Log(sink)
 	}

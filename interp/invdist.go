@@ -172,7 +172,7 @@ func (w invPower) weight(r2 float64) float64 {
 
 func (a *InvDist) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
 	if a.Radius1 == 0 && a.Radius2 == 0 {
-		return a.bindAll(p), nil
+		return a.bindAll(p, ix), nil
 	}
 	return a.bindSearch(p.Samples, ix), nil
 }
@@ -186,7 +186,7 @@ func (a *InvDist) bindSearch(s *Samples, ix *grid.Index) nodeFunc {
 	if a.MaxPoints == 0 {
 		return func(sc *scratch, x, y float64) float64 {
 			// Without max_points the order only decides which exact hit counts: the first.
-			sc.nb = area.collect(ix, x, y, sc.nb)
+			sc.nb = sc.without(area.collect(ix, x, y, sc.nb))
 			var num, den float64
 			hit := int32(-1)
 			for _, nb := range sc.nb {
@@ -211,7 +211,7 @@ func (a *InvDist) bindSearch(s *Samples, ix *grid.Index) nodeFunc {
 		}
 	}
 	return func(sc *scratch, x, y float64) float64 {
-		sc.nb = area.find(ix, x, y, sc.nb)
+		sc.nb = sc.without(area.find(ix, x, y, sc.nb))
 		var num, den float64
 		n := 0
 		for _, nb := range sc.nb {
@@ -235,40 +235,48 @@ func (a *InvDist) bindSearch(s *Samples, ix *grid.Index) nodeFunc {
 }
 
 // bindAll is gdal's GDALGridInverseDistanceToAPowerNoSearch: every sample, in input order.
-func (a *InvDist) bindAll(p *Problem) nodeFunc {
+// Nodes come from the far-field tree (see farTree) where it pays and applies; else, with
+// power 2, in runs of 8 along a row; else one by one.
+func (a *InvDist) bindAll(p *Problem, ix *grid.Index) nodeFunc {
 	s := p.Samples
 	s2 := a.Smoothing * a.Smoothing
-	finish := func(num, den float64) float64 {
-		if den == 0 {
-			return a.NodataValue
-		}
-		return num / den
-	}
 	if a.Power == 2 {
 		// The no-smoothing case has gdal's exact-hit test, the smoothing case none.
-		one := func(x, y float64) float64 { return finish(idw2SmoothAll(s.X, s.Y, s.Z, x, y, s2)) }
+		one := func(x, y float64) float64 { return a.finish(idw2SmoothAll(s.X, s.Y, s.Z, x, y, s2)) }
 		if s2 == 0 {
 			one = func(x, y float64) float64 {
 				num, den, hit := idw2All(s.X, s.Y, s.Z, x, y)
 				if hit >= 0 {
 					return s.Z[hit]
 				}
-				return finish(num, den)
+				return a.finish(num, den)
 			}
 		}
 		batch := newRowBatch(p)
+		sums := func(xs, ys, zs []float64, px *[batchNodes]float64, y float64, num, den *[batchNodes]float64) {
+			idw2Row(xs, ys, zs, px, y, s2, num, den)
+		}
+		tree := newFarTree(p, ix, batch, farSums{sums, true}, one, a.finish)
 		return func(sc *scratch, x, y float64) float64 {
+			if id, ok := sc.heldOut(); ok {
+				return a.allButOne(s, id, x, y)
+			}
+			if tree != nil {
+				return tree.value(sc, x, y)
+			}
 			if v, ok := batch.lookup(sc, x, y); ok {
 				return v
 			}
-			var nx, num, den, v [batchNodes]float64
-			n, ok := batch.nodes(x, y, &nx)
-			if !ok || !idw2Row(s.X, s.Y, s.Z, &nx, y, s2, &num, &den) {
+			col, row, ok := batch.node(x, y)
+			if !ok {
 				return one(x, y)
 			}
+			var nx, num, den, v [batchNodes]float64
+			n := batch.nodes(col, row, &nx)
+			idw2Row(s.X, s.Y, s.Z, &nx, y, s2, &num, &den)
 			for k := range n {
-				if den[k] < 1/exactHitR2 {
-					v[k] = finish(num[k], den[k])
+				if den[k] < 1/exactHitR2 && den[k] > 0 {
+					v[k] = a.finish(num[k], den[k])
 				} else {
 					v[k] = one(nx[k], y) // an exact hit, or close to one: gdal's own loop decides
 				}
@@ -278,9 +286,13 @@ func (a *InvDist) bindAll(p *Problem) nodeFunc {
 		}
 	}
 	w := newInvPower(a.Power)
-	return func(_ *scratch, x, y float64) float64 {
+	// sum is gdal's loop over every sample but skip (-1 for none).
+	sum := func(skip int, x, y float64) float64 {
 		var num, den float64
 		for i, sx := range s.X {
+			if i == skip {
+				continue
+			}
 			dx, dy := sx-x, s.Y[i]-y
 			r2 := float64(dx*dx) + float64(dy*dy) + s2
 			if r2 < exactHitR2 {
@@ -290,8 +302,74 @@ func (a *InvDist) bindAll(p *Problem) nodeFunc {
 			num += wi * s.Z[i]
 			den += wi
 		}
-		return finish(num, den)
+		return a.finish(num, den)
 	}
+	var tree *farTree
+	if a.Power <= farMaxPower {
+		tree = newFarTree(p, ix, newRowBatch(p), farSums{w.rowSums(s2), false},
+			func(x, y float64) float64 { return sum(-1, x, y) }, a.finish)
+	}
+	return func(sc *scratch, x, y float64) float64 {
+		skip, held := sc.heldOut()
+		if tree != nil && !held {
+			return tree.value(sc, x, y)
+		}
+		return sum(int(skip), x, y)
+	}
+}
+
+// rowSums is the far-field tree's rowSums for these weights: a node within gdal's exact-hit
+// distance of a sample gets den = +Inf, so that the tree leaves it to gdal's loop.
+func (w invPower) rowSums(s2 float64) rowSums {
+	return func(xs, ys, zs []float64, px *[batchNodes]float64, y float64, num, den *[batchNodes]float64) {
+		var n, d [batchNodes]float64
+		ys, zs = ys[:len(xs)], zs[:len(xs)]
+		for i, xi := range xs {
+			dy := ys[i] - y
+			e := float64(dy*dy) + s2
+			for k, x := range px {
+				dx := xi - x
+				r2 := float64(dx*dx) + e
+				if r2 < exactHitR2 {
+					d[k] = math.Inf(1)
+					continue
+				}
+				wi := w.weight(r2)
+				n[k] += wi * zs[i]
+				d[k] += wi
+			}
+		}
+		*num, *den = n, d
+	}
+}
+
+func (a *InvDist) finish(num, den float64) float64 {
+	if den == 0 {
+		return a.NodataValue
+	}
+	return num / den
+}
+
+// allButOne is the power-2 sum over every sample but the held-out one, id: the loops run on
+// either side of it, which keeps gdal's exact-hit rule (the first hit in input order).
+func (a *InvDist) allButOne(s *Samples, id int32, x, y float64) float64 {
+	xs, ys, zs := s.X, s.Y, s.Z
+	lo, hi := int(id), int(id)+1
+	s2 := a.Smoothing * a.Smoothing
+	if s2 > 0 {
+		num, den := idw2SmoothAll(xs[:lo], ys[:lo], zs[:lo], x, y, s2)
+		num1, den1 := idw2SmoothAll(xs[hi:], ys[hi:], zs[hi:], x, y, s2)
+		return a.finish(num+num1, den+den1)
+	}
+	num, den, hit := idw2All(xs[:lo], ys[:lo], zs[:lo], x, y)
+	if hit >= 0 {
+		return zs[hit]
+	}
+	num1, den1, hit := idw2All(xs[hi:], ys[hi:], zs[hi:], x, y)
+	if hit >= 0 {
+		return zs[hi+hit]
+	}
+	return a.finish(num+num1, den+den1)
 }
 
 // idw2SmoothAll sums 1/r2 and z/r2 over every sample, r2 = d2 + s2 > 0.
@@ -316,6 +394,30 @@ func idw2SmoothAll(xs, ys, zs []float64, x, y, s2 float64) (num, den float64) {
 		den += w
 	}
 	return num + num1, den + den1
+}
+
+// idw2RowGo is the portable form of idw2Row. Nodes go in pairs that share one division,
+// 1/d = d'/(d*d'), which halves the divisions (the slow part) at a cost of 2 ulps; a node on a
+// sample (d = 0) gets Inf or NaN sums, and so does its partner.
+func idw2RowGo(xs, ys, zs []float64, nx *[batchNodes]float64, y, s2 float64, num, den *[batchNodes]float64) {
+	ys, zs = ys[:len(xs)], zs[:len(xs)]
+	var n, d [batchNodes]float64
+	for i, xi := range xs {
+		dy := ys[i] - y
+		e := float64(dy*dy) + s2
+		z := zs[i]
+		for k := 0; k < batchNodes; k += 2 {
+			dx0, dx1 := xi-nx[k], xi-nx[k+1]
+			d0, d1 := float64(dx0*dx0)+e, float64(dx1*dx1)+e
+			r := 1 / (d0 * d1)
+			w0, w1 := d1*r, d0*r
+			n[k] += w0 * z
+			d[k] += w0
+			n[k+1] += w1 * z
+			d[k+1] += w1
+		}
+	}
+	*num, *den = n, d
 }
 
 // idw2AllGo is the portable form of idw2All: the sums of 1/d2 and z/d2 over every sample, or
@@ -381,7 +483,7 @@ func (e *invDistNNEval) mayHit(nearest float64) bool {
 // hit returns the sample that gdal takes as is at (x,y), or -1: the first in gdal's quadtree
 // order within the search square with d2 + s2 < 1e-13. It overwrites sc.nb.
 func (e *invDistNNEval) hit(sc *scratch, x, y float64) int32 {
-	sc.nb = e.ix.Within(x, y, exactHitR2, sc.nb)
+	sc.nb = sc.within(e.ix, x, y, exactHitR2)
 	best, rank := int32(-1), int32(0)
 	for _, nb := range sc.nb {
 		if nb.D2+e.s2 < exactHitR2 && inSquare(e.s, nb.ID, x, y, e.a.Radius) {
@@ -400,12 +502,12 @@ func (e *invDistNNEval) nearest(sc *scratch, x, y float64) float64 {
 	if a.MaxPoints == 0 {
 		k = math.MaxInt
 	}
-	sc.nb = e.ix.KNN(x, y, k, e.r2, sc.nb)
+	sc.nb = sc.knn(e.ix, x, y, k, e.r2)
 	if e.mayHit(nearestD2(sc.nb)) {
 		if h := e.hit(sc, x, y); h >= 0 {
 			return e.s.Z[h]
 		}
-		sc.nb = e.ix.KNN(x, y, k, e.r2, sc.nb)
+		sc.nb = sc.knn(e.ix, x, y, k, e.r2)
 	}
 	nb := sc.nb
 	for i := range nb {
@@ -437,7 +539,7 @@ func nearestD2(nb []grid.Neighbor) float64 {
 // tiedNearest returns every sample within the radius sorted as gdal's multimap holds them, by
 // d2 + s2 and then gdal's order: needed when a tie straddles max_points.
 func (e *invDistNNEval) tiedNearest(sc *scratch, x, y float64) []grid.Neighbor {
-	sc.nb = e.ix.Within(x, y, e.r2, sc.nb)
+	sc.nb = sc.within(e.ix, x, y, e.r2)
 	for i := range sc.nb {
 		sc.nb[i].D2 += e.s2
 	}
@@ -453,7 +555,7 @@ func (e *invDistNNEval) tiedNearest(sc *scratch, x, y float64) []grid.Neighbor {
 
 // quadrants is gdal's GDALGridInverseDistanceToAPowerNearestNeighborPerQuadrant.
 func (e *invDistNNEval) quadrants(sc *scratch, x, y float64) float64 {
-	sc.nb = e.ix.Within(x, y, e.r2, sc.nb)
+	sc.nb = sc.within(e.ix, x, y, e.r2)
 	nearest := math.Inf(1)
 	for _, n := range sc.nb {
 		nearest = min(nearest, n.D2)
@@ -462,7 +564,7 @@ func (e *invDistNNEval) quadrants(sc *scratch, x, y float64) float64 {
 		if h := e.hit(sc, x, y); h >= 0 {
 			return e.s.Z[h]
 		}
-		sc.nb = e.ix.Within(x, y, e.r2, sc.nb)
+		sc.nb = sc.within(e.ix, x, y, e.r2)
 	}
 	for i := range sc.nb {
 		sc.nb[i].D2 += e.s2
@@ -524,33 +626,42 @@ func (b *rowBatch) lookup(sc *scratch, x, y float64) (float64, bool) {
 	return 0, false
 }
 
-// nodes fills nx with the x of the node at (x,y) and of the nodes that follow it in its row,
-// the last repeated past the row's end, and returns how many are real; ok is false when
-// (x,y) is not a node of the target as the engine computes it.
-func (b *rowBatch) nodes(x, y float64, nx *[batchNodes]float64) (n int, ok bool) {
+// node returns the column and row of the node at (x,y); ok is false when (x,y) is not a
+// node of the target as the engine computes it.
+func (b *rowBatch) node(x, y float64) (col, row int, ok bool) {
 	if !b.flat {
-		return 0, false
+		return 0, 0, false
 	}
 	t := b.p.Target
-	col := int(math.Round((x-b.x0)/b.g[1] - 0.5))
-	row := int(math.Round((y-b.y0)/b.g[5] - 0.5))
+	col = int(math.Round((x-b.x0)/b.g[1] - 0.5))
+	row = int(math.Round((y-b.y0)/b.g[5] - 0.5))
 	if col < 0 || col >= t.Cols || row < 0 || row >= t.Rows {
-		return 0, false
+		return 0, 0, false
 	}
 	if cx, cy := b.p.NodeXY(col, row); cx != x || cy != y {
-		return 0, false
+		return 0, 0, false
 	}
-	n = min(batchNodes, t.Cols-col)
+	return col, row, true
+}
+
+// nodes fills nx with the x of node (col,row) and of the nodes that follow it in its row, the
+// last repeated past the row's end, and returns how many are real.
+func (b *rowBatch) nodes(col, row int, nx *[batchNodes]float64) (n int) {
+	n = min(batchNodes, b.p.Target.Cols-col)
 	for k := range nx {
 		nx[k], _ = b.p.NodeXY(col+min(k, n-1), row)
 	}
-	return n, true
+	return n
 }
+
+// batchScratch is the length of sc.f that bindAll uses: the batch, then the far-field tree's
+// last node (see farTree.locate).
+const batchScratch = 2 + 2*batchNodes + 2
 
 // store keeps the batch's values in the worker's scratch.
 func (b *rowBatch) store(sc *scratch, y float64, nx, v *[batchNodes]float64, n int) {
-	if len(sc.f) < 2+2*batchNodes {
-		sc.f = make([]float64, 2+2*batchNodes)
+	if len(sc.f) < batchScratch {
+		sc.f = append(sc.f, make([]float64, batchScratch-len(sc.f))...)
 	}
 	sc.f[0], sc.f[1] = float64(n), y
 	copy(sc.f[2:], nx[:])

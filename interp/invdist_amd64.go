@@ -71,12 +71,12 @@ func idw2RowAVX512(xs, ys, zs *float64, n int, nx *[8]float64, y, s2 float64, ac
 
 // idw2Row sums z/r2 into num[k] and 1/r2 into den[k] over every sample for the 8 nodes
 // (nx[k], y), r2 = d2 + s2, without exact-hit test (a node within 1e-13 of a sample gets
-// den >= 1e13, Inf or NaN). It returns false where the CPU lacks AVX-512: callers then go node
-// by node.
-func idw2Row(xs, ys, zs []float64, nx *[batchNodes]float64, y, s2 float64, num, den *[batchNodes]float64) bool {
+// den >= 1e13, Inf or NaN, and so may its neighbour in the pair that shares a division).
+func idw2Row(xs, ys, zs []float64, nx *[batchNodes]float64, y, s2 float64, num, den *[batchNodes]float64) {
 	n := len(xs) &^ 7
 	if !haveAVX512 || n == 0 {
-		return false
+		idw2RowGo(xs, ys, zs, nx, y, s2, num, den)
+		return
 	}
 	ys, zs = ys[:len(xs)], zs[:len(xs)]
 	var acc [128]float64
@@ -88,14 +88,10 @@ func idw2Row(xs, ys, zs []float64, nx *[batchNodes]float64, y, s2 float64, num, 
 			den[k] += acc[64+8*k+l]
 		}
 	}
-	for i := n; i < len(xs); i++ {
-		dy := ys[i] - y
-		for k, x := range nx {
-			dx := xs[i] - x
-			w := 1 / (float64(dx*dx) + float64(dy*dy) + s2)
-			num[k] += w * zs[i]
-			den[k] += w
-		}
+	var tn, td [batchNodes]float64
+	idw2RowGo(xs[n:], ys[n:], zs[n:], nx, y, s2, &tn, &td)
+	for k := range num {
+		num[k] += tn[k]
+		den[k] += td[k]
 	}
-	return true
 }

@@ -8,7 +8,8 @@ func idw2All(xs, ys, zs []float64, x, y float64) (num, den float64, hit int) {
 	return idw2AllGo(xs, ys, zs, x, y)
 }
 
-// idw2Row would sum 8 nodes of a row at once; without the assembly it declines.
-func idw2Row(xs, ys, zs []float64, nx *[batchNodes]float64, y, s2 float64, num, den *[batchNodes]float64) bool {
-	return false
+// idw2Row sums z/r2 into num[k] and 1/r2 into den[k] over every sample for the 8 nodes
+// (nx[k], y), r2 = d2 + s2, without exact-hit test; see idw2RowGo.
+func idw2Row(xs, ys, zs []float64, nx *[batchNodes]float64, y, s2 float64, num, den *[batchNodes]float64) {
+	idw2RowGo(xs, ys, zs, nx, y, s2, num, den)
 }

@@ -2,8 +2,10 @@ package interp
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -170,31 +172,41 @@ func TestIDW2AllKernel(t *testing.T) {
 				t.Fatalf("n=%d node %d: %g/%g hit %d, want %g/%g hit %d", n, k, num, den, hit, wn, wd, wh)
 			}
 		}
-		// Eight nodes of a row at once.
-		var nx, num, den [batchNodes]float64
-		for k := range nx {
-			nx[k] = -480.5 + 117*float64(k)
-		}
-		if idw2Row(s.X, s.Y, s.Z, &nx, 12.25, 0, &num, &den) {
+		// Eight nodes of a row at once, by the kernel and by its portable form.
+		for _, row := range []struct {
+			name string
+			f    func(xs, ys, zs []float64, nx *[batchNodes]float64, y, s2 float64, num, den *[batchNodes]float64)
+		}{{"idw2Row", idw2Row}, {"idw2RowGo", idw2RowGo}} {
+			var nx, num, den [batchNodes]float64
+			for k := range nx {
+				nx[k] = -480.5 + 117*float64(k)
+			}
+			row.f(s.X, s.Y, s.Z, &nx, 12.25, 0, &num, &den)
 			for k, x := range nx {
 				wn, wd, _ := idw2AllGo(s.X, s.Y, s.Z, x, 12.25)
 				if math.Abs(num[k]/den[k]-wn/wd) > 1e-12*math.Abs(wn/wd) || math.Abs(den[k]-wd) > 1e-12*wd {
-					t.Fatalf("n=%d row node %d: %g/%g, want %g/%g", n, k, num[k], den[k], wn, wd)
+					t.Fatalf("%s, n=%d: node %d: %g/%g, want %g/%g", row.name, n, k, num[k], den[k], wn, wd)
 				}
 			}
 			// With smoothing.
-			idw2Row(s.X, s.Y, s.Z, &nx, 12.25, 9, &num, &den)
+			row.f(s.X, s.Y, s.Z, &nx, 12.25, 9, &num, &den)
 			for k, x := range nx {
 				wn, wd := idw2SmoothAll(s.X, s.Y, s.Z, x, 12.25, 9)
 				if math.Abs(num[k]/den[k]-wn/wd) > 1e-12*math.Abs(wn/wd) {
-					t.Fatalf("n=%d smoothed row node %d: %g, want %g", n, k, num[k]/den[k], wn/wd)
+					t.Fatalf("%s, n=%d: smoothed node %d: %g, want %g", row.name, n, k, num[k]/den[k], wn/wd)
 				}
 			}
 			// A node on a sample gets a weight sum of at least 1e13 (or NaN), for the caller to see.
 			nx[3] = s.X[n-1]
-			idw2Row(s.X, s.Y, s.Z, &nx, s.Y[n-1], 0, &num, &den)
+			row.f(s.X, s.Y, s.Z, &nx, s.Y[n-1], 0, &num, &den)
 			if den[3] < 1e13 {
-				t.Errorf("n=%d: node on a sample has weight sum %g", n, den[3])
+				t.Errorf("%s, n=%d: node on a sample has weight sum %g", row.name, n, den[3])
+			}
+			// Padding samples weigh exactly nothing.
+			pad := []float64{farPad, farPad, farPad, farPad, farPad, farPad, farPad, farPad, farPad}
+			row.f(pad, pad, make([]float64, len(pad)), &nx, 12.25, 9, &num, &den)
+			if num != [batchNodes]float64{} || den != [batchNodes]float64{} {
+				t.Errorf("%s: padding samples give sums %v, %v", row.name, num, den)
 			}
 		}
 		for _, at := range []int{0, n / 2, n - 1} {
@@ -216,4 +228,184 @@ func ExampleParseAlgorithm_invdistQuadrants() {
 	a, warns, _ := ParseAlgorithm("invdist:radius1=50:radius2=50:min_points_per_quadrant=1")
 	fmt.Printf("%s %+v %d\n", a.Name(), *a.(*InvDistNN), len(warns))
 	// Output: invdistnn {Power:2 Smoothing:0 Radius:50 MaxPoints:12 MinPoints:0 NodataValue:0 QuadrantLimits:{MinPerQuadrant:0 MaxPerQuadrant:0}} 0
+}
+
+// refIDW is invdist over every sample at (x,y) in float64 with compensated sums: gdal's value
+// (the first sample with r2 < 1e-13 as is, but for power 2 with smoothing), and the scale
+// sum(|z| w) / sum(w) against which an error is measured, since near-cancelling sums of z of
+// mixed sign leave no relative precision in the value itself.
+func refIDW(s *Samples, power, s2, x, y float64) (v, scale float64) {
+	var num, den, abs kahan
+	for i := range s.X {
+		dx, dy := s.X[i]-x, s.Y[i]-y
+		r2 := dx*dx + dy*dy + s2
+		if r2 < exactHitR2 && (power != 2 || s2 == 0) {
+			return s.Z[i], math.Abs(s.Z[i])
+		}
+		w := 1 / math.Pow(r2, power/2)
+		num.add(s.Z[i] * w)
+		den.add(w)
+		abs.add(math.Abs(s.Z[i]) * w)
+	}
+	return num.sum() / den.sum(), abs.sum() / den.sum()
+}
+
+// kahan is Neumaier's compensated sum.
+type kahan struct{ s, c float64 }
+
+func (k *kahan) add(v float64) {
+	t := k.s + v
+	if math.Abs(k.s) >= math.Abs(v) {
+		k.c += (k.s - t) + v
+	} else {
+		k.c += (v - t) + k.s
+	}
+	k.s = t
+}
+
+func (k *kahan) sum() float64 { return k.s + k.c }
+
+// TestFarTreeAccuracy grids adversarial sample sets with invdist (power 2, all samples) on
+// rasters large enough for the far-field tree and checks every third node against refIDW:
+// within 1e-13 of the scale, exact hits as gdal takes them. The second raster runs west and
+// north, and some of its leaves are small enough to be summed directly (farBox.direct).
+func TestFarTreeAccuracy(t *testing.T) {
+	tg := NorthUp(450000, 5400000, 452400, 5402000, 240, 200) // 10 m nodes
+	// Nodes running west and north, columns and rows both decreasing in coordinate order.
+	thin := Target{Cols: 49, Rows: 196, GeoTransform: [6]float64{452400, -2400.0 / 49, 0, 5400000, 0, 2000.0 / 196}}
+	rng := rand.New(rand.NewPCG(5, 6))
+	uniform := func(n int, z func(i int) float64) *Samples {
+		s := &Samples{}
+		for i := range n {
+			s.Add(450000+2400*rng.Float64(), 5400000+2000*rng.Float64(), z(i))
+		}
+		return s
+	}
+	cases := map[string]*Samples{}
+	cases["uniform"] = uniform(3001, func(int) float64 { return 100 + 50*rng.Float64() })
+	cases["negative"] = uniform(2003, func(int) float64 { return -1e4 - 100*rng.Float64() })
+	// z of mixed sign whose weighted sums nearly cancel everywhere.
+	cases["cancelling"] = uniform(2500, func(i int) float64 { return float64(1-2*(i%2))*1e3 + rng.Float64() - 0.5 })
+	// Samples far outside the raster (huge distances), clustered in a corner, on nodes (two on
+	// one node, the first counting), within a millimetre of nodes (tiny distances), and a
+	// sample at the raster's very edge.
+	mixed := uniform(1500, func(int) float64 { return rng.Float64() })
+	for i := range 300 {
+		mixed.Add(1e7+1e6*rng.Float64(), -3e6*rng.Float64(), 1e6+float64(i))
+		mixed.Add(450010+30*rng.Float64(), 5401950+30*rng.Float64(), -5+rng.Float64())
+	}
+	for k := range 40 {
+		x, y := tg.Node(rng.IntN(tg.Cols), rng.IntN(tg.Rows), 0, 0)
+		mixed.Add(x, y, 1000+float64(k))
+		mixed.Add(x, y, -1000-float64(k))
+		x, y = tg.Node(rng.IntN(tg.Cols), rng.IntN(tg.Rows), 0, 0)
+		mixed.Add(x+1e-3*rng.Float64(), y-1e-3*rng.Float64(), 7)
+	}
+	mixed.Add(450000, 5400000, 3)
+	cases["mixed"] = mixed
+	cases["one"] = uniform(1, func(int) float64 { return 42 })
+	cases["far away"] = &Samples{}
+	for range 20 {
+		cases["far away"].Add(-1e8*rng.Float64(), 1e9*rng.Float64(), rng.Float64())
+	}
+	for name, s := range cases {
+		for _, smoothing := range []float64{0, 2} {
+			alg := fmt.Sprintf("invdist:smoothing=%g", smoothing)
+			tg := tg
+			if smoothing > 0 {
+				tg = thin
+			}
+			got := gridValues(t, alg, s, tg)
+			local := cloneSamples(s)
+			local.MoveOrigin(tg.Centre())
+			ox, oy := local.OriginX, local.OriginY
+			worst := 0.0
+			for r := range tg.Rows {
+				for c := range tg.Cols {
+					if (r*tg.Cols+c)%3 != 0 {
+						continue
+					}
+					x, y := tg.Node(c, r, ox, oy)
+					want, scale := refIDW(local, 2, smoothing*smoothing, x, y)
+					g := got[r*tg.Cols+c]
+					if e := math.Abs(g-want) / scale; !(e <= 1e-13) {
+						t.Fatalf("%s, smoothing %g: node (%d,%d) = %.17g, want %.17g (error %.3g of the scale %g)",
+							name, smoothing, c, r, g, want, e, scale)
+					} else {
+						worst = max(worst, e)
+					}
+				}
+			}
+			t.Logf("%s, smoothing %g: largest error %.3g of the scale", name, smoothing, worst)
+		}
+	}
+}
+
+// TestFarTreeDeep checks random nodes of the all-samples bar's problem (20,000 samples onto
+// 1000 x 1000 nodes, a tree five levels deep) against refIDW, and that a second run gives
+// the same values to the bit, however its workers shared the leaves.
+func TestFarTreeDeep(t *testing.T) {
+	tg := NorthUp(450000, 5400000, 460000, 5410000, 1000, 1000)
+	s := gdalBenchSamples(20_000, 10_000, tg)
+	p := &Problem{Samples: s, Target: tg, Alg: &InvDist{Power: 2}}
+	grid := func(threads int) []float64 {
+		out := make([]float64, 0, tg.Cols*tg.Rows)
+		sink := func(_, _ int, v []float64) error { out = append(out, v...); return nil }
+		if err := Grid(context.Background(), &CPU{Threads: threads}, p, sink, nil); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	got := grid(2)
+	if again := grid(3); !slices.Equal(got, again) {
+		t.Errorf("a second run gives other values")
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	worst := 0.0
+	for range 3000 {
+		c, r := rng.IntN(tg.Cols), rng.IntN(tg.Rows)
+		x, y := p.NodeXY(c, r)
+		want, scale := refIDW(s, 2, 0, x, y)
+		if e := math.Abs(got[r*tg.Cols+c]-want) / scale; !(e <= 1e-13) {
+			t.Fatalf("node (%d,%d) = %.17g, want %.17g (error %.3g of the scale)", c, r, got[r*tg.Cols+c], want, e)
+		} else {
+			worst = max(worst, e)
+		}
+	}
+	t.Logf("largest error %.3g of the scale", worst)
+}
+
+// TestFarTreePowers checks the far-field tree with other powers against refIDW, exact hits
+// (two samples on one node, the first counting) and smoothing included.
+func TestFarTreePowers(t *testing.T) {
+	tg := NorthUp(450000, 5400000, 452400, 5402000, 240, 200)
+	rng := rand.New(rand.NewPCG(9, 10))
+	s := &Samples{}
+	for range 1500 {
+		s.Add(450000+2400*rng.Float64(), 5400000+2000*rng.Float64(), 100+50*rng.Float64())
+	}
+	for k := range 20 {
+		x, y := tg.Node(rng.IntN(tg.Cols), rng.IntN(tg.Rows), 0, 0)
+		s.Add(x, y, 1000+float64(k))
+		s.Add(x, y, -1000)
+	}
+	local := cloneSamples(s)
+	local.MoveOrigin(tg.Centre())
+	for _, c := range []struct{ power, smoothing float64 }{{0, 0}, {1, 0}, {1.5, 3}, {3, 0}, {8, 1}} {
+		alg := fmt.Sprintf("invdist:power=%g:smoothing=%g", c.power, c.smoothing)
+		got := gridValues(t, alg, s, tg)
+		worst := 0.0
+		for r := 0; r < tg.Rows; r += 3 {
+			for col := 0; col < tg.Cols; col += 2 {
+				x, y := tg.Node(col, r, local.OriginX, local.OriginY)
+				want, scale := refIDW(local, c.power, c.smoothing*c.smoothing, x, y)
+				if e := math.Abs(got[r*tg.Cols+col]-want) / scale; !(e <= 1e-13) {
+					t.Fatalf("%s: node (%d,%d) = %.17g, want %.17g (error %.3g of the scale)", alg, col, r, got[r*tg.Cols+col], want, e)
+				} else {
+					worst = max(worst, e)
+				}
+			}
+		}
+		t.Logf("%s: largest error %.3g of the scale", alg, worst)
+	}
 }

@@ -1,7 +1,9 @@
 package interp
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"github.com/aidw/aidw/grid"
 )
@@ -47,22 +49,114 @@ const (
 
 func (a *Linear) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
 	s := p.Samples
-	loc := newTriLocator(s, delaunay(s.X, s.Y))
+	tri := delaunay(s.X, s.Y)
+	loc := newTriLocator(s, tri)
 	nn := &gdalNearest{s: s, ix: ix, order: newGDALOrder(s), nodata: a.NodataValue}
 	minX, minY, maxX, maxY := s.Bounds()
-	nn.r0 = math.Sqrt((maxX - minX) * (maxY - minY) / float64(s.Len()))
-	return func(sc *scratch, x, y float64) float64 {
-		if v, ok := loc.interpolate(x, y); ok {
-			return v
-		}
+	r0 := math.Sqrt((maxX - minX) * (maxY - minY) / float64(s.Len()))
+	outside := func(sc *scratch, x, y, r0 float64) float64 {
 		switch {
 		case a.Radius == 0:
 			return a.NodataValue
 		case a.Radius < 0:
-			return nn.growing(sc, x, y)
+			return nn.growing(sc, x, y, r0)
 		}
 		return nn.inSquare(sc, x, y, a.Radius)
+	}
+	if p.leaveOneOut {
+		h := newHoles(s, tri, loc)
+		box := newBoxWithout(s)
+		return func(sc *scratch, x, y float64) float64 {
+			id, held := sc.heldOut()
+			if v, ok := h.interpolate(id, x, y); ok {
+				return v
+			}
+			if !held {
+				return outside(sc, x, y, r0)
+			}
+			return outside(sc, x, y, math.Sqrt(box.area(id)/float64(s.Len()-1)))
+		}, nil
+	}
+	return func(sc *scratch, x, y float64) float64 {
+		if v, ok := loc.interpolate(x, y); ok {
+			return v
+		}
+		return outside(sc, x, y, r0)
 	}, nil
+}
+
+// holes interpolates in the triangulation of the samples without one of them. Removing a
+// vertex from a Delaunay triangulation leaves a hole bounded by its neighbours, which the
+// Delaunay triangulation of those neighbours fills (it is the triangulation of the rest
+// there); the held-out sample's own place lies in that hole, or outside the new hull when it
+// was a hull vertex. A sample that is no vertex (a repeat of an earlier one) changes nothing;
+// a vertex with repeats hands its place to the first of them.
+type holes struct {
+	s   *Samples
+	loc *triLocator // of every sample
+	// the neighbours of vertex v (each twice where two triangles share it) are
+	// link[start[v]:start[v+1]]
+	start, link []int32
+	// repeat[v] is the next sample in input order at exactly v's place, or -1.
+	repeat []int32
+}
+
+func newHoles(s *Samples, t *triangulation, loc *triLocator) *holes {
+	n := s.Len()
+	h := &holes{s: s, loc: loc, start: make([]int32, n+1), link: make([]int32, 2*len(t.tri)),
+		repeat: make([]int32, n)}
+	for _, v := range t.tri {
+		h.start[v+1] += 2
+	}
+	for v := range n {
+		h.start[v+1] += h.start[v]
+	}
+	fill := slices.Clone(h.start[:n])
+	for e, v := range t.tri {
+		for _, o := range [2]int32{t.tri[nextHalfedge(int32(e))], t.tri[prevHalfedge(int32(e))]} {
+			h.link[fill[v]] = o
+			fill[v]++
+		}
+	}
+	byPlace := make([]int32, n)
+	for i := range byPlace {
+		byPlace[i] = int32(i)
+		h.repeat[i] = -1
+	}
+	slices.SortFunc(byPlace, func(a, b int32) int {
+		return cmp.Or(cmp.Compare(s.X[a], s.X[b]), cmp.Compare(s.Y[a], s.Y[b]), cmp.Compare(a, b))
+	})
+	for k := 1; k < n; k++ {
+		a, b := byPlace[k-1], byPlace[k]
+		if s.X[a] == s.X[b] && s.Y[a] == s.Y[b] {
+			h.repeat[a] = b
+		}
+	}
+	return h
+}
+
+// interpolate is triLocator.interpolate at (x,y) in the triangulation of every sample but id
+// (-1 for none).
+func (h *holes) interpolate(id int32, x, y float64) (float64, bool) {
+	if id < 0 || h.start[id] == h.start[id+1] {
+		return h.loc.interpolate(x, y)
+	}
+	around := &Samples{OriginX: h.s.OriginX, OriginY: h.s.OriginY}
+	add := func(v int32) {
+		for k, ax := range around.X {
+			if ax == h.s.X[v] && around.Y[k] == h.s.Y[v] {
+				return
+			}
+		}
+		around.X, around.Y, around.Z = append(around.X, h.s.X[v]), append(around.Y, h.s.Y[v]), append(around.Z, h.s.Z[v])
+	}
+	if r := h.repeat[id]; r >= 0 {
+		add(r)
+	}
+	for _, v := range h.link[h.start[id]:h.start[id+1]] {
+		add(v)
+	}
+	return newTriLocator(around, delaunay(around.X, around.Y)).interpolate(x, y)
 }
 
 // triLocator finds the triangle holding a point by walking from a seed triangle: the one found

@@ -125,7 +125,7 @@ func gdalArea(r1, r2, angle float64, n int) searchArea {
 
 func (a *Average) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
 	s := p.Samples
-	ar := gdalArea(a.Radius1, a.Radius2, a.Angle, s.Len())
+	ar := gdalArea(a.Radius1, a.Radius2, a.Angle, p.sampleCount())
 	mean := func(nb []grid.Neighbor) float64 {
 		if len(nb) == 0 || len(nb) < a.MinPoints {
 			return a.NodataValue
@@ -140,19 +140,21 @@ func (a *Average) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
 	case a.active():
 		order := newGDALOrder(s)
 		return func(sc *scratch, x, y float64) float64 {
-			sc.nb = ar.collect(ix, x, y, sc.nb)
+			sc.nb = sc.without(ar.collect(ix, x, y, sc.nb))
 			pick := pickQuadrants(sc, sc.nb, s, x, y, a.QuadrantLimits, a.MaxPoints, order)
 			if !pick.ok(a.MinPerQuadrant) {
 				return a.NodataValue
 			}
 			return mean(picked(sc.nb, pick))
 		}, nil
+	case ar.all() && p.leaveOneOut:
+		return func(sc *scratch, _, _ float64) float64 { return mean(sc.everySample(s.Len())) }, nil
 	case ar.all():
 		v := allSamplesValue(s, func(nb []grid.Neighbor) float64 { return mean(nb) })
 		return func(*scratch, float64, float64) float64 { return v }, nil
 	}
 	return func(sc *scratch, x, y float64) float64 {
-		sc.nb = ar.collect(ix, x, y, sc.nb)
+		sc.nb = sc.without(ar.collect(ix, x, y, sc.nb))
 		return mean(sc.nb)
 	}, nil
 }
@@ -164,6 +166,19 @@ func picked(nb []grid.Neighbor, pick quadrantPick) []grid.Neighbor {
 		nb[k] = nb[j]
 	}
 	return nb[:len(pick.Order)]
+}
+
+// everySample lists every sample but the held-out one in sc.nb, distances unset: the
+// neighbourhood of a search without radius, node by node for leave-one-out.
+func (sc *scratch) everySample(n int) []grid.Neighbor {
+	skip, _ := sc.heldOut()
+	sc.nb = sc.nb[:0]
+	for i := range int32(n) {
+		if i != skip {
+			sc.nb = append(sc.nb, grid.Neighbor{ID: i})
+		}
+	}
+	return sc.nb
 }
 
 // allSamplesValue is f over every sample, for the searches without radius, whose value is the
@@ -178,14 +193,14 @@ func allSamplesValue(s *Samples, f func([]grid.Neighbor) float64) float64 {
 
 func (m *Metric) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
 	s := p.Samples
-	ar := gdalArea(m.Radius1, m.Radius2, m.Angle, s.Len())
+	ar := gdalArea(m.Radius1, m.Radius2, m.Angle, p.sampleCount())
 	switch {
 	case m.Kind == AverageDistancePts:
-		return m.bindPairs(s, ix, ar), nil
+		return m.bindPairs(p, ix, ar), nil
 	case m.active():
 		order := newGDALOrder(s)
 		return func(sc *scratch, x, y float64) float64 {
-			sc.nb = ar.collect(ix, x, y, sc.nb)
+			sc.nb = sc.without(ar.collect(ix, x, y, sc.nb))
 			pick := pickQuadrants(sc, sc.nb, s, x, y, m.QuadrantLimits, 0, order)
 			if !pick.ok(m.MinPerQuadrant) {
 				return m.NodataValue
@@ -193,13 +208,15 @@ func (m *Metric) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
 			return m.reduce(s, picked(sc.nb, pick))
 		}, nil
 	case ar.all() && m.Kind == AverageDistance:
-		return func(_ *scratch, x, y float64) float64 { return m.distanceToAll(s, x, y) }, nil
+		return func(sc *scratch, x, y float64) float64 { return m.distanceToAll(sc, s, x, y) }, nil
+	case ar.all() && p.leaveOneOut:
+		return func(sc *scratch, _, _ float64) float64 { return m.reduce(s, sc.everySample(s.Len())) }, nil
 	case ar.all():
 		v := allSamplesValue(s, func(nb []grid.Neighbor) float64 { return m.reduce(s, nb) })
 		return func(*scratch, float64, float64) float64 { return v }, nil
 	}
 	return func(sc *scratch, x, y float64) float64 {
-		sc.nb = ar.collect(ix, x, y, sc.nb)
+		sc.nb = sc.without(ar.collect(ix, x, y, sc.nb))
 		return m.reduce(s, sc.nb)
 	}, nil
 }
@@ -234,14 +251,22 @@ func (m *Metric) reduce(s *Samples, nb []grid.Neighbor) float64 {
 	return hi - lo
 }
 
-// distanceToAll is average_distance without radius: the mean distance to every sample.
-func (m *Metric) distanceToAll(s *Samples, x, y float64) float64 {
+// distanceToAll is average_distance without radius: the mean distance to every sample but
+// the held-out one.
+func (m *Metric) distanceToAll(sc *scratch, s *Samples, x, y float64) float64 {
+	skip, held := sc.heldOut()
 	n := s.Len()
+	if held {
+		n--
+	}
 	if n < m.MinPoints {
 		return m.NodataValue
 	}
 	sum := 0.0
 	for i, sx := range s.X {
+		if i == int(skip) {
+			continue
+		}
 		dx, dy := sx-x, s.Y[i]-y
 		sum += math.Sqrt(float64(dx*dx) + float64(dy*dy))
 	}
@@ -249,7 +274,8 @@ func (m *Metric) distanceToAll(s *Samples, x, y float64) float64 {
 }
 
 // bindPairs is average_distance_pts.
-func (m *Metric) bindPairs(s *Samples, ix *grid.Index, ar searchArea) nodeFunc {
+func (m *Metric) bindPairs(p *Problem, ix *grid.Index, ar searchArea) nodeFunc {
+	s := p.Samples
 	mean := func(sum float64, pairs int) float64 {
 		if pairs < m.MinPoints || pairs == 0 {
 			return m.NodataValue
@@ -257,6 +283,17 @@ func (m *Metric) bindPairs(s *Samples, ix *grid.Index, ar searchArea) nodeFunc {
 		return sum / float64(pairs)
 	}
 	switch {
+	case ar.all() && p.leaveOneOut:
+		// the pairs without the held-out sample: all pairs less those it is part of
+		total := allSamplesValue(s, func(nb []grid.Neighbor) float64 { return pairDistances(s, nb) })
+		q := s.Len() - 1
+		return func(sc *scratch, _, _ float64) float64 {
+			id, ok := sc.heldOut()
+			if !ok {
+				return mean(total, (q+1)*q/2)
+			}
+			return mean(total-distancesFrom(s, id), q*(q-1)/2)
+		}
 	case ar.all():
 		all := allSamplesValue(s, func(nb []grid.Neighbor) float64 {
 			return mean(pairDistances(s, nb), len(nb)*(len(nb)-1)/2)
@@ -271,7 +308,7 @@ func (m *Metric) bindPairs(s *Samples, ix *grid.Index, ar searchArea) nodeFunc {
 		}
 	}
 	return func(sc *scratch, x, y float64) float64 {
-		sc.nb = ar.collect(ix, x, y, sc.nb)
+		sc.nb = sc.without(ar.collect(ix, x, y, sc.nb))
 		q := len(sc.nb)
 		return mean(pairDistances(s, sc.nb), q*(q-1)/2)
 	}
@@ -283,7 +320,7 @@ func (m *Metric) bindPairs(s *Samples, ix *grid.Index, ar searchArea) nodeFunc {
 func (m *Metric) squarePairs(sc *scratch, s *Samples, ix *grid.Index, ar searchArea, rank []int32,
 	x, y float64) (float64, int) {
 	h := ar.half()
-	sc.nb = ix.Within(x, y, 2*(h*h), sc.nb)
+	sc.nb = sc.within(ix, x, y, 2*(h*h))
 	last, lastRank := int32(-1), int32(-1)
 	for _, nb := range sc.nb {
 		if inSquare(s, nb.ID, x, y, h) && rank[nb.ID] > lastRank {
@@ -317,6 +354,17 @@ func pairDistances(s *Samples, nb []grid.Neighbor) float64 {
 			dx, dy := s.X[nb.ID]-xa, s.Y[nb.ID]-ya
 			sum += math.Sqrt(float64(dx*dx) + float64(dy*dy))
 		}
+	}
+	return sum
+}
+
+// distancesFrom sums the distances from sample id to every other sample.
+func distancesFrom(s *Samples, id int32) float64 {
+	sum := 0.0
+	xa, ya := s.X[id], s.Y[id]
+	for i, x := range s.X {
+		dx, dy := x-xa, s.Y[i]-ya
+		sum += math.Sqrt(float64(dx*dx) + float64(dy*dy))
 	}
 	return sum
 }

@@ -45,7 +45,7 @@ func (a *Nearest) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
 	switch {
 	case area.all():
 		return nn.all, nil
-	case usesQuadtree(p.Samples.Len(), a.Radius1, a.Radius2, a.Angle):
+	case usesQuadtree(p.sampleCount(), a.Radius1, a.Radius2, a.Angle):
 		h := area.half()
 		return func(sc *scratch, x, y float64) float64 { return nn.inSquare(sc, x, y, h) }, nil
 	}
@@ -58,28 +58,25 @@ type gdalNearest struct {
 	ix     *grid.Index
 	order  *gdalOrder
 	nodata float64
-	// r0 starts the growing square of linear's unbounded search: gdal's initial search radius
-	// sqrt(area/n) of the samples' bounding box.
-	r0 float64
 }
 
 // all is the nearest of every sample, the last in input order on ties.
 func (nn *gdalNearest) all(sc *scratch, x, y float64) float64 {
-	sc.nb = nn.ix.KNN(x, y, 2, math.Inf(1), sc.nb)
+	sc.nb = sc.knn(nn.ix, x, y, 2, math.Inf(1))
 	if len(sc.nb) == 0 {
 		return nn.nodata
 	}
 	if len(sc.nb) == 1 || sc.nb[1].D2 > sc.nb[0].D2 {
 		return nn.s.Z[sc.nb[0].ID]
 	}
-	sc.nb = nn.ix.Within(x, y, sc.nb[0].D2, sc.nb)
+	sc.nb = sc.within(nn.ix, x, y, sc.nb[0].D2)
 	return nn.s.Z[sc.nb[len(sc.nb)-1].ID]
 }
 
 // inEllipse is gdal's search without its quadtree: the nearest sample in the ellipse, the
 // last in input order on ties, with distances taken after rotation as gdal takes them.
 func (nn *gdalNearest) inEllipse(sc *scratch, x, y float64, area searchArea) float64 {
-	sc.nb = area.collect(nn.ix, x, y, sc.nb)
+	sc.nb = sc.without(area.collect(nn.ix, x, y, sc.nb))
 	var c, s float64
 	rotated := false
 	if a := toRadiansGDAL * area.Angle; a != 0 {
@@ -108,7 +105,7 @@ func (nn *gdalNearest) inEllipse(sc *scratch, x, y float64, area searchArea) flo
 // last in gdal's quadtree order on ties; nodata when the square is empty.
 func (nn *gdalNearest) inSquare(sc *scratch, x, y, h float64) float64 {
 	// Every sample of the square is within the circle of radius h*sqrt(2).
-	sc.nb = nn.ix.KNN(x, y, 2, 2*(h*h), sc.nb)
+	sc.nb = sc.knn(nn.ix, x, y, 2, 2*(h*h))
 	if len(sc.nb) == 0 {
 		return nn.nodata
 	}
@@ -117,7 +114,7 @@ func (nn *gdalNearest) inSquare(sc *scratch, x, y, h float64) float64 {
 	if unique && inSquare(nn.s, first.ID, x, y, h) {
 		return nn.s.Z[first.ID]
 	}
-	sc.nb = nn.ix.Within(x, y, 2*(h*h), sc.nb)
+	sc.nb = sc.within(nn.ix, x, y, 2*(h*h))
 	best, bestD2, tie := int32(-1), math.MaxFloat64, false
 	for _, nb := range sc.nb {
 		switch {
@@ -143,20 +140,21 @@ func (nn *gdalNearest) inSquare(sc *scratch, x, y, h float64) float64 {
 }
 
 // growing is gdal's search with no radius on its quadtree: squares of half-side r0, 2*r0,
-// 4*r0, ... until one holds a sample, then the nearest in that square.
-func (nn *gdalNearest) growing(sc *scratch, x, y float64) float64 {
-	sc.nb = nn.ix.KNN(x, y, 1, math.Inf(1), sc.nb)
+// 4*r0, ... until one holds a sample, then the nearest in that square. gdal's r0, for linear,
+// is sqrt(area/n) of the samples' bounding box.
+func (nn *gdalNearest) growing(sc *scratch, x, y, r0 float64) float64 {
+	sc.nb = sc.knn(nn.ix, x, y, 1, math.Inf(1))
 	if len(sc.nb) == 0 {
 		return nn.nodata
 	}
 	// The sample nearest in the square metric is within sqrt(2) times the nearest distance.
 	d2 := sc.nb[0].D2
-	sc.nb = nn.ix.Within(x, y, 2*d2, sc.nb)
+	sc.nb = sc.within(nn.ix, x, y, 2*d2)
 	c := math.Inf(1)
 	for _, nb := range sc.nb {
 		c = min(c, max(math.Abs(nn.s.X[nb.ID]-x), math.Abs(nn.s.Y[nb.ID]-y)))
 	}
-	h := nn.r0
+	h := r0
 	if !(h > 0) {
 		// gdal never reaches this (it cannot triangulate such samples): take the smallest square.
 		h = c
