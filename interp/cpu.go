@@ -133,6 +133,7 @@ func (c *cpuPrepared) Compute(ctx context.Context, b *Block) error {
 				band[i] = out[k+1]
 			}
 		}
+		b.report(hi - lo)
 	})
 }
 

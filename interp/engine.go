@@ -3,6 +3,7 @@ package interp
 import (
 	"context"
 	"fmt"
+	"sync"
 )
 
 // Block is a run of whole rows of the target.
@@ -15,6 +16,16 @@ type Block struct {
 	// Extra, when non-empty, receives the bands after the value (see BandNames), each laid out
 	// as Values. Only engines whose Supports accepts a multi-band algorithm fill them.
 	Extra [][]float64
+	// Done, when set, is told how many more nodes of the block are finished; engines may call
+	// it from several goroutines. It lets progress move within a long block.
+	Done func(nodes int)
+}
+
+// report tells b.Done about finished nodes, if anyone listens.
+func (b *Block) report(nodes int) {
+	if b.Done != nil {
+		b.Done(nodes)
+	}
 }
 
 // multiBand is an algorithm that explains its value with bands after it.
@@ -109,6 +120,18 @@ func drive(ctx context.Context, prep Prepared, p *Problem, bands int, sink BandS
 	if t.Mask != nil {
 		skip = make([]bool, step*t.Cols)
 	}
+	total := float64(t.Rows) * float64(t.Cols)
+	var mu sync.Mutex
+	var done int
+	if progress != nil {
+		// Engines report from their workers: serialise, and keep the fraction monotonic.
+		b.Done = func(nodes int) {
+			mu.Lock()
+			done += nodes
+			progress(float64(done) / total)
+			mu.Unlock()
+		}
+	}
 	for row0 := 0; row0 < t.Rows; row0 += step {
 		rows := min(step, t.Rows-row0)
 		n := rows * t.Cols
@@ -142,7 +165,10 @@ func drive(ctx context.Context, prep Prepared, p *Problem, bands int, sink BandS
 			return err
 		}
 		if progress != nil {
-			progress(float64(row0+rows) / float64(t.Rows))
+			mu.Lock()
+			done = (row0 + rows) * t.Cols
+			progress(float64(done) / total)
+			mu.Unlock()
 		}
 	}
 	return nil
