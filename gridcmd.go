@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/interp"
@@ -80,9 +77,6 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 
 	target, err := a.target(tmpl, sources[0])
 	if err != nil {
-		return err
-	}
-	if err := checkOutputSize(target, a.dst); err != nil {
 		return err
 	}
 	eng, err := a.engine(alg, threads, stderr)
@@ -274,37 +268,3 @@ func (a *gridArgs) engine(alg interp.Algorithm, threads int, stderr io.Writer) (
 	return gpu, nil
 }
 
-// checkOutputSize refuses an output that cannot be produced on this machine before any work:
-// one block of rows must fit in memory, and an uncompressed raster on the destination's disk.
-func checkOutputSize(t interp.Target, dst string) error {
-	nodes := float64(t.Cols) * float64(t.Rows)
-	block := float64(interp.BlockRows(t.Cols)) * float64(t.Cols) * 9 // values + mask
-	if avail := availableMemory(); avail > 0 && block > float64(avail)/2 {
-		return fmt.Errorf("output size %dx%d: one block of rows needs %.1f GiB, more than this machine's %.1f GiB of free memory allow",
-			t.Cols, t.Rows, block/(1<<30), float64(avail)/(1<<30))
-	}
-	var fs syscall.Statfs_t
-	if err := syscall.Statfs(filepath.Dir(dst), &fs); err == nil {
-		free := float64(fs.Bavail) * float64(fs.Bsize)
-		if nodes > free { // at least one byte a node, whatever the type and compression
-			return fmt.Errorf("output size %dx%d (%.3g nodes) cannot fit in the %.1f GiB free beside %s",
-				t.Cols, t.Rows, nodes, free/(1<<30), dst)
-		}
-	}
-	return nil
-}
-
-// availableMemory reads MemAvailable from /proc/meminfo, or 0 where it cannot.
-func availableMemory() uint64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemAvailable:" {
-			kb, _ := strconv.ParseUint(f[1], 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
-}

@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"runtime/debug"
+
+	"github.com/aidw/aidw/gdalio"
 )
 
 // setMemoryLimit makes the garbage collector work harder as the heap nears this machine's free
@@ -14,7 +16,7 @@ func setMemoryLimit() {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	if avail := availableMemory(); avail > 0 {
-		debug.SetMemoryLimit(int64(avail / 10 * 9))
+	if avail, ok := gdalio.AvailableMemory(); ok {
+		debug.SetMemoryLimit(avail / 10 * 9)
 	}
 }

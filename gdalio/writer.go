@@ -118,8 +118,11 @@ func Create(path string, t interp.Target, opt RasterOptions) (*Writer, error) {
 	if t.Cols > math.MaxInt32 || t.Rows > math.MaxInt32 {
 		return nil, fmt.Errorf("output size %dx%d: GDAL rasters have at most %d pixels a side", t.Cols, t.Rows, math.MaxInt32)
 	}
-	// a block of rows is held as float64 values plus a mask flag per node
-	if err := checkMemory(t.Cols, interp.BlockRows(t.Cols)*t.Cols*9, "a block of rows"); err != nil {
+	// a block of rows is held as float64 values of every band plus a mask flag per node
+	if err := checkMemory(t.Cols, interp.BlockRows(t.Cols)*t.Cols*(8*bands+1), "a block of rows"); err != nil {
+		return nil, err
+	}
+	if err := checkDisk(path, t); err != nil {
 		return nil, err
 	}
 	wkt, err := srsWKT(opt.SRS)
@@ -458,9 +461,24 @@ func srsWKT(def string) (string, error) {
 	return wkt, nil
 }
 
+// checkDisk refuses a raster that cannot fit beside path even at one byte a node, whatever its
+// type and compression: better said now than after the work.
+func checkDisk(path string, t interp.Target) error {
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs(filepath.Dir(path), &fs); err != nil {
+		return nil // the destination check reports an unusable folder
+	}
+	nodes, free := float64(t.Cols)*float64(t.Rows), float64(fs.Bavail)*float64(fs.Bsize)
+	if nodes > free {
+		return fmt.Errorf("output size %dx%d (%.3g nodes) cannot fit in the %.1f GiB free beside %s",
+			t.Cols, t.Rows, nodes, free/(1<<30), path)
+	}
+	return nil
+}
+
 // checkMemory refuses work whose buffer would not fit in the memory available now.
 func checkMemory(cols, bytes int, what string) error {
-	avail, ok := availableMemory()
+	avail, ok := AvailableMemory()
 	if !ok || int64(bytes) <= avail {
 		return nil
 	}
@@ -468,8 +486,8 @@ func checkMemory(cols, bytes int, what string) error {
 		cols, what, float64(bytes)/(1<<30), float64(avail)/(1<<30))
 }
 
-// availableMemory reads MemAvailable from /proc/meminfo (Linux); ok is false elsewhere.
-func availableMemory() (int64, bool) {
+// AvailableMemory reads MemAvailable from /proc/meminfo (Linux); ok is false elsewhere.
+func AvailableMemory() (int64, bool) {
 	f, err := os.Open("/proc/meminfo")
 	if err != nil {
 		return 0, false
