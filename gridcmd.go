@@ -267,4 +267,3 @@ func (a *gridArgs) engine(alg interp.Algorithm, threads int, stderr io.Writer) (
 	}
 	return gpu, nil
 }
-

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -254,5 +255,49 @@ func TestHaystackDEM(t *testing.T) {
 			}
 			t.Logf("%d nodes equal the brute force", checked)
 		})
+	}
+}
+
+// Several sources: a LAS destination is refused (it would be a tile overwritten by a raster),
+// as are a pattern matching nothing and tiles in different CRSs.
+func TestTilesBadInput(t *testing.T) {
+	dir := t.TempDir()
+	las := filepath.Join("testdata", "Haystack_Rock.las")
+	p := decodeLAS(t, las)
+	tile := filepath.Join(dir, "copy.las")
+	p.write(t, tile, func([3]float64) bool { return true })
+	before, _ := os.ReadFile(tile)
+	// The same points in another projected CRS: the GeoTIFF keys' ProjectedCSTypeGeoKey (3072)
+	// set to UTM zone 10N.
+	h := p.header
+	for at := int(le.Uint16(h[94:])); at+54 <= len(h); at += 54 + int(le.Uint16(h[at+20:])) {
+		if le.Uint16(h[at+18:]) != 34735 {
+			continue
+		}
+		keys := h[at+54:]
+		for k := 1; k <= int(le.Uint16(keys[6:])); k++ {
+			if e := keys[8*k:]; le.Uint16(e) == 3072 && le.Uint16(e[2:]) == 0 {
+				le.PutUint16(e[6:], 32610)
+			}
+		}
+	}
+	utm := filepath.Join(dir, "utm.las")
+	p.write(t, utm, func([3]float64) bool { return true })
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{las, tile}, "the destination " + tile + " is a LAS file"},
+		{[]string{filepath.Join(dir, "nothing*.las"), filepath.Join(dir, "o.tif")}, "matches no file"},
+		{[]string{"-l", "x", las, tile, filepath.Join(dir, "o.tif")}, "a LAS file has no layers"},
+		{[]string{las, utm, filepath.Join(dir, "o.tif")}, "are in different CRSs"},
+	} {
+		code, _, stderr := runAidw(t, append([]string{"grid", "-q"}, c.args...)...)
+		if code != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want an error saying %q", c.args, code, stderr, c.want)
+		}
+	}
+	if after, _ := os.ReadFile(tile); !slices.Equal(before, after) {
+		t.Error("the LAS file named as destination was changed")
 	}
 }

@@ -10,8 +10,8 @@ import (
 // setMemoryLimit makes the garbage collector work harder as the heap nears this machine's free
 // memory, instead of letting garbage grow the heap to twice what is live (Go's default): the
 // phases of a large run (reading, ordering, indexing) each leave hundreds of megabytes behind,
-// and 100 million LAS points need 5.4 GB under the limit against 8.9 GB without it. Below the
-// limit nothing changes. GOMEMLIMIT, when set, wins.
+// and 100 million LAS points ran in 5.2 GiB under a 5 GiB limit against 8.5 GiB without one.
+// Below the limit nothing changes. GOMEMLIMIT, when set, wins.
 func setMemoryLimit() {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
