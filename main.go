@@ -78,7 +78,7 @@ const gridUsage = `[-a <algorithm>[:<key>=<value>]...] [-zfield <field>] [-z_inc
     [-clipsrcsql <select>] [-clipsrclayer <layer>] [-clipsrcwhere <expr>] [-oo <NAME>=<VALUE>]...
     [-txe <xmin> <xmax>] [-tye <ymin> <ymax>] [-tr <xres> <yres>] [-outsize <xsize> <ysize>]
     [-like <template raster>] [-ot <type>] [-of <format>] [-co <NAME>=<VALUE>]... [-a_srs <srs>]
-    [-threads <n>] [-device auto|gpu|cpu] [-q] [--config <KEY> <VALUE>]
+    [-threads <n>] [-device auto|gpu|cpu] [-preview <png>] [-q] [--config <KEY> <VALUE>]
     [-class <code>[,<code>]...] [-returns first|last|all] [-drop_withheld] [-drop_overlap]
     [-zrange <min> <max>]
     <src_datasource>... <dst_filename>
@@ -89,4 +89,4 @@ point cloud.
 Algorithms: aidw (default), invdist, invdistnn, nearest, average, minimum, maximum, range,
 count, average_distance, average_distance_pts, linear.
 aidw keys: k=15 area=<bbox> rmin=0 rmax=2 alphas=1.5,2,2.5,3,3.5 max_points=0 radius=0
-min_points=0 nodata=0`
+min_points=0 nodata=0 diagnostics=no (yes adds bands alpha, r_obs, R, neighbours)`
