@@ -51,27 +51,9 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	outSRS := a.srs
-	switch {
-	case outSRS != "":
-	case tmpl != nil && tmpl.SRS != "":
-		outSRS = tmpl.SRS
-		for i := range sources {
-			s := &sources[i]
-			if s.SRS == "" || gdalio.SameSRS(s.SRS, tmpl.SRS) {
-				continue
-			}
-			fmt.Fprintf(stderr, "Transforming the samples of %s from their CRS into the template's CRS.\n", s.Name)
-			dropped, err := gdalio.TransformSamples(s.Samples, s.SRS, tmpl.SRS)
-			if err != nil {
-				return fmt.Errorf("transforming %s into the template's CRS: %w", s.Name, err)
-			}
-			if dropped > 0 {
-				fmt.Fprintf(stderr, "%d sample(s) of %s could not be transformed and were left out.\n", dropped, s.Name)
-			}
-		}
-	default:
-		outSRS = sources[0].SRS
+	outSRS, err := outputSRS(a.srs, tmpl, sources, stderr)
+	if err != nil {
+		return err
 	}
 	reportSkipped(sources, stderr)
 
@@ -117,6 +99,31 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 		return gdalio.WritePreview(a.preview, png)
 	}
 	return nil
+}
+
+// outputSRS is the output's CRS: -a_srs, else the template's (samples in another CRS are
+// transformed into it, and the user is told), else the samples'.
+func outputSRS(asrs string, tmpl *gdalio.Template, sources []gdalio.Source, stderr io.Writer) (string, error) {
+	if asrs != "" {
+		return asrs, nil
+	}
+	if tmpl == nil || tmpl.SRS == "" {
+		return sources[0].SRS, nil
+	}
+	for _, s := range sources {
+		if s.SRS == "" || gdalio.SameSRS(s.SRS, tmpl.SRS) {
+			continue
+		}
+		fmt.Fprintf(stderr, "Transforming the samples of %s from their CRS into the template's CRS.\n", s.Name)
+		dropped, err := gdalio.TransformSamples(s.Samples, s.SRS, tmpl.SRS)
+		if err != nil {
+			return "", fmt.Errorf("transforming %s into the template's CRS: %w", s.Name, err)
+		}
+		if dropped > 0 {
+			fmt.Fprintf(stderr, "%d sample(s) of %s could not be transformed and were left out.\n", dropped, s.Name)
+		}
+	}
+	return tmpl.SRS, nil
 }
 
 // reportSkipped says how many samples of each source were unusable, and why.
