@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/paperbench"
 	"github.com/urfave/cli/v2"
 )
@@ -101,6 +102,12 @@ func benchOptionsOf(c *cli.Context) (benchOptions, error) {
 	}
 	if o.cfg.CheckNodes < 1 {
 		return o, fmt.Errorf("-check-nodes %d: must be at least 1", o.cfg.CheckNodes)
+	}
+	// Say now, not after the runs, that the report cannot be written.
+	if o.out != "" {
+		if err := gdalio.CheckDestination(o.out + ".md"); err != nil {
+			return o, fmt.Errorf("-o %s: %w", o.out, err)
+		}
 	}
 	return o, nil
 }
