@@ -6,32 +6,6 @@ package interp
 // the one-node kernel from VRCP14PD's estimate (relative error < 2^-14) refined by a
 // third-order Newton step (to below 2^-42), the row kernel from one division per pair of nodes.
 
-// haveAVX512 is read once at start-up; the CPU does not change.
-var haveAVX512 = detectAVX512()
-
-func detectAVX512() bool {
-	_, _, c, _ := cpuid(1, 0)
-	const osxsave = 1 << 27
-	if c&osxsave == 0 {
-		return false
-	}
-	// The OS must save the AVX (bits 1-2) and AVX-512 (bits 5-7) register state.
-	if xgetbv()&0xe6 != 0xe6 {
-		return false
-	}
-	max, _, _, _ := cpuid(0, 0)
-	if max < 7 {
-		return false
-	}
-	_, b, _, _ := cpuid(7, 0)
-	const avx512f = 1 << 16
-	return b&avx512f != 0
-}
-
-func cpuid(leaf, sub uint32) (a, b, c, d uint32)
-
-func xgetbv() uint32
-
 // idw2AVX512 runs idw2All's loop over the first n samples, n a multiple of 16, leaving the
 // per-lane sums of z/d2 in acc[0:8] and of 1/d2 in acc[8:16]. It returns the start of the
 // first block of 16 samples holding one with d2 < 1e-13, or -1.
