@@ -30,7 +30,8 @@ type AIDW struct {
 	Diagnostics bool
 }
 
-// exactHitD2 is gdal_grid's squared distance under which a node takes a sample's value as is.
+// exactHitD2 is gdal_grid's squared distance (smoothing included, for invdist) under which a
+// node takes a sample's value as is; every algorithm here uses it.
 const exactHitD2 = 1e-13
 
 // muKnots are the mu at which alpha equals each level; alpha is linear in between.

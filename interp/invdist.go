@@ -122,10 +122,6 @@ func (a *InvDistNN) check(o gdalOptions) error {
 	return nil
 }
 
-// exactHitR2 is gdal's squared distance (smoothing included) under which a node takes a
-// sample's value as is.
-const exactHitR2 = 0.0000000000001
-
 // invPower computes gdal's weights 1/pow(r2, p/2): exactly for power 2, by products and one
 // square root for whole powers up to 8 (within a few ulps), else by log2 and exp2 (within
 // 1e-14), falling back to math.Pow where exp2 would leave its range, so that weights
@@ -191,7 +187,7 @@ func (a *InvDist) bindSearch(s *Samples, ix *grid.Index) nodeFunc {
 			hit := int32(-1)
 			for _, nb := range sc.nb {
 				r2 := nb.D2 + s2
-				if r2 < exactHitR2 {
+				if r2 < exactHitD2 {
 					if hit < 0 || nb.ID < hit {
 						hit = nb.ID
 					}
@@ -216,7 +212,7 @@ func (a *InvDist) bindSearch(s *Samples, ix *grid.Index) nodeFunc {
 		n := 0
 		for _, nb := range sc.nb {
 			r2 := nb.D2 + s2
-			if r2 < exactHitR2 {
+			if r2 < exactHitD2 {
 				return s.Z[nb.ID]
 			}
 			wi := w.weight(r2)
@@ -275,7 +271,7 @@ func (a *InvDist) bindAll(p *Problem, ix *grid.Index) nodeFunc {
 			n := batch.nodes(col, row, &nx)
 			idw2Row(s.X, s.Y, s.Z, &nx, y, s2, &num, &den)
 			for k := range n {
-				if den[k] < 1/exactHitR2 && den[k] > 0 {
+				if den[k] < 1/exactHitD2 && den[k] > 0 {
 					v[k] = a.finish(num[k], den[k])
 				} else {
 					v[k] = one(nx[k], y) // an exact hit, or close to one: gdal's own loop decides
@@ -295,7 +291,7 @@ func (a *InvDist) bindAll(p *Problem, ix *grid.Index) nodeFunc {
 			}
 			dx, dy := sx-x, s.Y[i]-y
 			r2 := float64(dx*dx) + float64(dy*dy) + s2
-			if r2 < exactHitR2 {
+			if r2 < exactHitD2 {
 				return s.Z[i]
 			}
 			wi := w.weight(r2)
@@ -330,7 +326,7 @@ func (w invPower) rowSums(s2 float64) rowSums {
 			for k, x := range px {
 				dx := xi - x
 				r2 := float64(dx*dx) + e
-				if r2 < exactHitR2 {
+				if r2 < exactHitD2 {
 					d[k] = math.Inf(1)
 					continue
 				}
@@ -431,7 +427,7 @@ func idw2AllGo(xs, ys, zs []float64, x, y float64) (num, den float64, hit int) {
 		dx1, dy1 := xs[i+1]-x, ys[i+1]-y
 		d0 := float64(dx0*dx0) + float64(dy0*dy0)
 		d1 := float64(dx1*dx1) + float64(dy1*dy1)
-		if d0 < exactHitR2 || d1 < exactHitR2 {
+		if d0 < exactHitD2 || d1 < exactHitD2 {
 			break
 		}
 		w0, w1 := 1/d0, 1/d1
@@ -443,7 +439,7 @@ func idw2AllGo(xs, ys, zs []float64, x, y float64) (num, den float64, hit int) {
 	for ; i < len(xs); i++ {
 		dx, dy := xs[i]-x, ys[i]-y
 		d := float64(dx*dx) + float64(dy*dy)
-		if d < exactHitR2 {
+		if d < exactHitD2 {
 			return 0, 0, i
 		}
 		num += zs[i] / d
@@ -477,16 +473,16 @@ type invDistNNEval struct {
 // the radius (D2 +Inf when none): a tiny radius lets samples outside it, but within its
 // square, be taken.
 func (e *invDistNNEval) mayHit(nearest float64) bool {
-	return nearest+e.s2 < exactHitR2 || e.r2 < exactHitR2
+	return nearest+e.s2 < exactHitD2 || e.r2 < exactHitD2
 }
 
 // hit returns the sample that gdal takes as is at (x,y), or -1: the first in gdal's quadtree
 // order within the search square with d2 + s2 < 1e-13. It overwrites sc.nb.
 func (e *invDistNNEval) hit(sc *scratch, x, y float64) int32 {
-	sc.nb = sc.within(e.ix, x, y, exactHitR2)
+	sc.nb = sc.within(e.ix, x, y, exactHitD2)
 	best, rank := int32(-1), int32(0)
 	for _, nb := range sc.nb {
-		if nb.D2+e.s2 < exactHitR2 && inSquare(e.s, nb.ID, x, y, e.a.Radius) {
+		if nb.D2+e.s2 < exactHitD2 && inSquare(e.s, nb.ID, x, y, e.a.Radius) {
 			if r := e.order.ranks()[nb.ID]; best < 0 || r < rank {
 				best, rank = nb.ID, r
 			}

@@ -170,7 +170,7 @@ func newFarTree(p *Problem, ix *grid.Index, b *rowBatch, sums farSums, one func(
 	for _, l := range ft.leaves {
 		bx := ft.boxes[l]
 		// A far sample is at least one leaf side from the leaf's nodes.
-		if side := max(bx.x1-bx.x0, bx.y1-bx.y0); !(side*side > 1e6*exactHitR2) {
+		if side := max(bx.x1-bx.x0, bx.y1-bx.y0); !(side*side > 1e6*exactHitD2) {
 			return nil
 		}
 	}
@@ -494,7 +494,7 @@ func (t *farTree) computeLeaf(l *farBox) {
 					fn += a * vn[i]
 					fd += a * vd[i]
 				}
-				if dn := den[k] + fd; den[k] < 1/exactHitR2 && dn > 0 && !math.IsInf(dn, 0) {
+				if dn := den[k] + fd; den[k] < 1/exactHitD2 && dn > 0 && !math.IsInf(dn, 0) {
 					out[c0+k] = t.finish(num[k]+fn, dn)
 				} else {
 					out[c0+k] = t.one(nx[k], y)

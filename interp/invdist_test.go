@@ -239,7 +239,7 @@ func refIDW(s *Samples, power, s2, x, y float64) (v, scale float64) {
 	for i := range s.X {
 		dx, dy := s.X[i]-x, s.Y[i]-y
 		r2 := dx*dx + dy*dy + s2
-		if r2 < exactHitR2 && (power != 2 || s2 == 0) {
+		if r2 < 1e-13 && (power != 2 || s2 == 0) {
 			return s.Z[i], math.Abs(s.Z[i])
 		}
 		w := 1 / math.Pow(r2, power/2)
