@@ -276,7 +276,8 @@ func writeResiduals(c *cvArgs, s *interp.Samples, fold []int, results []cvResult
 		r.SRS = c.srs
 	}
 	for i := range n {
-		r.X[i], r.Y[i] = s.X[i]+s.OriginX, s.Y[i]+s.OriginY
+		x, y := s.XY(int32(i))
+		r.X[i], r.Y[i] = x+s.OriginX, y+s.OriginY
 		r.Fold[i] = i + 1 // leave-one-out: each sample is a fold
 		if fold != nil {
 			r.Fold[i] = fold[i] + 1

@@ -39,18 +39,20 @@ func decodeLAS(t *testing.T, path string) *lasPoints {
 		}
 		count = int(le.Uint64(b[247:]))
 	}
-	f64 := func(at int) float64 { return math.Float64frombits(le.Uint64(b[at:])) }
 	p := &lasPoints{header: b[:off], recLen: recLen}
 	for i := range count {
 		r := b[off+i*recLen : off+(i+1)*recLen]
 		var v [3]float64
 		for k := range 3 {
-			v[k] = float64(int32(le.Uint32(r[4*k:])))*f64(131+8*k) + f64(155+8*k)
+			v[k] = float64(int32(le.Uint32(r[4*k:])))*p.f64(131+8*k) + p.f64(155+8*k)
 		}
 		p.recs, p.xyz = append(p.recs, r), append(p.xyz, v)
 	}
 	return p
 }
+
+// f64 is the header's float64 at byte at (scales from 131, offsets from 155).
+func (p *lasPoints) f64(at int) float64 { return math.Float64frombits(le.Uint64(p.header[at:])) }
 
 // write writes the records keep selects as a LAS file with the same header, VLRs, scale and
 // offset, its point count and bounding box set to the records'.
@@ -214,10 +216,27 @@ func TestHaystackTilesBitForBit(t *testing.T) {
 // brute force bruteAIDW on the test's own decoding of the file, to 1e-9 relative, on every 16th
 // node of every 16th row (the brute force weighs every sample at every node). The reference takes
 // the samples in canonical order (y, x, z), the order whose first sample an exact hit takes.
+//
+// The reference places samples relative to the grid's corner from the file's integers, exactly
+// in quanta of 0.01 ft, then scaled: absolute float64 coordinates near 2.2e6 ft would each be
+// off by up to 2.3e-10 ft, enough to move a value near 0 ft by more than 1e-9 of itself.
 func TestHaystackDEM(t *testing.T) {
 	src := filepath.Join("testdata", "Haystack_Rock.las")
 	p := decodeLAS(t, src)
-	pts := slices.Clone(p.xyz)
+	const cornerX, cornerY = 2230738, 252411
+	pts := make([][3]float64, len(p.recs))
+	for i, r := range p.recs {
+		for k, corner := range []float64{cornerX, cornerY} {
+			scale, offset := p.f64(131+8*k), p.f64(155+8*k)
+			m := math.Round(offset / scale)
+			if math.Abs(offset/scale-m) > 1e-6 || math.Abs(1/scale-math.Round(1/scale)) > 1e-9 {
+				t.Fatalf("scale %g, offset %g: the reference needs an offset of whole quanta that divide 1", scale, offset)
+			}
+			q := int64(int32(le.Uint32(r[4*k:]))) + int64(m) - int64(corner)*int64(math.Round(1/scale))
+			pts[i][k] = float64(q) * scale
+		}
+		pts[i][2] = p.xyz[i][2]
+	}
 	slices.SortFunc(pts, func(a, b [3]float64) int {
 		return cmp.Or(cmp.Compare(a[1], b[1]), cmp.Compare(a[0], b[0]), cmp.Compare(a[2], b[2]))
 	})
@@ -239,13 +258,13 @@ func TestHaystackDEM(t *testing.T) {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
 			r := readRaster(t, dst, 1)
-			if r.cols != 367 || r.rows != 341 || r.gt != [6]float64{2230738, 1, 0, 252411, 0, -1} {
+			if r.cols != 367 || r.rows != 341 || r.gt != [6]float64{cornerX, 1, 0, cornerY, 0, -1} {
 				t.Fatalf("grid %dx%d %v: want 367x341 cells of 1 m", r.cols, r.rows, r.gt)
 			}
 			checked := 0
 			for row := 7; row < r.rows; row += 16 {
 				for col := 7; col < r.cols; col += 16 {
-					x, y := r.gt[0]+(float64(col)+0.5)*r.gt[1], r.gt[3]+(float64(row)+0.5)*r.gt[5]
+					x, y := float64(col)+0.5, -(float64(row) + 0.5)
 					want := bruteAIDW(xs, ys, zs, x, y, area, 15, c.maxPoints)
 					if got := r.values[row*r.cols+col]; math.Abs(got-want) > 1e-9*math.Abs(want) {
 						t.Fatalf("node %d,%d: %.15g, want %.15g", col, row, got, want)

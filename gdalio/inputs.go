@@ -7,6 +7,7 @@ package gdalio
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -102,8 +103,9 @@ func isLASPath(p string) bool {
 // the inputs' band i, all inputs must share one CRS (or have none), and the samples are put in
 // canonical order: ascending y, then x, then value. That order is then the "input order" of
 // every rule that names one (exact hits, ties), so the raster is the same, bit for bit, however
-// the points are split into files and whatever order the files come in. The samples of merged
-// inputs hold absolute coordinates (origin 0), as the LAS reader reads them.
+// the points are split into files and whatever order the files come in. LAS points on one
+// lattice are compact samples (see readLASFiles), with their origin on the lattice; other
+// merged inputs hold absolute coordinates (origin 0).
 func ReadInputs(args []string, opt SourceOptions) ([]Source, error) {
 	paths, err := ExpandInputs(args)
 	if err != nil {
@@ -177,16 +179,14 @@ func readLASTiles(paths []string, opt SourceOptions, reg *region, warn func(stri
 	case len(opt.OpenOptions) > 0:
 		return Source{}, fmt.Errorf("%s: -oo applies to vector sources, not LAS", what)
 	}
-	f := lasFilter(opt)
-	s := &interp.Samples{}
-	reserveLAS(s, paths)
+	s, headers, err := readLASFiles(paths, lasFilter(opt))
+	if err != nil {
+		return Source{}, err
+	}
 	var srs, srsFrom string
 	total := 0
-	for _, p := range paths {
-		h, err := ReadLAS(p, f, s)
-		if err != nil {
-			return Source{}, err
-		}
+	for i, h := range headers {
+		p := paths[i]
 		total += h.PointCount
 		if h.SRS == "" || h.SRS == srs {
 			continue
@@ -231,19 +231,67 @@ func lasWKTOrSelf(srs string) string {
 	return srs
 }
 
-// reserveLAS makes room for every point the files' headers declare, so that appending tile
-// after tile never moves the samples (which would hold two copies at once). A header that
-// cannot be read leaves the error to the reading.
-func reserveLAS(s *interp.Samples, paths []string) {
+// readLASFiles reads the points of LAS/LAZ files that pass the filter as one set of samples,
+// and returns each file's header. The samples are compact (see interp.Samples) when every
+// point lies on one lattice, that is when the files share their scales and their offsets are
+// whole multiples of them, as tiles of one survey do; else plain, in absolute coordinates.
+func readLASFiles(paths []string, f LASFilter) (*interp.Samples, []LASHeader, error) {
+	s := newLASSamples(paths, true)
+	headers, err := readLASInto(paths, f, s)
+	if errors.Is(err, errOffLattice) {
+		s = newLASSamples(paths, false)
+		headers, err = readLASInto(paths, f, s)
+	}
+	return s, headers, err
+}
+
+func readLASInto(paths []string, f LASFilter, s *interp.Samples) ([]LASHeader, error) {
+	headers := make([]LASHeader, len(paths))
+	for i, p := range paths {
+		var err error
+		if headers[i], err = ReadLAS(p, f, s); err != nil {
+			return nil, err
+		}
+	}
+	return headers, nil
+}
+
+// newLASSamples makes the samples that the files' points are read into: compact, if allowed
+// and the headers' scales and offsets put every point on one lattice, with the origin at the
+// lattice point nearest the centre of the headers' bounds. It makes room for every point the
+// headers declare, so that appending tile after tile never moves the samples (which would hold
+// two copies at once). A header that cannot be read leaves the error to the reading.
+func newLASSamples(paths []string, compact bool) *interp.Samples {
+	s := &interp.Samples{}
 	total := 0
-	for _, p := range paths {
+	var box [4]float64
+	for i, p := range paths {
 		h, err := ReadLASHeader(p)
 		if err != nil || h.PointCount < 0 {
-			return
+			return s
 		}
 		total += h.PointCount
+		if i == 0 {
+			s.QuantumX, s.QuantumY = h.Scale[0], h.Scale[1]
+			box = [4]float64{h.Min[0], h.Min[1], h.Max[0], h.Max[1]}
+		}
+		box = [4]float64{min(box[0], h.Min[0]), min(box[1], h.Min[1]), max(box[2], h.Max[0]), max(box[3], h.Max[1])}
+		_, okX := latticeShift(h.Scale[0], h.Offset[0], s.QuantumX, 0)
+		_, okY := latticeShift(h.Scale[1], h.Offset[1], s.QuantumY, 0)
+		compact = compact && okX && okY
 	}
-	s.X, s.Y, s.Z = make([]float64, 0, total), make([]float64, 0, total), make([]float64, 0, total)
+	// The headers' bounds, if true, tell whether the points fit in int32 quanta: reading them
+	// compact would only fail at the end otherwise. Points beyond them fail the reading.
+	fits := func(lo, hi, q float64) bool { return (hi-lo)/q < math.MaxInt32-2 }
+	if compact && s.QuantumX > 0 && s.QuantumY > 0 && finite(box[0]+box[1]+box[2]+box[3]) &&
+		fits(box[0], box[2], s.QuantumX) && fits(box[1], box[3], s.QuantumY) {
+		_, s.OriginX = interp.LatticePoint((box[0]+box[2])/2, s.QuantumX)
+		_, s.OriginY = interp.LatticePoint((box[1]+box[3])/2, s.QuantumY)
+		s.QX, s.QY, s.Z = make([]int32, 0, total), make([]int32, 0, total), make([]float64, 0, total)
+		return s
+	}
+	*s = interp.Samples{X: make([]float64, 0, total), Y: make([]float64, 0, total), Z: make([]float64, 0, total)}
+	return s
 }
 
 // mergeInputs joins the inputs' sources band by band, in absolute coordinates. names name the
@@ -251,7 +299,8 @@ func reserveLAS(s *interp.Samples, paths []string) {
 func mergeInputs(inputs [][]Source, names []string) ([]Source, error) {
 	if len(inputs) == 1 {
 		for _, s := range inputs[0] {
-			if s.Samples.OriginX != 0 || s.Samples.OriginY != 0 {
+			// Compact samples keep their origin, on their lattice.
+			if !s.Samples.IsCompact() && (s.Samples.OriginX != 0 || s.Samples.OriginY != 0) {
 				s.Samples.MoveOrigin(0, 0)
 			}
 		}
@@ -289,9 +338,10 @@ func mergeBand(band []Source, names []string) (Source, error) {
 	srsFrom := ""
 	for i, s := range band {
 		// absolute coordinates, as MoveOrigin(0, 0) computes them
-		for j := range s.Samples.X {
-			m.X = append(m.X, s.Samples.X[j]+s.Samples.OriginX)
-			m.Y = append(m.Y, s.Samples.Y[j]+s.Samples.OriginY)
+		for j := range int32(s.Samples.Len()) {
+			x, y := s.Samples.XY(j)
+			m.X = append(m.X, x+s.Samples.OriginX)
+			m.Y = append(m.Y, y+s.Samples.OriginY)
 		}
 		m.Z = append(m.Z, s.Samples.Z...)
 		*s.Samples = interp.Samples{} // let the input's copy go as soon as it is merged
@@ -325,13 +375,18 @@ func unionExtent(a, b *[4]float64) *[4]float64 {
 // there are samples up to 2^22, so that a band holds few samples) does most of the work in two
 // linear passes on every core; the few samples sharing a band are then sorted by comparison.
 // The first pass gathers the samples into records, the second scatters them back, so that the
-// sort needs 24 bytes a sample besides the samples themselves.
+// sort needs a record (24 bytes a sample, 16 for compact samples) besides the samples.
+// Compact samples sort by their quanta, which order them as their coordinates do.
 func canonicalize(s *interp.Samples) {
 	n := s.Len()
 	if n < 2 {
 		return
 	}
-	b := newYBands(s.Y)
+	if s.IsCompact() {
+		canonicalizeCompact(s)
+		return
+	}
+	b := newYBands(slices.Min(s.Y), slices.Max(s.Y), n)
 	recs := make([]sampleRec, n)
 	lo := b.bits / 2
 	radixPass(n, func(i int) uint32 { return b.band(s.Y[i]) & (1<<lo - 1) }, func(i, at int) {
@@ -353,9 +408,8 @@ type yBands struct {
 	bits     int
 }
 
-func newYBands(ys []float64) yBands {
-	lo, hi := slices.Min(ys), slices.Max(ys)
-	bits := min(bitsFor(len(ys)), 22)
+func newYBands(lo, hi float64, n int) yBands {
+	bits := min(bitsFor(n), 22)
 	if !(hi > lo) {
 		return yBands{min: lo}
 	}
@@ -406,23 +460,92 @@ func radixPass(n int, digit func(i int) uint32, move func(i, at int)) {
 
 // sortBands sorts the samples of each band, already in band order, by (y, x, z).
 func sortBands(s *interp.Samples, b yBands) {
-	n := s.Len()
+	eachBand(s.Len(), func(i int) uint32 { return b.band(s.Y[i]) }, func(lo, hi int) {
+		sortRun(s.X[lo:hi], s.Y[lo:hi], s.Z[lo:hi])
+	})
+}
+
+// eachBand calls sort(lo, hi) on every run of more than one of the n samples in one band,
+// on every core.
+func eachBand(n int, band func(i int) uint32, sort func(lo, hi int)) {
 	parallelChunks(n, chunkCount(n), func(_, lo, hi int) {
 		// A chunk owns the bands that start in it.
-		for lo > 0 && lo < hi && b.band(s.Y[lo]) == b.band(s.Y[lo-1]) {
+		for lo > 0 && lo < hi && band(lo) == band(lo-1) {
 			lo++
 		}
 		for lo < hi {
-			key, end := b.band(s.Y[lo]), lo+1
-			for end < n && b.band(s.Y[end]) == key {
+			key, end := band(lo), lo+1
+			for end < n && band(end) == key {
 				end++
 			}
 			if end-lo > 1 {
-				sortRun(s.X[lo:end], s.Y[lo:end], s.Z[lo:end])
+				sort(lo, end)
 			}
 			lo = end
 		}
 	})
+}
+
+type compactRec struct {
+	qx, qy int32
+	z      float64
+}
+
+// canonicalizeCompact is canonicalize for compact samples.
+func canonicalizeCompact(s *interp.Samples) {
+	n := s.Len()
+	b := newYBands(float64(slices.Min(s.QY)), float64(slices.Max(s.QY)), n)
+	recs := make([]compactRec, n)
+	lo := b.bits / 2
+	radixPass(n, func(i int) uint32 { return b.band(float64(s.QY[i])) & (1<<lo - 1) }, func(i, at int) {
+		recs[at] = compactRec{s.QX[i], s.QY[i], s.Z[i]}
+	})
+	if cap(s.QX) > n+n/8 {
+		s.QX, s.QY, s.Z = make([]int32, n), make([]int32, n), make([]float64, n)
+	}
+	radixPass(n, func(i int) uint32 { return b.band(float64(recs[i].qy)) >> lo }, func(i, at int) {
+		s.QX[at], s.QY[at], s.Z[at] = recs[i].qx, recs[i].qy, recs[i].z
+	})
+	recs = nil
+	eachBand(n, func(i int) uint32 { return b.band(float64(s.QY[i])) }, func(lo, hi int) {
+		run := compactRun{s.QX[lo:hi], s.QY[lo:hi], s.Z[lo:hi]}
+		if hi-lo > 64 {
+			sort.Sort(run)
+			return
+		}
+		insertionSort(run)
+	})
+}
+
+// compactRun sorts compact samples by (y, x, z), z in total order.
+type compactRun struct {
+	qx, qy []int32
+	z      []float64
+}
+
+func (r compactRun) Len() int { return len(r.qx) }
+func (r compactRun) Less(i, j int) bool {
+	if r.qy[i] != r.qy[j] {
+		return r.qy[i] < r.qy[j]
+	}
+	if r.qx[i] != r.qx[j] {
+		return r.qx[i] < r.qx[j]
+	}
+	return totalOrder(r.z[i]) < totalOrder(r.z[j])
+}
+func (r compactRun) Swap(i, j int) {
+	r.qx[i], r.qx[j] = r.qx[j], r.qx[i]
+	r.qy[i], r.qy[j] = r.qy[j], r.qy[i]
+	r.z[i], r.z[j] = r.z[j], r.z[i]
+}
+
+// insertionSort sorts a short run.
+func insertionSort(r sort.Interface) {
+	for i := 1; i < r.Len(); i++ {
+		for j := i; j > 0 && r.Less(j, j-1); j-- {
+			r.Swap(j, j-1)
+		}
+	}
 }
 
 // sortRun sorts samples by (y, x, z) in total order: by insertion, as runs are short, unless
@@ -432,12 +555,7 @@ func sortRun(x, y, z []float64) {
 		sort.Sort(sampleRun{x, y, z})
 		return
 	}
-	r := sampleRun{x, y, z}
-	for i := 1; i < len(x); i++ {
-		for j := i; j > 0 && r.Less(j, j-1); j-- {
-			r.Swap(j, j-1)
-		}
-	}
+	insertionSort(sampleRun{x, y, z})
 }
 
 // sampleRun sorts samples by (y, x, z) in total order.

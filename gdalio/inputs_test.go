@@ -80,7 +80,8 @@ func refLess(a, b [3]float64) int {
 func triples(s *interp.Samples) [][3]float64 {
 	out := make([][3]float64, s.Len())
 	for i := range out {
-		out[i] = [3]float64{s.X[i], s.Y[i], s.Z[i]}
+		x, y := s.XY(int32(i))
+		out[i] = [3]float64{x, y, s.Z[i]}
 	}
 	return out
 }
@@ -169,7 +170,14 @@ func TestReadInputsLASTiles(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := triples(ref[0].Samples)
+		// Both in the compact form, moved to one origin: the whole file's and the tiles'
+		// header bounds put the origin they are read with in different places.
+		r := ref[0].Samples
+		ox, oy := r.OriginX, r.OriginY
+		if !r.IsCompact() {
+			t.Fatalf("%+v: LAS samples of one scale and offset are not compact", opt)
+		}
+		want := triples(r)
 		if !slices.IsSortedFunc(want, refLess) {
 			t.Fatalf("%+v: the whole file's samples are not in canonical order", opt)
 		}
@@ -184,7 +192,8 @@ func TestReadInputsLASTiles(t *testing.T) {
 				t.Fatalf("%q: %v", args, err)
 			}
 			g := got[0]
-			if len(got) != 1 || !bitsEqual(triples(g.Samples), want) || g.Samples.OriginX != 0 || g.Samples.OriginY != 0 {
+			g.Samples.MoveOrigin(ox, oy)
+			if len(got) != 1 || !g.Samples.IsCompact() || !bitsEqual(triples(g.Samples), want) || g.Samples.OriginX != ox || g.Samples.OriginY != oy {
 				t.Fatalf("%+v, %q: %d bands, samples differ from the whole file's", opt, args, len(got))
 			}
 			if g.SRS != ref[0].SRS || !strings.Contains(g.SRS, "UTM zone 33N") || g.Name != "4 LAS files" {
@@ -236,5 +245,65 @@ func TestReadInputsText(t *testing.T) {
 	}
 	if _, err := ReadInputs([]string{a, b}, SourceOptions{Spat: &[4]float64{0, 0, 1, 1}}); err == nil || !strings.Contains(err.Error(), "no usable samples") {
 		t.Errorf("nothing in -spat: %v", err)
+	}
+}
+
+// LAS files are read into compact samples when all their points lie on one lattice (one scale,
+// offsets of whole quanta, offsets from the origin within int32), and into plain ones
+// otherwise; either way every point is where the specification puts it.
+func TestReadLASCompactOrPlain(t *testing.T) {
+	dir := t.TempDir()
+	small := func(seed uint64, edit func(f *tFile)) *tFile {
+		f := newTFile(2, 1, 400, seed)
+		for i := range f.points {
+			f.points[i].X, f.points[i].Y = f.points[i].X%100000, f.points[i].Y%100000
+		}
+		edit(f)
+		return f
+	}
+	same := func(*tFile) {}
+	for _, c := range []struct {
+		name    string
+		files   []*tFile
+		compact bool
+		lie     bool // headers state a bounding box of 0: the points' range shows when decoded
+	}{
+		{"one file", []*tFile{small(1, same)}, true, false},
+		{"tiles of one lattice", []*tFile{small(1, same), small(2, func(f *tFile) { f.offset[0] += 12.34 })}, true, false},
+		{"another scale", []*tFile{small(1, same), small(2, func(f *tFile) { f.scale[0] = 0.02 })}, false, false},
+		{"offset off the lattice", []*tFile{small(1, func(f *tFile) { f.offset[1] += 0.0005 })}, false, false},
+		// 5e9 quanta apart: from any origin, one file or the other is beyond int32
+		{"beyond int32", []*tFile{small(1, same), small(2, func(f *tFile) { f.offset[0] += 5e7 })}, false, false},
+		{"beyond int32, headers lie", []*tFile{small(1, same), small(2, func(f *tFile) { f.offset[0] += 5e7 })}, false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var paths []string
+			var want [][2]float64
+			for i, f := range c.files {
+				b := f.encode()
+				if c.lie {
+					clear(b[179:227]) // max and min x, y, z
+				}
+				name := strings.NewReplacer(" ", "_", ",", "").Replace(c.name)
+				paths = append(paths, writeTFile(t, dir, fmt.Sprintf("%s%d.las", name, i), b))
+				for _, p := range f.points {
+					x, y, _ := f.abs(p)
+					want = append(want, [2]float64{x, y})
+				}
+			}
+			s, _, err := readLASFiles(paths, LASFilter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.IsCompact() != c.compact || s.Len() != len(want) {
+				t.Fatalf("compact %v with %d samples, want %v with %d", s.IsCompact(), s.Len(), c.compact, len(want))
+			}
+			for i, w := range want {
+				x, y := s.XY(int32(i))
+				if x, y = x+s.OriginX, y+s.OriginY; !closeTo(x, w[0]) || !closeTo(y, w[1]) {
+					t.Fatalf("sample %d at %v,%v, want %v", i, x, y, w)
+				}
+			}
+		})
 	}
 }

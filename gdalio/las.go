@@ -580,6 +580,8 @@ type pointDecoder struct {
 	recLen                 int
 	scale, offset          [3]float64
 	originX, originY       float64
+	compact                bool
+	shiftX, shiftY         int64      // compact: a point's quanta from the origin are its X + shiftX
 	pass14, pass15, pass16 [256]uint8 // 1 where that byte's value passes the filter
 	zRange                 bool
 	zMin, zMax             float64
@@ -593,6 +595,15 @@ func newPointDecoder(h LASHeader, f LASFilter, dst *interp.Samples) (*pointDecod
 	}
 	d := &pointDecoder{recLen: h.RecordLength, scale: h.Scale, offset: h.Offset,
 		originX: dst.OriginX, originY: dst.OriginY, attr: attr}
+	if dst.IsCompact() {
+		var okX, okY bool
+		d.shiftX, okX = latticeShift(h.Scale[0], h.Offset[0], dst.QuantumX, dst.OriginX)
+		d.shiftY, okY = latticeShift(h.Scale[1], h.Offset[1], dst.QuantumY, dst.OriginY)
+		if !okX || !okY {
+			return nil, errOffLattice
+		}
+		d.compact = true
+	}
 	classOK := func(c byte) bool { return len(f.Classes) == 0 || slices.Contains(f.Classes, int(c)) }
 	extended := lasLayouts[h.PointFormat].extended
 	for v := range 256 {
@@ -625,6 +636,61 @@ func b2u(b bool) uint8 {
 		return 1
 	}
 	return 0
+}
+
+// errOffLattice says that a file's points do not fit the compact samples they are read into:
+// another scale, an offset off the lattice, or points too far for int32 quanta. The reading
+// starts again with plain samples.
+var errOffLattice = errors.New("the points do not fit compact samples")
+
+// latticeShift is how many quanta of the samples' lattice (quantum q, origin at a whole number
+// of quanta) a file with this scale and offset adds to its stored integers: the offset must be
+// a whole number of quanta (within a millionth of one), and the scale the quantum itself.
+func latticeShift(scale, offset, q, origin float64) (int64, bool) {
+	m := math.Round(offset / q)
+	if scale != q || math.Abs(offset/q-m) > 1e-6 || math.Abs(m) > 1<<52 {
+		return 0, false
+	}
+	k, _ := interp.LatticePoint(origin, q)
+	return int64(m) - k, true
+}
+
+// decodeInto decodes whole records of buf into dst's samples from at on, in dst's form, and
+// returns how many passed the filter; false when a point does not fit the compact form.
+func (d *pointDecoder) decodeInto(buf []byte, dst *interp.Samples, at int) (int, bool) {
+	if d.compact {
+		return d.decodeCompact(buf, dst.QX[at:], dst.QY[at:], dst.Z[at:])
+	}
+	return d.decode(buf, dst.X[at:], dst.Y[at:], dst.Z[at:]), true
+}
+
+// decodeCompact is decode into compact samples: the stored integers shifted onto the samples'
+// lattice, exactly. It returns false when a point's quanta do not fit in int32.
+func (d *pointDecoder) decodeCompact(buf []byte, qx, qy []int32, z []float64) (int, bool) {
+	rl := d.recLen
+	n := len(buf) / rl
+	sz, oz := d.scale[2], d.offset[2]
+	qx, qy, z = qx[:n], qy[:n], z[:n]
+	k := 0
+	fits := true
+	for p := range n {
+		r := buf[p*rl : p*rl+rl]
+		_ = r[19]
+		keep := d.pass14[r[14]] & d.pass15[r[15]] & d.pass16[r[16]]
+		xq := int64(int32(le.Uint32(r[0:]))) + d.shiftX
+		yq := int64(int32(le.Uint32(r[4:]))) + d.shiftY
+		zv := float64(int32(le.Uint32(r[8:])))*sz + oz
+		if d.zRange {
+			keep &= b2u(zv >= d.zMin) & b2u(zv <= d.zMax)
+		}
+		if d.attr.kind != attrZ {
+			zv = d.attr.value(r)
+		}
+		fits = fits && xq == int64(int32(xq)) && yq == int64(int32(yq))
+		qx[k], qy[k], z[k] = int32(xq), int32(yq), zv
+		k += int(keep)
+	}
+	return k, fits
 }
 
 // decode turns whole records of buf into samples at x[0:], y[0:], z[0:] and returns how many
@@ -693,8 +759,12 @@ func readPointsAt(src io.ReaderAt, h LASHeader, d *pointDecoder, dst *interp.Sam
 					failed.Store(true)
 					return
 				}
-				at := base + first
-				kept[c] = d.decode(b, dst.X[at:], dst.Y[at:], dst.Z[at:])
+				var fits bool
+				if kept[c], fits = d.decodeInto(b, dst, base+first); !fits {
+					errs[c] = errOffLattice
+					failed.Store(true)
+					return
+				}
 			}
 		})
 	}
@@ -707,9 +777,7 @@ func readPointsAt(src io.ReaderAt, h LASHeader, d *pointDecoder, dst *interp.Sam
 	for c, k := range kept {
 		at := base + c*chunk
 		if at != n {
-			copy(dst.X[n:], dst.X[at:at+k])
-			copy(dst.Y[n:], dst.Y[at:at+k])
-			copy(dst.Z[n:], dst.Z[at:at+k])
+			moveSamples(dst, n, at, k)
 		}
 		n += k
 	}
@@ -720,23 +788,45 @@ func readPointsAt(src io.ReaderAt, h LASHeader, d *pointDecoder, dst *interp.Sam
 // grow extends the samples by n slots.
 func grow(s *interp.Samples, n int) {
 	l := s.Len() + n
-	s.X, s.Y, s.Z = growTo(s.X, l), growTo(s.Y, l), growTo(s.Z, l)
+	if s.IsCompact() {
+		s.QX, s.QY = growTo(s.QX, l), growTo(s.QY, l)
+	} else {
+		s.X, s.Y = growTo(s.X, l), growTo(s.Y, l)
+	}
+	s.Z = growTo(s.Z, l)
+}
+
+// moveSamples moves the k samples from at to n < at.
+func moveSamples(s *interp.Samples, n, at, k int) {
+	if s.IsCompact() {
+		copy(s.QX[n:], s.QX[at:at+k])
+		copy(s.QY[n:], s.QY[at:at+k])
+	} else {
+		copy(s.X[n:], s.X[at:at+k])
+		copy(s.Y[n:], s.Y[at:at+k])
+	}
+	copy(s.Z[n:], s.Z[at:at+k])
 }
 
 // growTo extends v to length l, at least doubling its capacity when it must move. It uses
 // make, not append: make skips clearing memory fresh from the OS, so the decoding workers
 // are the first to touch those pages, in parallel, instead of one thread clearing them all.
-func growTo(v []float64, l int) []float64 {
+func growTo[T int32 | float64](v []T, l int) []T {
 	if l <= cap(v) {
 		return v[:l]
 	}
-	w := make([]float64, l, max(l, 2*cap(v)))
+	w := make([]T, l, max(l, 2*cap(v)))
 	copy(w, v)
 	return w
 }
 
 func truncate(s *interp.Samples, n int) {
-	s.X, s.Y, s.Z = s.X[:n], s.Y[:n], s.Z[:n]
+	if s.IsCompact() {
+		s.QX, s.QY = s.QX[:n], s.QY[:n]
+	} else {
+		s.X, s.Y = s.X[:n], s.Y[:n]
+	}
+	s.Z = s.Z[:n]
 }
 
 // lazTool is an external LAZ decompressor that writes LAS to its standard output.
@@ -912,7 +1002,12 @@ func readPointsStream(src *streamAt, h *LASHeader, d *pointDecoder, dst *interp.
 		whole := n / rl
 		at := dst.Len()
 		grow(dst, whole)
-		truncate(dst, at+d.decode(buf[:whole*rl], dst.X[at:], dst.Y[at:], dst.Z[at:]))
+		kept, fits := d.decodeInto(buf[:whole*rl], dst, at)
+		truncate(dst, at+kept)
+		if !fits {
+			truncate(dst, base)
+			return errOffLattice
+		}
 		read += whole
 		if err == nil {
 			continue
@@ -947,14 +1042,11 @@ func readLAS(path string, opt SourceOptions, reg *region) ([]Source, error) {
 	case len(opt.OpenOptions) > 0:
 		return nil, fmt.Errorf("%s: -oo applies to vector sources, not LAS", path)
 	}
-	f := lasFilter(opt)
-	// Origin 0: the samples hold the coordinates themselves, so a point reads the same
-	// whichever file or tile it comes from.
-	s := &interp.Samples{}
-	h, err := ReadLAS(path, f, s)
+	s, headers, err := readLASFiles([]string{path}, lasFilter(opt))
 	if err != nil {
 		return nil, err
 	}
+	h := headers[0]
 	if s.Len() == 0 {
 		return nil, fmt.Errorf("%s: none of its %d points passes the point filters", path, h.PointCount)
 	}
@@ -989,8 +1081,9 @@ func adjustLASSamples(s *interp.Samples, opt SourceOptions, reg *region) (int, s
 		return 0, ""
 	}
 	n, bad := 0, 0
-	for i := range s.X {
-		x, y, z := s.X[i], s.Y[i], (s.Z[i]+zinc)*zmul
+	for i := range s.Len() {
+		x, y := s.XY(int32(i))
+		z := (s.Z[i] + zinc) * zmul
 		if reg != nil && !reg.within(x+s.OriginX, y+s.OriginY) {
 			continue
 		}
@@ -998,7 +1091,8 @@ func adjustLASSamples(s *interp.Samples, opt SourceOptions, reg *region) (int, s
 			bad++
 			continue
 		}
-		s.X[n], s.Y[n], s.Z[n] = x, y, z
+		moveSamples(s, n, i, 1)
+		s.Z[n] = z
 		n++
 	}
 	truncate(s, n)

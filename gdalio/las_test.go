@@ -344,8 +344,9 @@ func checkSamples(t *testing.T, what string, s *interp.Samples, from int, x, y, 
 	}
 	for i := range x {
 		j := from + i
-		if !closeTo(s.X[j], x[i]) || !closeTo(s.Y[j], y[i]) || !closeTo(s.Z[j], z[i]) {
-			t.Fatalf("%s: sample %d = (%v, %v, %v), want (%v, %v, %v)", what, i, s.X[j], s.Y[j], s.Z[j], x[i], y[i], z[i])
+		sx, sy := s.XY(int32(j))
+		if !closeTo(sx, x[i]) || !closeTo(sy, y[i]) || !closeTo(s.Z[j], z[i]) {
+			t.Fatalf("%s: sample %d = (%v, %v, %v), want (%v, %v, %v)", what, i, sx, sy, s.Z[j], x[i], y[i], z[i])
 		}
 	}
 }
@@ -862,6 +863,10 @@ func TestReadSourcesLAS(t *testing.T) {
 	if len(x) == 0 || len(x) == all.Len() {
 		t.Fatalf("the window keeps %d of %d points: a useless test", len(x), all.Len())
 	}
+	if !src[0].Samples.IsCompact() {
+		t.Error("the samples of a LAS file are not compact")
+	}
+	src[0].Samples.MoveOrigin(0, 0)
 	checkSamples(t, "-spat", src[0].Samples, 0, x, y, z)
 
 	for _, c := range []struct {

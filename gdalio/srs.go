@@ -79,6 +79,7 @@ func TransformSamples(s *interp.Samples, fromSRS, toSRS string) (dropped int, er
 		return 0, nil
 	}
 	defer C.OCTDestroyCoordinateTransformation(tr)
+	s.Expand() // transformed coordinates leave the lattice
 	// C memory: PROJ writes the results in place
 	buf := (*C.double)(C.malloc(C.size_t(transformChunk) * 2 * C.sizeof_double))
 	defer C.free(unsafe.Pointer(buf))

@@ -30,13 +30,38 @@ type Index struct {
 	// Start has Layout.Cells()+1 entries: the exclusive scan of the per-cell counts.
 	Start []int32
 	// X and Y are the coordinates permuted into Order (X[j] = x[Order[j]]), so a query reads
-	// the samples of neighbouring cells from contiguous memory.
-	X, Y []float64
+	// the samples of neighbouring cells from contiguous memory. A compact index (BuildCompact)
+	// holds them as QX and QY instead, in quanta: X[j] = QX[j]*QuantumX.
+	X, Y               []float64
+	QX, QY             []int32
+	QuantumX, QuantumY float64
 }
+
+// coord is how an index holds a coordinate: float64, or int32 quanta (compact).
+type coord interface{ int32 | float64 }
 
 // Build indexes the samples at (x[i], y[i]). x and y must have the same length, below 2^31,
 // and finite values (callers reject NaN and infinite coordinates before indexing).
 func Build(x, y []float64) *Index {
+	ix := &Index{}
+	ix.X, ix.Y = build(ix, x, y, 1, 1)
+	return ix
+}
+
+// BuildCompact indexes the samples at (qx[i]*quantumX, qy[i]*quantumY) and keeps them in that
+// form: the same index as Build on those coordinates, in half the memory.
+func BuildCompact(qx, qy []int32, quantumX, quantumY float64) *Index {
+	if !(quantumX > 0) || !(quantumY > 0) {
+		panic(fmt.Sprintf("grid.BuildCompact: quanta %g, %g must be positive", quantumX, quantumY))
+	}
+	ix := &Index{QuantumX: quantumX, QuantumY: quantumY}
+	ix.QX, ix.QY = build(ix, qx, qy, quantumX, quantumY)
+	return ix
+}
+
+// build runs the stages on the samples at (x[i]*sx, y[i]*sy), fills the index's layout, order
+// and starts, and returns the coordinates permuted into the order.
+func build[T coord](ix *Index, x, y []T, sx, sy float64) (px, py []T) {
 	if len(x) != len(y) {
 		panic(fmt.Sprintf("grid.Build: %d x but %d y coordinates", len(x), len(y)))
 	}
@@ -44,25 +69,36 @@ func Build(x, y []float64) *Index {
 	if n > math.MaxInt32 {
 		panic(fmt.Sprintf("grid.Build: %d samples, at most %d can be indexed", n, math.MaxInt32))
 	}
-	minX, minY, maxX, maxY := Bounds(x, y)
+	minX, minY, maxX, maxY := bounds(x, y, sx, sy)
 	l := NewLayout(minX, minY, maxX, maxY, n)
 	keys := make([]uint32, n)
-	Keys(x, y, l, keys)
+	cellKeys(x, y, sx, sy, l, keys)
 	sorted := make([]uint32, n)
 	order := make([]int32, n)
 	SortByKey(keys, l.Cells(), sorted, order)
+	keys = nil
 	counts := make([]int32, l.Cells())
 	CountByKey(sorted, counts)
+	sorted = nil
 	start := make([]int32, l.Cells()+1)
 	ExclusiveScan(counts, start)
-	px, py := make([]float64, n), make([]float64, n)
+	px, py = make([]T, n), make([]T, n)
 	forChunks(n, chunkCount(n), func(_, lo, hi int) {
 		for j, i := range order[lo:hi] {
 			px[lo+j], py[lo+j] = x[i], y[i]
 		}
 	})
-	return &Index{Layout: l, Order: order, Start: start, X: px, Y: py}
+	ix.Layout, ix.Order, ix.Start = l, order, start
+	return px, py
 }
 
 // Len is the number of samples indexed.
-func (ix *Index) Len() int { return len(ix.X) }
+func (ix *Index) Len() int { return len(ix.Order) }
+
+// At returns the coordinates of the sample at place j of Order.
+func (ix *Index) At(j int32) (x, y float64) {
+	if ix.QX != nil {
+		return float64(ix.QX[j]) * ix.QuantumX, float64(ix.QY[j]) * ix.QuantumY
+	}
+	return ix.X[j], ix.Y[j]
+}

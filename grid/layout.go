@@ -20,15 +20,18 @@ type Layout struct {
 // Bounds returns the bounding box of the samples: the first stage of the build, a min/max
 // reduction. An empty set gives an inverted (infinite) box, which NewLayout turns into a single
 // cell.
-func Bounds(x, y []float64) (minX, minY, maxX, maxY float64) {
+func Bounds(x, y []float64) (minX, minY, maxX, maxY float64) { return bounds(x, y, 1, 1) }
+
+// bounds is Bounds of the samples at (x[i]*sx, y[i]*sy), for positive sx and sy.
+func bounds[T coord](x, y []T, sx, sy float64) (minX, minY, maxX, maxY float64) {
 	chunks := chunkCount(len(x))
 	box := make([][4]float64, chunks)
 	forChunks(len(x), chunks, func(c, lo, hi int) {
 		b := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
 		// Plain comparisons, not min and max, which would pay for NaN rules the finite
 		// coordinates never need.
-		for i, xi := range x[lo:hi] {
-			yi := y[lo+i]
+		for i, xv := range x[lo:hi] {
+			xi, yi := float64(xv)*sx, float64(y[lo+i])*sy
 			if xi < b[0] {
 				b[0] = xi
 			}
@@ -131,10 +134,13 @@ func floorCell(f float64, n int) int {
 }
 
 // Keys is the second stage: keys[i] = l.Key(x[i], y[i]).
-func Keys(x, y []float64, l Layout, keys []uint32) {
+func Keys(x, y []float64, l Layout, keys []uint32) { cellKeys(x, y, 1, 1, l, keys) }
+
+// cellKeys is Keys of the samples at (x[i]*sx, y[i]*sy).
+func cellKeys[T coord](x, y []T, sx, sy float64, l Layout, keys []uint32) {
 	forChunks(len(x), chunkCount(len(x)), func(_, lo, hi int) {
 		for i, xi := range x[lo:hi] {
-			keys[lo+i] = l.Key(xi, y[lo+i])
+			keys[lo+i] = l.Key(float64(xi)*sx, float64(y[lo+i])*sy)
 		}
 	})
 }

@@ -20,7 +20,17 @@ func (ix *Index) KNN(qx, qy float64, k int, maxD2 float64, dst []Neighbor) []Nei
 		return dst
 	}
 	k = min(k, ix.Len())
-	s := knnSearch{x: ix.X, y: ix.Y, order: ix.Order, qx: qx, qy: qy, k: k, worst: maxD2, best: dst}
+	if ix.QX != nil {
+		return knn(ix, &knnSearch[int32]{x: ix.QX, y: ix.QY, sx: ix.QuantumX, sy: ix.QuantumY,
+			order: ix.Order, qx: qx, qy: qy, k: k, worst: maxD2, best: dst})
+	}
+	return knn(ix, &knnSearch[float64]{x: ix.X, y: ix.Y, sx: 1, sy: 1,
+		order: ix.Order, qx: qx, qy: qy, k: k, worst: maxD2, best: dst})
+}
+
+// knn is KNN's search, for either form of the coordinates.
+func knn[T coord](ix *Index, s *knnSearch[T]) []Neighbor {
+	qx, qy, k, maxD2 := s.qx, s.qy, s.k, s.worst
 	l := &ix.Layout
 	near, far := l.reach(qx, qy)
 	// The disk's radius is near+step: step is how far it reaches into the grid. The first disk
@@ -64,9 +74,11 @@ func knnGrowth(m, k int) float64 {
 
 func sq(v float64) float64 { return v * v }
 
-// knnSearch keeps the best k candidates, sorted by (D2, ID), while ranges are scanned.
-type knnSearch struct {
-	x, y   []float64
+// knnSearch keeps the best k candidates, sorted by (D2, ID), while ranges are scanned. Sample
+// j lies at (x[j]*sx, y[j]*sy): with float64 coordinates sx = sy = 1, a product that is exact.
+type knnSearch[T coord] struct {
+	x, y   []T
+	sx, sy float64
 	order  []int32
 	qx, qy float64
 	k      int
@@ -75,13 +87,13 @@ type knnSearch struct {
 	best  []Neighbor
 }
 
-func (s *knnSearch) scan(lo, hi int32) float64 {
+func (s *knnSearch[T]) scan(lo, hi int32) float64 {
 	xs := s.x[lo:hi]
 	ys := s.y[lo:hi][:len(xs)]
 	ids := s.order[lo:hi][:len(xs)]
-	best, worst, k, qx, qy := s.best, s.worst, s.k, s.qx, s.qy
+	best, worst, k, qx, qy, sx, sy := s.best, s.worst, s.k, s.qx, s.qy, s.sx, s.sy
 	for j, x := range xs {
-		dx, dy := x-qx, ys[j]-qy
+		dx, dy := float64(x)*sx-qx, float64(ys[j])*sy-qy
 		d2 := float64(dx*dx) + float64(dy*dy)
 		if d2 > worst {
 			continue
@@ -115,26 +127,33 @@ func (ix *Index) Within(qx, qy, r2 float64, dst []Neighbor) []Neighbor {
 	if !(r2 >= 0) || ix.Len() == 0 || math.IsNaN(qx) || math.IsNaN(qy) {
 		return dst
 	}
-	s := withinSearch{x: ix.X, y: ix.Y, order: ix.Order, qx: qx, qy: qy, r2: r2, found: dst}
-	ix.eachNewRange(qx, qy, -1, ix.Layout.cover(qx, qy, math.Sqrt(r2)), s.scan)
+	cov := ix.Layout.cover(qx, qy, math.Sqrt(r2))
+	if ix.QX != nil {
+		s := withinSearch[int32]{x: ix.QX, y: ix.QY, sx: ix.QuantumX, sy: ix.QuantumY, order: ix.Order, qx: qx, qy: qy, r2: r2, found: dst}
+		ix.eachNewRange(qx, qy, -1, cov, s.scan)
+		return sortByID(s.found)
+	}
+	s := withinSearch[float64]{x: ix.X, y: ix.Y, sx: 1, sy: 1, order: ix.Order, qx: qx, qy: qy, r2: r2, found: dst}
+	ix.eachNewRange(qx, qy, -1, cov, s.scan)
 	return sortByID(s.found)
 }
 
-type withinSearch struct {
-	x, y   []float64
+type withinSearch[T coord] struct {
+	x, y   []T
+	sx, sy float64
 	order  []int32
 	qx, qy float64
 	r2     float64
 	found  []Neighbor
 }
 
-func (s *withinSearch) scan(lo, hi int32) float64 {
+func (s *withinSearch[T]) scan(lo, hi int32) float64 {
 	xs := s.x[lo:hi]
 	ys := s.y[lo:hi][:len(xs)]
 	ids := s.order[lo:hi][:len(xs)]
-	found, r2, qx, qy := s.found, s.r2, s.qx, s.qy
+	found, r2, qx, qy, sx, sy := s.found, s.r2, s.qx, s.qy, s.sx, s.sy
 	for j, x := range xs {
-		dx, dy := x-qx, ys[j]-qy
+		dx, dy := float64(x)*sx-qx, float64(ys[j])*sy-qy
 		if d2 := float64(dx*dx) + float64(dy*dy); d2 <= r2 {
 			found = append(found, Neighbor{ids[j], d2})
 		}
@@ -158,40 +177,52 @@ func (ix *Index) Ellipse(qx, qy, r1, r2, angleDeg float64, dst []Neighbor) []Nei
 	if ix.Len() == 0 || math.IsNaN(qx) || math.IsNaN(qy) {
 		return dst
 	}
-	s := ellipseSearch{x: ix.X, y: ix.Y, order: ix.Order, qx: qx, qy: qy, found: dst}
-	s.r1sq, s.r2sq = r1*r1, r2*r2
-	s.r12sq = s.r1sq * s.r2sq
+	e := ellipse{qx: qx, qy: qy}
+	e.r1sq, e.r2sq = r1*r1, r2*r2
+	e.r12sq = e.r1sq * e.r2sq
 	if a := toRadians * angleDeg; a != 0 {
-		s.rotated, s.cos, s.sin = true, math.Cos(a), math.Sin(a)
+		e.rotated, e.cos, e.sin = true, math.Cos(a), math.Sin(a)
 	}
 	cov := math.Inf(1)
-	if normal(s.r1sq) && normal(s.r2sq) && normal(s.r12sq) {
+	if normal(e.r1sq) && normal(e.r2sq) && normal(e.r12sq) {
 		// Only then does the test bound the ellipse by the circle of the larger radius.
 		cov = ix.Layout.cover(qx, qy, max(math.Abs(r1), math.Abs(r2)))
 	}
+	if ix.QX != nil {
+		s := ellipseSearch[int32]{ellipse: e, x: ix.QX, y: ix.QY, sx: ix.QuantumX, sy: ix.QuantumY, order: ix.Order, found: dst}
+		ix.eachNewRange(qx, qy, -1, cov, s.scan)
+		return sortByID(s.found)
+	}
+	s := ellipseSearch[float64]{ellipse: e, x: ix.X, y: ix.Y, sx: 1, sy: 1, order: ix.Order, found: dst}
 	ix.eachNewRange(qx, qy, -1, cov, s.scan)
 	return sortByID(s.found)
 }
 
 func normal(v float64) bool { return v >= 0x1p-1022 && v <= math.MaxFloat64 }
 
-type ellipseSearch struct {
-	x, y              []float64
-	order             []int32
+// ellipse is the search ellipse of a query at (qx,qy).
+type ellipse struct {
 	qx, qy            float64
 	r1sq, r2sq, r12sq float64
 	rotated           bool
 	cos, sin          float64
-	found             []Neighbor
 }
 
-func (s *ellipseSearch) scan(lo, hi int32) float64 {
+type ellipseSearch[T coord] struct {
+	ellipse
+	x, y   []T
+	sx, sy float64
+	order  []int32
+	found  []Neighbor
+}
+
+func (s *ellipseSearch[T]) scan(lo, hi int32) float64 {
 	xs := s.x[lo:hi]
 	ys := s.y[lo:hi][:len(xs)]
 	ids := s.order[lo:hi][:len(xs)]
 	found := s.found
 	for j, x := range xs {
-		dx, dy := x-s.qx, ys[j]-s.qy
+		dx, dy := float64(x)*s.sx-s.qx, float64(ys[j])*s.sy-s.qy
 		rx, ry := dx, dy
 		if s.rotated {
 			// The explicit conversions keep each product rounded, as gdal's C does, where Go

@@ -370,3 +370,44 @@ func TestSamplesOnCellEdges(t *testing.T) {
 		sameNeighbors(t, fmt.Sprintf("KNN(%v, %v, %d)", qx, qy, len(want)), dst, want)
 	}
 }
+
+// A compact index answers every query as Build's index over the same coordinates does, and
+// as the brute force does: the same layout, order and starts, the same neighbours and D2.
+func TestCompactIndex(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, d := range datasets() {
+		for _, quantum := range []float64{0.01, 0.25, 3} {
+			t.Run(fmt.Sprintf("%s/%g", d.name, quantum), func(t *testing.T) {
+				qx, qy := make([]int32, len(d.x)), make([]int32, len(d.y))
+				x, y := make([]float64, len(d.x)), make([]float64, len(d.y))
+				for i := range d.x {
+					qx[i], qy[i] = int32(math.Round(d.x[i]/quantum)), int32(math.Round(d.y[i]/(2*quantum)))
+					x[i], y[i] = float64(qx[i])*quantum, float64(qy[i])*(2*quantum)
+				}
+				ix := BuildCompact(qx, qy, quantum, 2*quantum)
+				plain := Build(x, y)
+				if ix.Layout != plain.Layout || !slices.Equal(ix.Order, plain.Order) || !slices.Equal(ix.Start, plain.Start) {
+					t.Fatal("the compact index is not Build's over the same coordinates")
+				}
+				for j := range int32(ix.Len()) {
+					if cx, cy := ix.At(j); cx != plain.X[j] || cy != plain.Y[j] {
+						t.Fatalf("At(%d) = %v,%v, want %v,%v", j, cx, cy, plain.X[j], plain.Y[j])
+					}
+				}
+				q := dataset{d.name, x, y}
+				var dst []Neighbor
+				for _, p := range queries(r, q, ix) {
+					for _, r2 := range radii2(q) {
+						dst = ix.KNN(p[0], p[1], 15, r2, dst)
+						sameNeighbors(t, fmt.Sprintf("KNN(%v, %v, 15, %g)", p[0], p[1], r2), dst, bruteKNN(x, y, p[0], p[1], 15, r2))
+						dst = ix.Within(p[0], p[1], r2, dst)
+						sameNeighbors(t, fmt.Sprintf("Within(%v, %v, %g)", p[0], p[1], r2), dst, bruteWithin(x, y, p[0], p[1], r2))
+					}
+					r1, r2 := math.Sqrt(radii2(q)[1]), math.Sqrt(radii2(q)[2])
+					dst = ix.Ellipse(p[0], p[1], r1, r2, 30, dst)
+					sameNeighbors(t, fmt.Sprintf("Ellipse(%v, %v)", p[0], p[1]), dst, bruteEllipse(x, y, p[0], p[1], r1, r2, 30))
+				}
+			})
+		}
+	}
+}

@@ -253,6 +253,9 @@ func (a *AIDW) evaluator(p *Problem, ix *grid.Index) (*aidwEvaluator, error) {
 	}
 	e := &aidwEvaluator{a: a, s: p.Samples, t: p.Target, ix: ix, n: n, k: min(a.K, n),
 		rExp: ExpectedDistance(n, area), r2: math.Inf(1)}
+	if !a.local() {
+		e.s = p.Samples.plain() // weighAll loops over every sample
+	}
 	if p.leaveOneOut && a.Area == 0 {
 		e.box = newBoxWithout(p.Samples)
 	}

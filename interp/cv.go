@@ -42,10 +42,11 @@ func LeaveOneOut(ctx context.Context, alg Algorithm, s *Samples, t Target, threa
 	defer prep.Close()
 	cp := prep.(*cpuPrepared)
 	out := make([]float64, n)
+	x, y := s.Coords()
 	err = cp.forEach(ctx, n, func(sc *scratch, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			sc.held = int32(i) + 1
-			out[i] = cp.fn(sc, s.X[i], s.Y[i])
+			out[i] = cp.fn(sc, x[i], y[i])
 		}
 		sc.held = 0
 	})
@@ -77,9 +78,11 @@ func KFold(ctx context.Context, alg Algorithm, s *Samples, t Target, fold []int,
 				return nil, fmt.Errorf("sample %d: fold %d is not in 0..%d", i, fi, k-1)
 			case fi == f:
 				test = append(test, i)
-				tx, ty = append(tx, s.X[i]), append(ty, s.Y[i])
+				x, y := s.XY(int32(i))
+				tx, ty = append(tx, x), append(ty, y)
 			default:
-				train.X, train.Y, train.Z = append(train.X, s.X[i]), append(train.Y, s.Y[i]), append(train.Z, s.Z[i])
+				x, y := s.XY(int32(i))
+				train.X, train.Y, train.Z = append(train.X, x), append(train.Y, y), append(train.Z, s.Z[i])
 			}
 		}
 		if len(test) == 0 || train.Len() == 0 {
@@ -215,10 +218,11 @@ func (b *boxWithout) outward(side int, i int32) float64 {
 
 // coord is sample i's x for the sides 0 and 2, its y for 1 and 3.
 func (b *boxWithout) coord(side int, i int32) float64 {
+	x, y := b.s.XY(i)
 	if side%2 == 0 {
-		return b.s.X[i]
+		return x
 	}
-	return b.s.Y[i]
+	return y
 }
 
 // area is the area of the bounding box of every sample but id, computed as Samples.Bounds and

@@ -234,7 +234,7 @@ func (a *InvDist) bindSearch(s *Samples, ix *grid.Index) nodeFunc {
 // Nodes come from the far-field tree (see farTree) where it pays and applies; else, with
 // power 2, in runs of 8 along a row; else one by one.
 func (a *InvDist) bindAll(p *Problem, ix *grid.Index) nodeFunc {
-	s := p.Samples
+	s := p.Samples.plain()
 	s2 := a.Smoothing * a.Smoothing
 	if a.Power == 2 {
 		// The no-smoothing case has gdal's exact-hit test, the smoothing case none.

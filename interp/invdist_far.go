@@ -422,7 +422,7 @@ func (t *farTree) gather(r, not [4]float64) *farSamples {
 	for row := r0; row <= r1; row++ {
 		lo, hi := t.ix.Start[row*l.Cols+c0], t.ix.Start[row*l.Cols+c1+1]
 		for j := lo; j < hi; j++ {
-			if x, y := t.ix.X[j], t.ix.Y[j]; inRect(r, x, y) && !inRect(not, x, y) {
+			if x, y := t.ix.At(j); inRect(r, x, y) && !inRect(not, x, y) {
 				g.x, g.y, g.z = append(g.x, x), append(g.y, y), append(g.z, t.s.Z[t.ix.Order[j]])
 			}
 		}

@@ -48,7 +48,7 @@ const (
 )
 
 func (a *Linear) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
-	s := p.Samples
+	s := p.Samples.plain() // the triangulation takes every sample's coordinates
 	tri := delaunay(s.X, s.Y)
 	loc := newTriLocator(s, tri)
 	nn := &gdalNearest{s: s, ix: ix, order: newGDALOrder(s), nodata: a.NodataValue}

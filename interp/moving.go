@@ -208,7 +208,8 @@ func (m *Metric) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
 			return m.reduce(s, picked(sc.nb, pick))
 		}, nil
 	case ar.all() && m.Kind == AverageDistance:
-		return func(sc *scratch, x, y float64) float64 { return m.distanceToAll(sc, s, x, y) }, nil
+		ps := s.plain()
+		return func(sc *scratch, x, y float64) float64 { return m.distanceToAll(sc, ps, x, y) }, nil
 	case ar.all() && p.leaveOneOut:
 		return func(sc *scratch, _, _ float64) float64 { return m.reduce(s, sc.everySample(s.Len())) }, nil
 	case ar.all():
@@ -252,7 +253,7 @@ func (m *Metric) reduce(s *Samples, nb []grid.Neighbor) float64 {
 }
 
 // distanceToAll is average_distance without radius: the mean distance to every sample but
-// the held-out one.
+// the held-out one. s is in the plain form.
 func (m *Metric) distanceToAll(sc *scratch, s *Samples, x, y float64) float64 {
 	skip, held := sc.heldOut()
 	n := s.Len()
@@ -287,12 +288,13 @@ func (m *Metric) bindPairs(p *Problem, ix *grid.Index, ar searchArea) nodeFunc {
 		// the pairs without the held-out sample: all pairs less those it is part of
 		total := allSamplesValue(s, func(nb []grid.Neighbor) float64 { return pairDistances(s, nb) })
 		q := s.Len() - 1
+		ps := s.plain()
 		return func(sc *scratch, _, _ float64) float64 {
 			id, ok := sc.heldOut()
 			if !ok {
 				return mean(total, (q+1)*q/2)
 			}
-			return mean(total-distancesFrom(s, id), q*(q-1)/2)
+			return mean(total-distancesFrom(ps, id), q*(q-1)/2)
 		}
 	case ar.all():
 		all := allSamplesValue(s, func(nb []grid.Neighbor) float64 {
@@ -331,7 +333,8 @@ func (m *Metric) squarePairs(sc *scratch, s *Samples, ix *grid.Index, ar searchA
 	in := sc.nb[:0]
 	lastIn := false
 	for _, nb := range sc.nb {
-		dx, dy := s.X[nb.ID]-x, s.Y[nb.ID]-y
+		sx, sy := s.XY(nb.ID)
+		dx, dy := sx-x, sy-y
 		if math.Abs(dx) <= h && math.Abs(dy) <= h && float64(r2s*dx*dx)+float64(r1s*dy*dy) <= r1s*r2s {
 			in = append(in, nb)
 			lastIn = lastIn || nb.ID == last
@@ -349,16 +352,17 @@ func (m *Metric) squarePairs(sc *scratch, s *Samples, ix *grid.Index, ar searchA
 func pairDistances(s *Samples, nb []grid.Neighbor) float64 {
 	sum := 0.0
 	for a, na := range nb {
-		xa, ya := s.X[na.ID], s.Y[na.ID]
+		xa, ya := s.XY(na.ID)
 		for _, nb := range nb[a+1:] {
-			dx, dy := s.X[nb.ID]-xa, s.Y[nb.ID]-ya
+			xb, yb := s.XY(nb.ID)
+			dx, dy := xb-xa, yb-ya
 			sum += math.Sqrt(float64(dx*dx) + float64(dy*dy))
 		}
 	}
 	return sum
 }
 
-// distancesFrom sums the distances from sample id to every other sample.
+// distancesFrom sums the distances from sample id to every other sample of s, in the plain form.
 func distancesFrom(s *Samples, id int32) float64 {
 	sum := 0.0
 	xa, ya := s.X[id], s.Y[id]

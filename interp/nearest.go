@@ -86,7 +86,8 @@ func (nn *gdalNearest) inEllipse(sc *scratch, x, y float64, area searchArea) flo
 	for _, nb := range sc.nb {
 		d2 := nb.D2
 		if rotated {
-			dx, dy := nn.s.X[nb.ID]-x, nn.s.Y[nb.ID]-y
+			sx, sy := nn.s.XY(nb.ID)
+			dx, dy := sx-x, sy-y
 			rx := float64(dx*c) + float64(dy*s)
 			ry := float64(dy*c) - float64(dx*s)
 			d2 = float64(rx*rx) + float64(ry*ry)
@@ -152,7 +153,8 @@ func (nn *gdalNearest) growing(sc *scratch, x, y, r0 float64) float64 {
 	sc.nb = sc.within(nn.ix, x, y, 2*d2)
 	c := math.Inf(1)
 	for _, nb := range sc.nb {
-		c = min(c, max(math.Abs(nn.s.X[nb.ID]-x), math.Abs(nn.s.Y[nb.ID]-y)))
+		sx, sy := nn.s.XY(nb.ID)
+		c = min(c, max(math.Abs(sx-x), math.Abs(sy-y)))
 	}
 	h := r0
 	if !(h > 0) {

@@ -185,11 +185,11 @@ func (a searchArea) collect(ix *grid.Index, x, y float64, dst []grid.Neighbor) [
 	h := a.half()
 	dst = dst[:0]
 	eachCellRange(ix, x, y, h, func(lo, hi int32) {
-		xs, ys, ids := ix.X[lo:hi], ix.Y[lo:hi], ix.Order[lo:hi]
-		for j, sx := range xs {
-			dx, dy := sx-x, ys[j]-y
+		for j := lo; j < hi; j++ {
+			sx, sy := ix.At(j)
+			dx, dy := sx-x, sy-y
 			if t.inside(dx, dy) && (!a.Square || math.Abs(dx) <= h && math.Abs(dy) <= h) {
-				dst = append(dst, grid.Neighbor{ID: ids[j], D2: float64(dx*dx) + float64(dy*dy)})
+				dst = append(dst, grid.Neighbor{ID: ix.Order[j], D2: float64(dx*dx) + float64(dy*dy)})
 			}
 		}
 	})
@@ -250,7 +250,8 @@ func cellIndex(f float64, n int) int {
 // inSquare says whether the sample lies in the square of half-side h around (x,y), as gdal's
 // quadtree search keeps it.
 func inSquare(s *Samples, id int32, x, y, h float64) bool {
-	return math.Abs(s.X[id]-x) <= h && math.Abs(s.Y[id]-y) <= h
+	sx, sy := s.XY(id)
+	return math.Abs(sx-x) <= h && math.Abs(sy-y) <= h
 }
 
 // quadrant is gdal's quadrant index of a sample at (dx,dy) from the node: bit 0 set for
@@ -291,7 +292,10 @@ func (p *quadrantPick) ok(minPer int) bool {
 // gdal's order, and picks from them into sc.ids as gdal does.
 func pickQuadrants(sc *scratch, nb []grid.Neighbor, s *Samples, x, y float64, lim QuadrantLimits,
 	maxPoints int, order *gdalOrder) quadrantPick {
-	quad := func(n grid.Neighbor) int { return quadrant(s.X[n.ID]-x, s.Y[n.ID]-y) }
+	quad := func(n grid.Neighbor) int {
+		sx, sy := s.XY(n.ID)
+		return quadrant(sx-x, sy-y)
+	}
 	slices.SortFunc(nb, func(a, b grid.Neighbor) int {
 		if c := cmp.Compare(quad(a), quad(b)); c != 0 {
 			return c
@@ -467,7 +471,8 @@ func gdalQuadtreeRanks(s *Samples) []int32 {
 	n := s.Len()
 	t := &quadtree{x: make([]float64, n), y: make([]float64, n)}
 	for i := range n {
-		t.x[i], t.y[i] = s.X[i]+s.OriginX, s.Y[i]+s.OriginY
+		x, y := s.XY(int32(i))
+		t.x[i], t.y[i] = x+s.OriginX, y+s.OriginY
 	}
 	root := quadRect{t.x[0], t.y[0], t.x[0], t.y[0]}
 	for i := 1; i < n; i++ {

@@ -45,10 +45,11 @@ func (d *Device) indexSamples(s *interp.Samples) (*index, error) {
 	var x, y, z buffer
 	defer freeAll(&x, &y, &z)
 	var err error
-	if x, err = uploadNew(s.X); err != nil {
+	sx, sy := s.Coords() // float64 on the device whatever the host's form
+	if x, err = uploadNew(sx); err != nil {
 		return nil, err
 	}
-	if y, err = uploadNew(s.Y); err != nil {
+	if y, err = uploadNew(sy); err != nil {
 		return nil, err
 	}
 	if z, err = uploadNew(s.Z); err != nil {
