@@ -506,7 +506,6 @@ func canonicalizeCompact(s *interp.Samples) {
 	radixPass(n, func(i int) uint32 { return b.band(float64(recs[i].qy)) >> lo }, func(i, at int) {
 		s.QX[at], s.QY[at], s.Z[at] = recs[i].qx, recs[i].qy, recs[i].z
 	})
-	recs = nil
 	eachBand(n, func(i int) uint32 { return b.band(float64(s.QY[i])) }, func(lo, hi int) {
 		run := compactRun{s.QX[lo:hi], s.QY[lo:hi], s.Z[lo:hi]}
 		if hi-lo > 64 {

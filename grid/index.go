@@ -76,10 +76,8 @@ func build[T coord](ix *Index, x, y []T, sx, sy float64) (px, py []T) {
 	sorted := make([]uint32, n)
 	order := make([]int32, n)
 	SortByKey(keys, l.Cells(), sorted, order)
-	keys = nil
 	counts := make([]int32, l.Cells())
 	CountByKey(sorted, counts)
-	sorted = nil
 	start := make([]int32, l.Cells()+1)
 	ExclusiveScan(counts, start)
 	px, py = make([]T, n), make([]T, n)

@@ -34,6 +34,9 @@ grid n43-aidw 1e-5 -a aidw $n43
 grid n43-aidw-maxpoints 1e-12 -a aidw:max_points=15 $n43
 grid n43-aidw-radius 1e-12 -a aidw:radius=0.08:min_points=3:nodata=-9999 $n43
 grid n43-invdist-p3 1e-5 -a invdist:power=3:smoothing=0.01 $n43
+# LAS: compact samples (int32 quanta) on the host, the README's DEM and the global form
+grid haystack-aidw-maxpoints 1e-12 -a aidw:max_points=12 -tr 1 1 -ot Float64 testdata/Haystack_Rock.las
+grid haystack-aidw 1e-5 -a aidw -tr 2 2 -ot Float64 testdata/Haystack_Rock.las
 gdalA="-l grid -txe 440720 441920 -tye 3751320 3750120 -outsize 20 20 -ot Float64 testdata/gdal/grid.vrt"
 grid gdal-invdist 1e-5 -a invdist:power=2:smoothing=0:radius1=0:radius2=0:angle=0:max_points=0:min_points=0:nodata=0 $gdalA
 python3 scripts/gpu-compare.py "gdal-invdist gpu vs gdal_grid" "$e/out/gdal-invdist-gpu.tif" testdata/gdal/ref_data/grid_invdist.tif 1 abs || fails=$((fails + 1))
