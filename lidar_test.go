@@ -218,8 +218,8 @@ func TestHaystackTilesBitForBit(t *testing.T) {
 // the samples in canonical order (y, x, z), the order whose first sample an exact hit takes.
 //
 // The reference places samples relative to the grid's corner from the file's integers, exactly
-// in quanta of 0.01 ft, then scaled: absolute float64 coordinates near 2.2e6 ft would each be
-// off by up to 2.3e-10 ft, enough to move a value near 0 ft by more than 1e-9 of itself.
+// in quanta of 0.01 m, then scaled: absolute float64 coordinates near 2.2e6 m would each be
+// off by up to 2.3e-10 m, enough to move a value near 0 m by more than 1e-9 of itself.
 func TestHaystackDEM(t *testing.T) {
 	src := filepath.Join("testdata", "Haystack_Rock.las")
 	p := decodeLAS(t, src)
