@@ -58,3 +58,27 @@ func TestSameSRS(t *testing.T) {
 		}
 	}
 }
+
+// Compact samples leave their lattice when transformed: they come out plain, where the same
+// points given plain go.
+func TestTransformCompactSamples(t *testing.T) {
+	compact := &interp.Samples{QuantumX: 0.01, QuantumY: 0.01, OriginX: 500000, OriginY: 4000000,
+		QX: []int32{0, 12345, -6789}, QY: []int32{0, -2222, 31415}, Z: []float64{1, 2, 3}}
+	x, y := compact.Coords()
+	plain := &interp.Samples{X: x, Y: y, Z: []float64{1, 2, 3}, OriginX: 500000, OriginY: 4000000}
+	for _, s := range []*interp.Samples{compact, plain} {
+		if _, err := TransformSamples(s, "EPSG:32631", "EPSG:4326"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if compact.IsCompact() || compact.Len() != 3 {
+		t.Fatalf("transformed samples: compact %v, %d of them", compact.IsCompact(), compact.Len())
+	}
+	for i := range int32(3) {
+		cx, cy := compact.XY(i)
+		px, py := plain.XY(i)
+		if cx+compact.OriginX != px+plain.OriginX || cy+compact.OriginY != py+plain.OriginY {
+			t.Errorf("sample %d: compact went to %v,%v, plain to %v,%v", i, cx, cy, px, py)
+		}
+	}
+}
