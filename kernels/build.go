@@ -40,16 +40,47 @@ type index struct {
 
 func (ix *index) free() { freeAll(&ix.order, &ix.start, &ix.xy, &ix.z, &ix.s32) }
 
+// coordChunk is how many compact samples uploadCoords converts at a time.
+const coordChunk = 1 << 16
+
+// uploadCoords uploads the samples' coordinates as float64 (device thread only). Compact samples
+// are converted a chunk at a time, so that the host never holds a float64 copy of them all.
+func uploadCoords(s *interp.Samples) (x, y buffer, err error) {
+	if !s.IsCompact() {
+		if x, err = uploadNew(s.X); err != nil {
+			return x, y, err
+		}
+		if y, err = uploadNew(s.Y); err != nil {
+			x.free()
+		}
+		return x, y, err
+	}
+	n := s.Len()
+	if x, err = allocN[float64](n); err == nil {
+		y, err = allocN[float64](n)
+	}
+	cx, cy := make([]float64, min(coordChunk, n)), make([]float64, min(coordChunk, n))
+	for lo := 0; lo < n && err == nil; lo += coordChunk {
+		hi := min(lo+coordChunk, n)
+		for i := lo; i < hi; i++ {
+			cx[i-lo], cy[i-lo] = s.XY(int32(i))
+		}
+		if err = upload(buffer{at[float64](x, lo), x.bytes - int64(lo)*8}, cx[:hi-lo]); err == nil {
+			err = upload(buffer{at[float64](y, lo), y.bytes - int64(lo)*8}, cy[:hi-lo])
+		}
+	}
+	if err != nil {
+		freeAll(&x, &y)
+	}
+	return x, y, err
+}
+
 // indexSamples uploads the samples and builds their index (device thread only).
 func (d *Device) indexSamples(s *interp.Samples) (*index, error) {
 	var x, y, z buffer
 	defer freeAll(&x, &y, &z)
 	var err error
-	sx, sy := s.Coords() // float64 on the device whatever the host's form
-	if x, err = uploadNew(sx); err != nil {
-		return nil, err
-	}
-	if y, err = uploadNew(sy); err != nil {
+	if x, y, err = uploadCoords(s); err != nil {
 		return nil, err
 	}
 	if z, err = uploadNew(s.Z); err != nil {

@@ -116,6 +116,34 @@ func TestEngineMaskAndChunks(t *testing.T) {
 	}
 }
 
+// TestEngineCompactSamples: compact samples (LiDAR's int32 quanta), uploaded a chunk at a time,
+// give the GPU engine what the same coordinates in the plain form give, bit for bit.
+func TestEngineCompactSamples(t *testing.T) {
+	d := utmSet(61, 3*coordChunk+123)
+	s := d.samples
+	_, ox := interp.LatticePoint(s.OriginX, 0.01)
+	_, oy := interp.LatticePoint(s.OriginY, 0.01)
+	compact := &interp.Samples{Z: s.Z, OriginX: ox, OriginY: oy, QuantumX: 0.01, QuantumY: 0.01}
+	for i := range int32(s.Len()) {
+		x, y := s.XY(i)
+		compact.QX = append(compact.QX, int32(math.Round((x+s.OriginX-ox)/0.01)))
+		compact.QY = append(compact.QY, int32(math.Round((y+s.OriginY-oy)/0.01)))
+	}
+	x, y := compact.Coords()
+	plain := &interp.Samples{X: x, Y: y, Z: s.Z, OriginX: ox, OriginY: oy}
+	for _, c := range engineCases {
+		alg := mustParse(t, c.spec)
+		e := NewEngine(testDev)
+		got := gridValues(t, e, &interp.Problem{Samples: compact, Target: d.target, Alg: alg})
+		want := gridValues(t, e, &interp.Problem{Samples: plain, Target: d.target, Alg: alg})
+		for i := range want {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("%s: node %d is %v from compact samples, %v from plain", c.spec, i, got[i], want[i])
+			}
+		}
+	}
+}
+
 // TestEngineIsDeterministic runs the same problems twice: bit-identical output.
 func TestEngineIsDeterministic(t *testing.T) {
 	d := uniformSet(51, 100_000, 0, 0, 1000, 128, 96)
