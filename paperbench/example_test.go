@@ -8,7 +8,7 @@ import (
 )
 
 // The cuda build implements the catalogued GPU variants in benchgpu_cuda.go (package main),
-// whose registerGPUBench(r *paperbench.Registry) error the bench command calls; this is its shape.
+// whose RegisterGPU(r *paperbench.Registry) error the bench command calls; this is its shape.
 func ExampleRegistry_Implement() {
 	r := paperbench.NewRegistry()
 	r.GPU = paperbench.GPUInfo{Name: "NVIDIA H100 80GB HBM3", Driver: "550.54.15"}

@@ -15,7 +15,7 @@ work=${1:-$(mktemp -d)}
 mkdir -p "$work"
 out=$root/bench/results/lidar-cpu.md
 cd "$root"
-go build -o "$work/aidw" .
+go build -o "$work/aidw" ./cmd/aidw
 go build -o "$work/genlas" ./scripts/genlas
 go build -o "$work/las2csv" ./scripts/las2csv
 aidw=$work/aidw

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
-go build -o aidw .
+go build -o aidw ./cmd/aidw
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 n=1000000 size=1000 n_all=20000
 if [ "${1:-}" = quick ]; then n=100000 size=300 n_all=5000; fi

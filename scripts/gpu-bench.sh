@@ -29,7 +29,7 @@ pack() {
 	mkdir -p "$b/lib" .carry
 	CGO_CFLAGS="-O2 -I$PWD/kernels/cudacompat -I$inc" \
 		CGO_LDFLAGS="-L$lib -Wl,-rpath,\$ORIGIN/lib -Wl,--disable-new-dtags" \
-		go build -tags cuda -ldflags="-s -w" -o "$b/aidw" .
+		go build -tags cuda -ldflags="-s -w" -o "$b/aidw" ./cmd/aidw
 	ldd "$b/aidw" | awk '/=>/ {print $1, $3}' |
 		grep -vE '^(libc|libm|libpthread|libdl|librt|libresolv|libcuda)\.so|^ld-linux' |
 		while read -r name path; do cp -L "$path" "$b/lib/$name"; done

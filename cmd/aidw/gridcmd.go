@@ -61,7 +61,7 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	eng, err := a.engine(alg, threads, stderr)
+	eng, err := chooseEngine(a.device, alg, threads, stderr)
 	if err != nil {
 		return err
 	}
@@ -242,35 +242,4 @@ func (a *gridArgs) target(tmpl *gdalio.Template, src gdalio.Source) (interp.Targ
 	}
 	t := interp.NorthUp(xmin, ymin, xmax, ymax, cols, rows)
 	return t, t.Validate()
-}
-
-// engine picks the engine for -device: the GPU when asked for (or, with auto, when the build
-// has one and a device answers) and it runs this algorithm; else the CPU engine.
-func (a *gridArgs) engine(alg interp.Algorithm, threads int, stderr io.Writer) (interp.Engine, error) {
-	cpu := &interp.CPU{Threads: threads}
-	if a.device == "cpu" {
-		return cpu, nil
-	}
-	gpu, err := newGPUEngine()
-	if err != nil {
-		if a.device == "gpu" {
-			return nil, fmt.Errorf("-device gpu: %w", err)
-		}
-		return cpu, nil
-	}
-	if bands := interp.BandNames(alg); len(bands) > 1 {
-		// only the CPU engine computes the bands after the value
-		if a.device == "gpu" {
-			fmt.Fprintf(stderr, "The GPU engine does not compute %s's %s bands: running it on the CPU engine.\n",
-				alg.Name(), strings.Join(bands[1:], ", "))
-		}
-		return cpu, nil
-	}
-	if !gpu.Supports(alg) {
-		if a.device == "gpu" {
-			fmt.Fprintf(stderr, "The GPU engine does not run %s with these options: running it on the CPU engine.\n", alg.Name())
-		}
-		return cpu, nil
-	}
-	return gpu, nil
 }

@@ -116,7 +116,7 @@ func benchOptionsOf(c *cli.Context) (benchOptions, error) {
 // the CPU float64 engine make it return an error once the report is written.
 func runBench(ctx context.Context, o benchOptions, stdout, stderr io.Writer) error {
 	reg := paperbench.NewRegistry()
-	if err := registerGPUBench(reg); err != nil {
+	if err := paperbench.RegisterGPU(reg); err != nil {
 		return fmt.Errorf("registering the GPU variants: %w", err)
 	}
 	variants, err := reg.Select(o.filter)

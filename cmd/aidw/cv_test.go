@@ -320,8 +320,8 @@ func TestGridDiagnosticsAndPreview(t *testing.T) {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
 	}
-	run("-a", "aidw:diagnostics=yes", "-preview", preview, "testdata/n43_samples.csv", diag)
-	run("-a", "aidw", "testdata/n43_samples.csv", plain)
+	run("-a", "aidw:diagnostics=yes", "-preview", preview, "../../testdata/n43_samples.csv", diag)
+	run("-a", "aidw", "../../testdata/n43_samples.csv", plain)
 
 	ds, err := godal.Open(diag)
 	if err != nil {
@@ -415,7 +415,7 @@ func TestGridPreviewBadInput(t *testing.T) {
 		{filepath.Join(out, "no", "p.png"), "p.png"},
 	} {
 		args := append(append([]string{"grid", "-q"}, demoArgs...), "-preview", c.preview,
-			"testdata/n43_samples.csv", filepath.Join(out, "o.tif"))
+			"../../testdata/n43_samples.csv", filepath.Join(out, "o.tif"))
 		code, _, stderr := runAidw(t, args...)
 		if msg := strings.TrimSpace(stderr); code != 1 || strings.Contains(msg, "\n") || !strings.Contains(msg, c.want) {
 			t.Errorf("-preview %s: exit %d, stderr %q", c.preview, code, stderr)

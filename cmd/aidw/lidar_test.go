@@ -114,7 +114,7 @@ func splitLAS(t *testing.T, src, dir string, cx, cy float64) []string {
 
 func genLAS(t *testing.T, path string, args ...string) {
 	t.Helper()
-	cmd := exec.Command("go", append([]string{"run", "./scripts/genlas", "-o", path}, args...)...)
+	cmd := exec.Command("go", append([]string{"run", "../../scripts/genlas", "-o", path}, args...)...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("genlas: %v\n%s", err, out)
 	}
@@ -206,7 +206,7 @@ func TestLASTilesBitForBit(t *testing.T) {
 
 // The same with Haystack_Rock.las, the real survey of the README's worked example.
 func TestHaystackTilesBitForBit(t *testing.T) {
-	whole := filepath.Join("testdata", "Haystack_Rock.las")
+	whole := filepath.Join("../../testdata", "Haystack_Rock.las")
 	tiles := splitLAS(t, whole, filepath.Join(t.TempDir(), "tiles"), 2230900, 252250)
 	gridTiles(t, whole, tiles, []string{"-tr", "2", "2"}, []string{"aidw", "aidw:max_points=12", "invdistnn:radius=10", "linear"})
 }
@@ -221,7 +221,7 @@ func TestHaystackTilesBitForBit(t *testing.T) {
 // in quanta of 0.01 m, then scaled: absolute float64 coordinates near 2.2e6 m would each be
 // off by up to 2.3e-10 m, enough to move a value near 0 m by more than 1e-9 of itself.
 func TestHaystackDEM(t *testing.T) {
-	src := filepath.Join("testdata", "Haystack_Rock.las")
+	src := filepath.Join("../../testdata", "Haystack_Rock.las")
 	p := decodeLAS(t, src)
 	const cornerX, cornerY = 2230738, 252411
 	pts := make([][3]float64, len(p.recs))
@@ -281,7 +281,7 @@ func TestHaystackDEM(t *testing.T) {
 // as are a pattern matching nothing and tiles in different CRSs.
 func TestTilesBadInput(t *testing.T) {
 	dir := t.TempDir()
-	las := filepath.Join("testdata", "Haystack_Rock.las")
+	las := filepath.Join("../../testdata", "Haystack_Rock.las")
 	p := decodeLAS(t, las)
 	tile := filepath.Join(dir, "copy.las")
 	p.write(t, tile, func([3]float64) bool { return true })

@@ -1,6 +1,6 @@
 //go:build cuda
 
-package main
+package paperbench
 
 import (
 	"context"
@@ -8,24 +8,23 @@ import (
 
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/kernels"
-	"github.com/aidw/aidw/paperbench"
 )
 
-// registerGPUBench implements the GPU variants of paperbench's catalogue on the first CUDA
+// RegisterGPU implements the GPU variants of paperbench's catalogue on the first CUDA
 // device: the papers' kernels (kernels/paper.cuh) and aidw's own GPU engine. Without a device
 // every GPU variant is reported as not run, with the reason.
-func registerGPUBench(r *paperbench.Registry) error {
+func RegisterGPU(r *Registry) error {
 	dev, err := kernels.Open(0)
 	if err != nil {
 		r.SetGPUNotRun("no CUDA device answered: " + err.Error())
 		return nil
 	}
-	r.GPU = paperbench.GPUInfo{Name: dev.Name(), Driver: kernels.Driver()}
+	r.GPU = GPUInfo{Name: dev.Name(), Driver: kernels.Driver()}
 	if total, err := dev.MemoryTotal(); err == nil {
 		r.GPU.Memory = fmt.Sprintf("%.0f GiB", float64(total)/(1<<30))
 	}
 	for _, v := range r.Variants() {
-		if v.Device != paperbench.GPU {
+		if v.Device != GPU {
 			continue
 		}
 		run, err := gpuVariant(dev, v)
@@ -44,12 +43,12 @@ func registerGPUBench(r *paperbench.Registry) error {
 }
 
 // gpuVariant returns the run function of a catalogued GPU variant, nil for one it does not know.
-func gpuVariant(dev *kernels.Device, v paperbench.Variant) (paperbench.RunFunc, error) {
-	f64 := v.Precision == paperbench.F64
+func gpuVariant(dev *kernels.Device, v Variant) (RunFunc, error) {
+	f64 := v.Precision == F64
 	if v.Method == "gpu-engine" {
 		return engineRun(dev, f64), nil
 	}
-	if v.Family == paperbench.BBox {
+	if v.Family == BBox {
 		m, ok := map[string]kernels.BBoxMethod{"gpu-two-pass": kernels.TwoPass, "gpu-atomic": kernels.Atomic,
 			"gpu-retirement": kernels.Retirement}[v.Method]
 		if !ok {
@@ -57,20 +56,20 @@ func gpuVariant(dev *kernels.Device, v paperbench.Variant) (paperbench.RunFunc, 
 		}
 		return bboxRun(dev, m), nil
 	}
-	l, ok := map[paperbench.Layout]kernels.PointLayout{paperbench.SoA: kernels.SoA, paperbench.AoS: kernels.AoS,
-		paperbench.AoaS: kernels.AoaS}[v.Layout]
+	l, ok := map[Layout]kernels.PointLayout{SoA: kernels.SoA, AoS: kernels.AoS,
+		AoaS: kernels.AoaS}[v.Layout]
 	if !ok {
 		return nil, fmt.Errorf("layout %q has no kernels", v.Layout)
 	}
 	switch v.Family {
-	case paperbench.IDW2, paperbench.IDW3:
+	case IDW2, IDW3:
 		m, ok := map[string]kernels.PaperMethod{"gpu-naive": kernels.Naive, "gpu-tiled": kernels.Tiled,
 			"gpu-cdp": kernels.CDP}[v.Method]
 		if !ok {
 			return nil, nil
 		}
 		return idwRun(dev, m, l, f64), nil
-	case paperbench.AIDW:
+	case AIDW:
 		m, ok := map[string]kernels.PaperMethod{"gpu-naive": kernels.Naive, "gpu-tiled": kernels.Tiled,
 			"gpu-grid-naive": kernels.GridNaive, "gpu-grid-tiled": kernels.GridTiled}[v.Method]
 		if !ok {
@@ -86,7 +85,7 @@ const paperTiming = "CUDA events: upload, kernels, download (pageable host memor
 
 // paperCase is the input relative to the samples' local origin, where float32 keeps its
 // precision.
-func paperCase(in *paperbench.Input) *kernels.PaperCase {
+func paperCase(in *Input) *kernels.PaperCase {
 	c := &kernels.PaperCase{X: in.Local.X, Y: in.Local.Y, Z: in.Local.Z,
 		NodeX: make([]float64, in.Nodes), NodeY: make([]float64, in.Nodes)}
 	for i := range c.NodeX {
@@ -96,18 +95,18 @@ func paperCase(in *paperbench.Input) *kernels.PaperCase {
 }
 
 // output is a run of the papers' kernels as paperbench reports it; stages are kept where asked.
-func output(r *kernels.PaperRun, stages bool) *paperbench.Output {
-	out := &paperbench.Output{Values: r.Values, Elapsed: r.Elapsed, Timing: paperTiming}
+func output(r *kernels.PaperRun, stages bool) *Output {
+	out := &Output{Values: r.Values, Elapsed: r.Elapsed, Timing: paperTiming}
 	if stages {
 		for _, s := range r.Stages {
-			out.Stages = append(out.Stages, paperbench.Stage{Name: s.Name, Elapsed: s.Elapsed})
+			out.Stages = append(out.Stages, Stage{Name: s.Name, Elapsed: s.Elapsed})
 		}
 	}
 	return out
 }
 
-func idwRun(dev *kernels.Device, m kernels.PaperMethod, l kernels.PointLayout, f64 bool) paperbench.RunFunc {
-	return func(ctx context.Context, in *paperbench.Input) (*paperbench.Output, error) {
+func idwRun(dev *kernels.Device, m kernels.PaperMethod, l kernels.PointLayout, f64 bool) RunFunc {
+	return func(ctx context.Context, in *Input) (*Output, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -125,8 +124,8 @@ func idwRun(dev *kernels.Device, m kernels.PaperMethod, l kernels.PointLayout, f
 
 // aidwRun runs an AIDW variant; the even-grid ones report their stages, as the 2016 paper's
 // Table 3.
-func aidwRun(dev *kernels.Device, m kernels.PaperMethod, l kernels.PointLayout, f64 bool) paperbench.RunFunc {
-	return func(ctx context.Context, in *paperbench.Input) (*paperbench.Output, error) {
+func aidwRun(dev *kernels.Device, m kernels.PaperMethod, l kernels.PointLayout, f64 bool) RunFunc {
+	return func(ctx context.Context, in *Input) (*Output, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -145,8 +144,8 @@ func aidwRun(dev *kernels.Device, m kernels.PaperMethod, l kernels.PointLayout, 
 // bboxReps is how many times a bounding-box reduction is timed (it takes microseconds).
 const bboxReps = 20
 
-func bboxRun(dev *kernels.Device, m kernels.BBoxMethod) paperbench.RunFunc {
-	return func(ctx context.Context, in *paperbench.Input) (*paperbench.Output, error) {
+func bboxRun(dev *kernels.Device, m kernels.BBoxMethod) RunFunc {
+	return func(ctx context.Context, in *Input) (*Output, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -154,15 +153,15 @@ func bboxRun(dev *kernels.Device, m kernels.BBoxMethod) paperbench.RunFunc {
 		if err != nil {
 			return nil, err
 		}
-		return &paperbench.Output{Values: box[:], Elapsed: med,
+		return &Output{Values: box[:], Elapsed: med,
 			Timing: fmt.Sprintf("CUDA events, the reduction's kernels only (samples already on the device), median of %d", bboxReps)}, nil
 	}
 }
 
 // engineRun runs aidw's GPU engine (kernels.Engine) as `aidw grid -device gpu` does, on a
 // raster of as many nodes as the case has.
-func engineRun(dev *kernels.Device, f64 bool) paperbench.RunFunc {
+func engineRun(dev *kernels.Device, f64 bool) RunFunc {
 	e := kernels.NewEngine(dev)
 	e.Float64 = f64
-	return paperbench.RasterRun(e, "wall clock: upload, grid build, kNN, weighting, download (aidw grid -device gpu)")
+	return RasterRun(e, "wall clock: upload, grid build, kNN, weighting, download (aidw grid -device gpu)")
 }

@@ -1,6 +1,6 @@
 //go:build !cuda
 
-package main
+package kernels
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"github.com/aidw/aidw/interp"
 )
 
-// newGPUEngine reports that this build has no GPU engine; the cuda build (gpu_cuda.go) has one.
-func newGPUEngine() (interp.Engine, error) {
+// OpenEngine reports that this build has no GPU engine; the cuda build (open_cuda.go) has one.
+func OpenEngine() (interp.Engine, error) {
 	return nil, errors.New("this aidw was built without GPU support (build with -tags cuda)")
 }

@@ -97,7 +97,7 @@ func TestGDALConformance(t *testing.T) {
 		"B":   strings.Fields("-txe 440721 441920 -tye 3751321 3750120 -outsize 20 20"),
 		"N43": strings.Fields("-txe -80.0041667 -78.9958333 -tye 42.9958333 44.0041667 -outsize 121 121"),
 	}
-	f, err := os.Open("testdata/gdal/cases.tsv")
+	f, err := os.Open("../../testdata/gdal/cases.tsv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,11 +113,11 @@ func TestGDALConformance(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dst := filepath.Join(t.TempDir(), name+".tif")
 			args := append([]string{"grid", "-q", "-l", layer}, ext[extent]...)
-			args = append(args, "-ot", ot, "-a", alg, "testdata/gdal/"+layer+".vrt", dst)
+			args = append(args, "-ot", ot, "-a", alg, "../../testdata/gdal/"+layer+".vrt", dst)
 			if code, _, stderr := runAidw(t, args...); code != 0 {
 				t.Fatalf("aidw %s: exit %d: %s", strings.Join(args, " "), code, stderr)
 			}
-			got, want := readRaster(t, dst, 1), readRaster(t, "testdata/gdal/"+ref, 1)
+			got, want := readRaster(t, dst, 1), readRaster(t, "../../testdata/gdal/"+ref, 1)
 			if got.cols != want.cols || got.rows != want.rows {
 				t.Fatalf("size %dx%d, want %dx%d", got.cols, got.rows, want.cols, want.rows)
 			}
@@ -150,12 +150,12 @@ func TestBadInput(t *testing.T) {
 		}
 		return p
 	}
-	abs, _ := filepath.Abs("testdata/gdal/grid.csv")
+	abs, _ := filepath.Abs("../../testdata/gdal/grid.csv")
 	layer := func(name string) string {
 		return `<OGRVRTLayer name="` + name + `"><SrcDataSource>` + abs + `</SrcDataSource><GeometryType>wkbPoint</GeometryType>` +
 			`<GeometryField encoding="PointFromColumns" x="field_1" y="field_2" z="field_3"/></OGRVRTLayer>`
 	}
-	vrt := "testdata/gdal/grid.vrt"
+	vrt := "../../testdata/gdal/grid.vrt"
 	noLayer := write("empty.vrt", `<OGRVRTDataSource></OGRVRTDataSource>`)
 	twoLayers := write("two.vrt", `<OGRVRTDataSource>`+layer("a")+layer("b")+`</OGRVRTDataSource>`)
 	garbage := write("garbage.gpkg", "not a geopackage")
@@ -364,7 +364,7 @@ func TestTemplateMaskAndCRS(t *testing.T) {
 	dir := t.TempDir()
 	tmpl := filepath.Join(dir, "tmpl.tif")
 	// byte.tif is EPSG:26711 (NAD27 UTM 11N); mark a block of it nodata.
-	ds, err := godal.Open("testdata/gdal/byte.tif")
+	ds, err := godal.Open("../../testdata/gdal/byte.tif")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,7 +380,7 @@ func TestTemplateMaskAndCRS(t *testing.T) {
 	cp.Close()
 	// The same points as grid.vrt, but in EPSG:32611 (WGS 84 UTM 11N): a different datum.
 	src := filepath.Join(dir, "pts.vrt")
-	abs, _ := filepath.Abs("testdata/gdal/grid.csv")
+	abs, _ := filepath.Abs("../../testdata/gdal/grid.csv")
 	os.WriteFile(src, []byte(`<OGRVRTDataSource><OGRVRTLayer name="pts"><SrcDataSource>`+abs+
 		`</SrcDataSource><SrcLayer>grid</SrcLayer><LayerSRS>EPSG:32611</LayerSRS><GeometryType>wkbPoint</GeometryType>`+
 		`<GeometryField encoding="PointFromColumns" x="field_1" y="field_2" z="field_3"/></OGRVRTLayer></OGRVRTDataSource>`), 0o644)
@@ -414,7 +414,7 @@ func TestTemplateMaskAndCRS(t *testing.T) {
 func TestProgressAndBands(t *testing.T) {
 	dst := filepath.Join(t.TempDir(), "out.tif")
 	code, stdout, stderr := runAidw(t, "grid", "-a", "nearest", "-l", "grid", "-l", "grid",
-		"-outsize", "7", "5", "testdata/gdal/grid.vrt", dst)
+		"-outsize", "7", "5", "../../testdata/gdal/grid.vrt", dst)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -432,7 +432,7 @@ func TestProgressAndBands(t *testing.T) {
 // algorithm gets gdal_grid's own warning text, compared with gdal_grid itself when installed.
 func TestRelativeDestinationAndWarnings(t *testing.T) {
 	dir := t.TempDir()
-	src, _ := filepath.Abs("testdata/gdal/grid.vrt")
+	src, _ := filepath.Abs("../../testdata/gdal/grid.vrt")
 	args := []string{"grid", "-q", "-a", "invdist:Foo=1", "-outsize", "4", "4", src, "out.tif"}
 	cmd := exec.Command(aidwBin, args...)
 	cmd.Dir = dir

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/kernels"
+)
+
+// chooseEngine picks the engine for -device: the GPU when asked for (or, with auto, when the build
+// has one and a device answers) and it runs this algorithm; else the CPU engine.
+func chooseEngine(device string, alg interp.Algorithm, threads int, stderr io.Writer) (interp.Engine, error) {
+	cpu := &interp.CPU{Threads: threads}
+	if device == "cpu" {
+		return cpu, nil
+	}
+	gpu, err := kernels.OpenEngine()
+	if err != nil {
+		if device == "gpu" {
+			return nil, fmt.Errorf("-device gpu: %w", err)
+		}
+		return cpu, nil
+	}
+	if bands := interp.BandNames(alg); len(bands) > 1 {
+		// only the CPU engine computes the bands after the value
+		if device == "gpu" {
+			fmt.Fprintf(stderr, "The GPU engine does not compute %s's %s bands: running it on the CPU engine.\n",
+				alg.Name(), strings.Join(bands[1:], ", "))
+		}
+		return cpu, nil
+	}
+	if !gpu.Supports(alg) {
+		if device == "gpu" {
+			fmt.Fprintf(stderr, "The GPU engine does not run %s with these options: running it on the CPU engine.\n", alg.Name())
+		}
+		return cpu, nil
+	}
+	return gpu, nil
+}
