@@ -18,7 +18,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/sample"
 )
 
 // ExpandInputs resolves the sources of a command line into the inputs to read, in order and
@@ -232,10 +232,10 @@ func lasWKTOrSelf(srs string) string {
 }
 
 // readLASFiles reads the points of LAS/LAZ files that pass the filter as one set of samples,
-// and returns each file's header. The samples are compact (see interp.Samples) when every
+// and returns each file's header. The samples are compact (see sample.Samples) when every
 // point lies on one lattice, that is when the files share their scales and their offsets are
 // whole multiples of them, as tiles of one survey do; else plain, in absolute coordinates.
-func readLASFiles(paths []string, f LASFilter) (*interp.Samples, []LASHeader, error) {
+func readLASFiles(paths []string, f LASFilter) (*sample.Samples, []LASHeader, error) {
 	s := newLASSamples(paths, true)
 	headers, err := readLASInto(paths, f, s)
 	if errors.Is(err, errOffLattice) {
@@ -245,7 +245,7 @@ func readLASFiles(paths []string, f LASFilter) (*interp.Samples, []LASHeader, er
 	return s, headers, err
 }
 
-func readLASInto(paths []string, f LASFilter, s *interp.Samples) ([]LASHeader, error) {
+func readLASInto(paths []string, f LASFilter, s *sample.Samples) ([]LASHeader, error) {
 	headers := make([]LASHeader, len(paths))
 	for i, p := range paths {
 		var err error
@@ -261,8 +261,8 @@ func readLASInto(paths []string, f LASFilter, s *interp.Samples) ([]LASHeader, e
 // lattice point nearest the centre of the headers' bounds. It makes room for every point the
 // headers declare, so that appending tile after tile never moves the samples (which would hold
 // two copies at once). A header that cannot be read leaves the error to the reading.
-func newLASSamples(paths []string, compact bool) *interp.Samples {
-	s := &interp.Samples{}
+func newLASSamples(paths []string, compact bool) *sample.Samples {
+	s := &sample.Samples{}
 	total := 0
 	var box [4]float64
 	for i, p := range paths {
@@ -285,12 +285,12 @@ func newLASSamples(paths []string, compact bool) *interp.Samples {
 	fits := func(lo, hi, q float64) bool { return (hi-lo)/q < math.MaxInt32-2 }
 	if compact && s.QuantumX > 0 && s.QuantumY > 0 && finite(box[0]+box[1]+box[2]+box[3]) &&
 		fits(box[0], box[2], s.QuantumX) && fits(box[1], box[3], s.QuantumY) {
-		_, s.OriginX = interp.LatticePoint((box[0]+box[2])/2, s.QuantumX)
-		_, s.OriginY = interp.LatticePoint((box[1]+box[3])/2, s.QuantumY)
+		_, s.OriginX = sample.LatticePoint((box[0]+box[2])/2, s.QuantumX)
+		_, s.OriginY = sample.LatticePoint((box[1]+box[3])/2, s.QuantumY)
 		s.QX, s.QY, s.Z = make([]int32, 0, total), make([]int32, 0, total), make([]float64, 0, total)
 		return s
 	}
-	*s = interp.Samples{X: make([]float64, 0, total), Y: make([]float64, 0, total), Z: make([]float64, 0, total)}
+	*s = sample.Samples{X: make([]float64, 0, total), Y: make([]float64, 0, total), Z: make([]float64, 0, total)}
 	return s
 }
 
@@ -333,7 +333,7 @@ func mergeBand(band []Source, names []string) (Source, error) {
 	for _, s := range band {
 		total += s.Samples.Len()
 	}
-	m := &interp.Samples{X: make([]float64, 0, total), Y: make([]float64, 0, total), Z: make([]float64, 0, total)}
+	m := &sample.Samples{X: make([]float64, 0, total), Y: make([]float64, 0, total), Z: make([]float64, 0, total)}
 	var reasons []string
 	srsFrom := ""
 	for i, s := range band {
@@ -344,7 +344,7 @@ func mergeBand(band []Source, names []string) (Source, error) {
 			m.Y = append(m.Y, y+s.Samples.OriginY)
 		}
 		m.Z = append(m.Z, s.Samples.Z...)
-		*s.Samples = interp.Samples{} // let the input's copy go as soon as it is merged
+		*s.Samples = sample.Samples{} // let the input's copy go as soon as it is merged
 		if s.Skipped > 0 {
 			out.Skipped += s.Skipped
 			reasons = append(reasons, names[i]+": "+s.SkipReason)
@@ -377,7 +377,7 @@ func unionExtent(a, b *[4]float64) *[4]float64 {
 // The first pass gathers the samples into records, the second scatters them back, so that the
 // sort needs a record (24 bytes a sample, 16 for compact samples) besides the samples.
 // Compact samples sort by their quanta, which order them as their coordinates do.
-func canonicalize(s *interp.Samples) {
+func canonicalize(s *sample.Samples) {
 	n := s.Len()
 	if n < 2 {
 		return
@@ -459,7 +459,7 @@ func radixPass(n int, digit func(i int) uint32, move func(i, at int)) {
 }
 
 // sortBands sorts the samples of each band, already in band order, by (y, x, z).
-func sortBands(s *interp.Samples, b yBands) {
+func sortBands(s *sample.Samples, b yBands) {
 	eachBand(s.Len(), func(i int) uint32 { return b.band(s.Y[i]) }, func(lo, hi int) {
 		sortRun(s.X[lo:hi], s.Y[lo:hi], s.Z[lo:hi])
 	})
@@ -492,7 +492,7 @@ type compactRec struct {
 }
 
 // canonicalizeCompact is canonicalize for compact samples.
-func canonicalizeCompact(s *interp.Samples) {
+func canonicalizeCompact(s *sample.Samples) {
 	n := s.Len()
 	b := newYBands(float64(slices.Min(s.QY)), float64(slices.Max(s.QY)), n)
 	recs := make([]compactRec, n)

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/sample"
 )
 
 func touch(t *testing.T, paths ...string) {
@@ -77,7 +77,7 @@ func refLess(a, b [3]float64) int {
 	return 0
 }
 
-func triples(s *interp.Samples) [][3]float64 {
+func triples(s *sample.Samples) [][3]float64 {
 	out := make([][3]float64, s.Len())
 	for i := range out {
 		x, y := s.XY(int32(i))
@@ -114,7 +114,7 @@ func TestCanonicalize(t *testing.T) {
 		slices.SortStableFunc(want, refLess)
 		for trial := range 3 {
 			rng.Shuffle(len(pts), func(i, j int) { pts[i], pts[j] = pts[j], pts[i] })
-			s := &interp.Samples{}
+			s := &sample.Samples{}
 			for _, p := range pts {
 				s.Add(p[0], p[1], p[2])
 			}

@@ -21,9 +21,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/aidw/aidw/sample"
 	"github.com/airbusgeo/godal"
-
-	"github.com/aidw/aidw/interp"
 )
 
 // LASFilter selects the points of a LAS file that become samples, and the attribute that
@@ -138,7 +137,7 @@ var le = binary.LittleEndian
 // ReadLAS appends to dst the points of a LAS file (or, through laszip or pdal, a LAZ file)
 // that pass the filter, relative to dst's origin, and returns the file's header. A file that
 // is truncated or inconsistent is an error, and dst is then left as it was.
-func ReadLAS(path string, f LASFilter, dst *interp.Samples) (LASHeader, error) {
+func ReadLAS(path string, f LASFilter, dst *sample.Samples) (LASHeader, error) {
 	h, err := readLASPoints(path, f, dst)
 	if err != nil {
 		return h, fmt.Errorf("reading %s: %w", path, err)
@@ -161,7 +160,7 @@ func ReadLASHeader(path string) (LASHeader, error) {
 	return h, nil
 }
 
-func readLASPoints(path string, f LASFilter, dst *interp.Samples) (LASHeader, error) {
+func readLASPoints(path string, f LASFilter, dst *sample.Samples) (LASHeader, error) {
 	if err := f.Validate(); err != nil {
 		return LASHeader{}, err
 	}
@@ -588,7 +587,7 @@ type pointDecoder struct {
 	attr                   lasAttr
 }
 
-func newPointDecoder(h LASHeader, f LASFilter, dst *interp.Samples) (*pointDecoder, error) {
+func newPointDecoder(h LASHeader, f LASFilter, dst *sample.Samples) (*pointDecoder, error) {
 	attr, err := lasAttribute(strings.ToLower(f.Field), h.PointFormat)
 	if err != nil {
 		return nil, err
@@ -651,13 +650,13 @@ func latticeShift(scale, offset, q, origin float64) (int64, bool) {
 	if scale != q || math.Abs(offset/q-m) > 1e-6 || math.Abs(m) > 1<<52 {
 		return 0, false
 	}
-	k, _ := interp.LatticePoint(origin, q)
+	k, _ := sample.LatticePoint(origin, q)
 	return int64(m) - k, true
 }
 
 // decodeInto decodes whole records of buf into dst's samples from at on, in dst's form, and
 // returns how many passed the filter; false when a point does not fit the compact form.
-func (d *pointDecoder) decodeInto(buf []byte, dst *interp.Samples, at int) (int, bool) {
+func (d *pointDecoder) decodeInto(buf []byte, dst *sample.Samples, at int) (int, bool) {
 	if d.compact {
 		return d.decodeCompact(buf, dst.QX[at:], dst.QY[at:], dst.Z[at:])
 	}
@@ -733,7 +732,7 @@ func lasChunkPoints(recLen int) int { return max(1, (1<<20)/recLen) }
 // readPointsAt decodes the points of a file on every core, chunk by chunk, each chunk into its
 // own span of dst; the spans are then closed up in file order, so the samples keep the
 // file's order whatever the scheduling.
-func readPointsAt(src io.ReaderAt, h LASHeader, d *pointDecoder, dst *interp.Samples, chunk int) error {
+func readPointsAt(src io.ReaderAt, h LASHeader, d *pointDecoder, dst *sample.Samples, chunk int) error {
 	base, total := dst.Len(), h.PointCount
 	grow(dst, total)
 	chunks := (total + chunk - 1) / chunk
@@ -788,7 +787,7 @@ func readPointsAt(src io.ReaderAt, h LASHeader, d *pointDecoder, dst *interp.Sam
 }
 
 // grow extends the samples by n slots.
-func grow(s *interp.Samples, n int) {
+func grow(s *sample.Samples, n int) {
 	l := s.Len() + n
 	if s.IsCompact() {
 		s.QX, s.QY = growTo(s.QX, l), growTo(s.QY, l)
@@ -799,7 +798,7 @@ func grow(s *interp.Samples, n int) {
 }
 
 // moveSamples moves the k samples from at to n < at.
-func moveSamples(s *interp.Samples, n, at, k int) {
+func moveSamples(s *sample.Samples, n, at, k int) {
 	if s.IsCompact() {
 		copy(s.QX[n:], s.QX[at:at+k])
 		copy(s.QY[n:], s.QY[at:at+k])
@@ -822,7 +821,7 @@ func growTo[T int32 | float64](v []T, l int) []T {
 	return w
 }
 
-func truncate(s *interp.Samples, n int) {
+func truncate(s *sample.Samples, n int) {
 	if s.IsCompact() {
 		s.QX, s.QY = s.QX[:n], s.QY[:n]
 	} else {
@@ -858,7 +857,7 @@ var errNoLAZTool = errors.New("the points are LAZ-compressed and neither laszip 
 
 // readLAZ decompresses a LAZ file through the first tool on PATH, decoding its LAS output as
 // it streams.
-func readLAZ(path string, f LASFilter, dst *interp.Samples) (LASHeader, error) {
+func readLAZ(path string, f LASFilter, dst *sample.Samples) (LASHeader, error) {
 	if _, err := os.Stat(path); err != nil {
 		return LASHeader{}, err
 	}
@@ -953,7 +952,7 @@ func (s *streamAt) ReadAt(p []byte, off int64) (int, error) {
 }
 
 // readLASStream decodes LAS arriving on a stream: header, VLRs, points, then EVLRs.
-func readLASStream(r io.Reader, f LASFilter, dst *interp.Samples, openCount bool) (LASHeader, error) {
+func readLASStream(r io.Reader, f LASFilter, dst *sample.Samples, openCount bool) (LASHeader, error) {
 	src := &streamAt{r: r}
 	h, crs, err := readLASHeader(src, -1, openCount)
 	if err != nil {
@@ -985,7 +984,7 @@ func readLASStream(r io.Reader, f LASFilter, dst *interp.Samples, openCount bool
 
 // readPointsStream decodes the points chunk by chunk as they arrive. With PointCount -1 it
 // reads to the end of the stream and sets PointCount.
-func readPointsStream(src *streamAt, h *LASHeader, d *pointDecoder, dst *interp.Samples) error {
+func readPointsStream(src *streamAt, h *LASHeader, d *pointDecoder, dst *sample.Samples) error {
 	rl, open := h.RecordLength, h.PointCount < 0
 	chunk := lasChunkPoints(rl)
 	buf := make([]byte, chunk*rl)
@@ -1077,7 +1076,7 @@ func lasFilter(opt SourceOptions) LASFilter {
 
 // adjustLASSamples applies -spat/-clipsrc and -z_increase/-z_multiply in one pass, dropping
 // the samples whose value is not finite (a GPS time may be NaN); it returns their count and why.
-func adjustLASSamples(s *interp.Samples, opt SourceOptions, reg *region) (int, string) {
+func adjustLASSamples(s *sample.Samples, opt SourceOptions, reg *region) (int, string) {
 	zinc, zmul := opt.zTransform()
 	if reg == nil && zinc == 0 && zmul == 1 && !strings.EqualFold(opt.ZField, "gps_time") {
 		return 0, ""

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/sample"
 )
 
 // benchLASPoints is the size of the benchmark files: large enough that the points, not the
@@ -45,7 +45,7 @@ func BenchmarkReadLAS(b *testing.B) {
 			f.points = nil
 			read := func() {
 				if strings.HasSuffix(c.name, "-plain") {
-					_, err := ReadLAS(path, c.filter, &interp.Samples{})
+					_, err := ReadLAS(path, c.filter, &sample.Samples{})
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/sample"
 )
 
 // The test side writes LAS files from the ASPRS specification on its own, field by field, so
@@ -337,7 +337,7 @@ func closeTo(a, b float64) bool {
 	return a == b || math.Abs(a-b) <= 1e-12*math.Max(1, math.Abs(b))
 }
 
-func checkSamples(t *testing.T, what string, s *interp.Samples, from int, x, y, z []float64) {
+func checkSamples(t *testing.T, what string, s *sample.Samples, from int, x, y, z []float64) {
 	t.Helper()
 	if got := s.Len() - from; got != len(x) {
 		t.Fatalf("%s: %d samples, want %d", what, got, len(x))
@@ -370,7 +370,7 @@ func TestLASFormatsAndVersions(t *testing.T) {
 					if !tHas(format, field) {
 						continue
 					}
-					s := &interp.Samples{}
+					s := &sample.Samples{}
 					h, err := ReadLAS(path, LASFilter{Field: field}, s)
 					if err != nil {
 						t.Fatalf("%s -zfield %s: %v", name, field, err)
@@ -394,7 +394,7 @@ func TestLASMissingAttribute(t *testing.T) {
 		field  string
 	}{{0, "gps_time"}, {1, "red"}, {6, "blue"}, {7, "nir"}, {9, "green"}} {
 		path := writeTFile(t, dir, "a.las", newTFile(4, c.format, 5, 1).encode())
-		_, err := ReadLAS(path, LASFilter{Field: c.field}, &interp.Samples{})
+		_, err := ReadLAS(path, LASFilter{Field: c.field}, &sample.Samples{})
 		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("point format %d has no", c.format)) {
 			t.Errorf("format %d -zfield %s: error %v", c.format, c.field, err)
 		}
@@ -450,7 +450,7 @@ func TestLASFilters(t *testing.T) {
 		for _, flt := range append(testFilters, ends) {
 			for _, chunk := range []int{1, 7, 1000, 1 << 20} {
 				what := fmt.Sprintf("format %d %+v %v chunk %d", format, flt, flt.ZRange, chunk)
-				s := &interp.Samples{OriginX: 500000, OriginY: 4e6}
+				s := &sample.Samples{OriginX: 500000, OriginY: 4e6}
 				s.Add(1, 2, 3) // samples already there stay, and new ones follow them
 				readWithChunk(t, path, flt, s, chunk)
 				x, y, z := f.expect(flt, s.OriginX, s.OriginY)
@@ -463,7 +463,7 @@ func TestLASFilters(t *testing.T) {
 	}
 }
 
-func readWithChunk(t *testing.T, path string, flt LASFilter, s *interp.Samples, chunk int) {
+func readWithChunk(t *testing.T, path string, flt LASFilter, s *sample.Samples, chunk int) {
 	t.Helper()
 	file, err := os.Open(path)
 	if err != nil {
@@ -488,7 +488,7 @@ func TestLASExtendedCount(t *testing.T) {
 	f := newTFile(4, 1, 1234, 3)
 	f.legacyZero = true
 	path := writeTFile(t, t.TempDir(), "x.las", f.encode())
-	s := &interp.Samples{}
+	s := &sample.Samples{}
 	h, err := ReadLAS(path, LASFilter{}, s)
 	if err != nil {
 		t.Fatal(err)
@@ -556,7 +556,7 @@ func TestLASCRS(t *testing.T) {
 		if h.SRS != c.want {
 			t.Errorf("%s: SRS %q, want %q", c.name, h.SRS, c.want)
 		}
-		s := &interp.Samples{}
+		s := &sample.Samples{}
 		if h2, err := ReadLAS(path, LASFilter{}, s); err != nil || h2.SRS != c.want || s.Len() != 10 {
 			t.Errorf("%s: ReadLAS gives SRS %q, %d points, %v", c.name, h2.SRS, s.Len(), err)
 		}
@@ -629,7 +629,7 @@ func TestLASCorrupt(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range cases {
 		path := writeTFile(t, dir, "bad.las", c.data)
-		s := &interp.Samples{}
+		s := &sample.Samples{}
 		s.Add(7, 8, 9)
 		_, err := ReadLAS(path, LASFilter{}, s)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -650,7 +650,7 @@ func TestLASStream(t *testing.T) {
 	flt := LASFilter{Classes: []int{2, 3}, Field: "red"}
 	x, y, z := f.expect(flt, 0, 0)
 
-	s := &interp.Samples{}
+	s := &sample.Samples{}
 	h, err := readLASStream(bytes.NewReader(data), flt, s, false)
 	if err != nil {
 		t.Fatal(err)
@@ -675,7 +675,7 @@ func TestLASStream(t *testing.T) {
 		{"open count, no points", put(points, 247, uint64(0))[:off], true, "holds no points"},
 		{"count 0 not allowed", put(points, 247, uint64(0)), false, "declares no points"},
 	} {
-		s := &interp.Samples{}
+		s := &sample.Samples{}
 		_, err := readLASStream(bytes.NewReader(c.data), flt, s, c.openCount)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one saying %q", c.name, err, c.want)
@@ -688,7 +688,7 @@ func TestLASStream(t *testing.T) {
 	open := put(points, 247, uint64(0))
 	open = put(open, 235, uint64(0)) // pdal's header cannot say where EVLRs are either
 	open = put(open, 243, uint32(0))
-	s = &interp.Samples{}
+	s = &sample.Samples{}
 	h, err = readLASStream(bytes.NewReader(open), flt, s, true)
 	if err != nil {
 		t.Fatal(err)
@@ -754,7 +754,7 @@ func TestLAZTools(t *testing.T) {
 			fakeTool(t, bin, name, script)
 		}
 		t.Setenv("PATH", bin)
-		s := &interp.Samples{}
+		s := &sample.Samples{}
 		h, err := ReadLAS(c.path, flt, s)
 		if c.want != "" {
 			if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -792,7 +792,7 @@ func TestLASHaystackRock(t *testing.T) {
 		h.Max != [3]float64{2231104.52, 252410.1, 80.815} {
 		t.Fatalf("scale %v, bbox %v - %v", h.Scale, h.Min, h.Max)
 	}
-	s := &interp.Samples{}
+	s := &sample.Samples{}
 	if _, err := ReadLAS(path, LASFilter{}, s); err != nil {
 		t.Fatal(err)
 	}
@@ -810,7 +810,7 @@ func TestLASHaystackRock(t *testing.T) {
 		}
 	}
 	// Never classified: every point is class 0, and a single first (and last) return.
-	classes := &interp.Samples{}
+	classes := &sample.Samples{}
 	if _, err := ReadLAS(path, LASFilter{Field: "classification", Returns: "first"}, classes); err != nil {
 		t.Fatal(err)
 	}
@@ -821,7 +821,7 @@ func TestLASHaystackRock(t *testing.T) {
 	if len(counts) != 1 || counts[0] != 21932 {
 		t.Errorf("classification counts %v", counts)
 	}
-	ground := &interp.Samples{}
+	ground := &sample.Samples{}
 	if _, err := ReadLAS(path, LASFilter{Classes: []int{2}}, ground); err != nil || ground.Len() != 0 {
 		t.Errorf("ground points: %d, %v", ground.Len(), err)
 	}
@@ -831,7 +831,7 @@ func TestLASHaystackRock(t *testing.T) {
 // -spat, -z_increase and -z_multiply applied.
 func TestReadSourcesLAS(t *testing.T) {
 	path := filepath.Join("..", "testdata", "Haystack_Rock.las")
-	all := &interp.Samples{}
+	all := &sample.Samples{}
 	if _, err := ReadLAS(path, LASFilter{}, all); err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/sample"
 )
 
 // ogrBatch is how many points one cgo call hands over at least.
@@ -211,7 +211,7 @@ func zField(l C.OGRLayerH, name string) (int, bool, error) {
 
 // readLayer collects a layer's vertices as samples.
 func readLayer(l C.OGRLayerH, name string, opt SourceOptions, reg *region, warn func(string)) (Source, error) {
-	src := Source{Name: name, Samples: &interp.Samples{}}
+	src := Source{Name: name, Samples: &sample.Samples{}}
 	p := C.aidw_points{layer: l, zfield: -1}
 	if opt.ZField != "" {
 		idx, isText, err := zField(l, opt.ZField)

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/raster"
 )
 
 // PreviewMaxSide is the longest side of a preview, in pixels: larger rasters are averaged
@@ -44,7 +44,7 @@ const degreeScale = 111120
 // NewPreview prepares the preview of a raster over t in the CRS srs ("" for none). Values
 // equal to nodata (when hasNodata) and NaN are transparent. In a geographic CRS the hillshade
 // takes the values for metres and a degree for 111,120 m, as gdaldem's -s 111120.
-func NewPreview(t interp.Target, srs string, nodata float64, hasNodata bool) (*Preview, error) {
+func NewPreview(t raster.Target, srs string, nodata float64, hasNodata bool) (*Preview, error) {
 	scale := 1.0
 	if srs != "" {
 		sr, err := spatialRef(srs)

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/raster"
 )
 
 // TestHillshadeOfPlanes compares gdaldem's formula on planes with the cosine of the angle
@@ -43,7 +43,7 @@ func TestHillshadeOfPlanes(t *testing.T) {
 // with a nodata region, and checks the averaging, the size, the transparency and the colours.
 func TestPreviewStreamsAndRenders(t *testing.T) {
 	const cols, rows, nodata = 4500, 301, -9999.0
-	tg := interp.NorthUp(450000, 5400000, 450000+cols*10, 5400000+rows*10, cols, rows)
+	tg := raster.NorthUp(450000, 5400000, 450000+cols*10, 5400000+rows*10, cols, rows)
 	p, err := NewPreview(tg, "EPSG:32617", nodata, true)
 	if err != nil {
 		t.Fatal(err)

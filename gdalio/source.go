@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/sample"
 )
 
 // SourceOptions select and adjust the samples of a source, with gdal_grid's flag semantics.
@@ -53,7 +53,7 @@ type Source struct {
 	// Name is the layer name (a text file's is its base name without extension, as OGR's) or
 	// the SQL statement.
 	Name    string
-	Samples *interp.Samples
+	Samples *sample.Samples
 	// SRS is the layer's CRS as WKT, "" when it has none (text files never do).
 	SRS string
 	// Skipped counts the unusable features or points left out; SkipReason says why.

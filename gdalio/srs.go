@@ -11,9 +11,8 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/aidw/aidw/sample"
 	"github.com/airbusgeo/godal"
-
-	"github.com/aidw/aidw/interp"
 )
 
 // transformChunk bounds the points handed to PROJ at once.
@@ -59,7 +58,7 @@ func shorten(s string) string {
 // TransformSamples re-projects the samples' x and y (z is a value, not a height, and stays)
 // from one CRS to another, in GIS axis order (x = easting or longitude). Samples that cannot
 // be transformed are dropped and counted; the new origin is the first kept sample.
-func TransformSamples(s *interp.Samples, fromSRS, toSRS string) (dropped int, err error) {
+func TransformSamples(s *sample.Samples, fromSRS, toSRS string) (dropped int, err error) {
 	register()
 	for _, def := range []string{fromSRS, toSRS} {
 		if _, err := srsWKT(def); err != nil {

@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/sample"
 )
 
 func TestTransformSamples(t *testing.T) {
-	s := &interp.Samples{OriginX: 3, OriginY: 0}
+	s := &sample.Samples{OriginX: 3, OriginY: 0}
 	// on UTM 31N's central meridian (3°E) the equator is at (500000, 0) by definition
 	s.Add(3, 0, 42)
 	s.Add(3.5, 45.25, 7)
@@ -37,7 +37,7 @@ func TestTransformSamples(t *testing.T) {
 	if _, err := TransformSamples(s, "EPSG:4326", "nonsense"); err == nil || !strings.Contains(err.Error(), `CRS "nonsense"`) {
 		t.Fatalf("bad CRS: error %v", err)
 	}
-	all := &interp.Samples{}
+	all := &sample.Samples{}
 	all.Add(0, 100, 1)
 	if _, err := TransformSamples(all, "EPSG:4326", "EPSG:32631"); err == nil {
 		t.Fatal("no transformable sample: want an error")
@@ -62,11 +62,11 @@ func TestSameSRS(t *testing.T) {
 // Compact samples leave their lattice when transformed: they come out plain, where the same
 // points given plain go.
 func TestTransformCompactSamples(t *testing.T) {
-	compact := &interp.Samples{QuantumX: 0.01, QuantumY: 0.01, OriginX: 500000, OriginY: 4000000,
+	compact := &sample.Samples{QuantumX: 0.01, QuantumY: 0.01, OriginX: 500000, OriginY: 4000000,
 		QX: []int32{0, 12345, -6789}, QY: []int32{0, -2222, 31415}, Z: []float64{1, 2, 3}}
 	x, y := compact.Coords()
-	plain := &interp.Samples{X: x, Y: y, Z: []float64{1, 2, 3}, OriginX: 500000, OriginY: 4000000}
-	for _, s := range []*interp.Samples{compact, plain} {
+	plain := &sample.Samples{X: x, Y: y, Z: []float64{1, 2, 3}, OriginX: 500000, OriginY: 4000000}
+	for _, s := range []*sample.Samples{compact, plain} {
 		if _, err := TransformSamples(s, "EPSG:32631", "EPSG:4326"); err != nil {
 			t.Fatal(err)
 		}

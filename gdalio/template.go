@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/aidw/aidw/raster"
 	"github.com/airbusgeo/godal"
-
-	"github.com/aidw/aidw/interp"
 )
 
 // maskStripNodes bounds the template pixels read at once, whatever the block asked for.
@@ -16,7 +15,7 @@ const maskStripNodes = 1 << 20
 type Template struct {
 	// Target has the template's size and geotransform; its Mask marks the nodes where the
 	// template's first band is nodata, read block by block from the file.
-	Target interp.Target
+	Target raster.Target
 	// SRS is the template's CRS as WKT, "" when it has none.
 	SRS string
 	// NoData is band 1's nodata value, nil when the band has none (then Target.Mask is nil).
@@ -43,7 +42,7 @@ func ReadTemplate(path string) (*Template, error) {
 		return nil, fmt.Errorf("reading template %s: it has no geotransform", path)
 	}
 	t := &Template{
-		Target: interp.Target{Cols: st.SizeX, Rows: st.SizeY, GeoTransform: gt},
+		Target: raster.Target{Cols: st.SizeX, Rows: st.SizeY, GeoTransform: gt},
 		SRS:    ds.Projection(),
 	}
 	if err := t.Target.Validate(); err != nil {

@@ -6,9 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aidw/aidw/raster"
 	"github.com/airbusgeo/godal"
-
-	"github.com/aidw/aidw/interp"
 )
 
 // makeRaster writes a one-band raster with godal directly; nodata nil leaves it unset.
@@ -103,7 +102,7 @@ func TestTemplateWithoutNoData(t *testing.T) {
 	if tpl.NoData != nil || tpl.Target.Mask != nil {
 		t.Fatal("a band without nodata must give no mask")
 	}
-	want := interp.NorthUp(10, 17, 14, 20, 4, 3)
+	want := raster.NorthUp(10, 17, 14, 20, 4, 3)
 	if tpl.Target.GeoTransform != want.GeoTransform || tpl.Target.Cols != 4 || tpl.Target.Rows != 3 {
 		t.Fatalf("target %+v", tpl.Target)
 	}

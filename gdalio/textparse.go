@@ -14,7 +14,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/sample"
 )
 
 // textChunk is how much of a text file one parse job covers: large enough that the per-job
@@ -101,7 +101,7 @@ func parseBody(f *os.File, p *textParams) (Source, error) {
 		close(results)
 	}()
 	estimate := int(float64(st.Size()-p.lay.bodyStart)/max(p.lay.bytesPerLine, 1)*1.05) + 16
-	src := Source{Samples: &interp.Samples{
+	src := Source{Samples: &sample.Samples{
 		X: make([]float64, 0, estimate), Y: make([]float64, 0, estimate), Z: make([]float64, 0, estimate),
 		OriginX: p.ox, OriginY: p.oy,
 	}}

@@ -18,9 +18,8 @@ import (
 	"syscall"
 	"unsafe"
 
+	"github.com/aidw/aidw/raster"
 	"github.com/airbusgeo/godal"
-
-	"github.com/aidw/aidw/interp"
 )
 
 // RasterOptions describe the output raster, with gdal_grid's flag semantics.
@@ -94,7 +93,7 @@ func reserve(path, ext string) (string, error) {
 // Create starts the output raster: it checks the driver, the data type, the memory the row
 // blocks and the driver's blocks need, and the destination folder, then creates the
 // temporary dataset with its geotransform, CRS and nodata.
-func Create(path string, t interp.Target, opt RasterOptions) (*Writer, error) {
+func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 	register()
 	if err := t.Validate(); err != nil {
 		return nil, err
@@ -119,7 +118,7 @@ func Create(path string, t interp.Target, opt RasterOptions) (*Writer, error) {
 		return nil, fmt.Errorf("output size %dx%d: GDAL rasters have at most %d pixels a side", t.Cols, t.Rows, math.MaxInt32)
 	}
 	// a block of rows is held as float64 values of every band plus a mask flag per node
-	if err := checkMemory(t.Cols, interp.BlockRows(t.Cols)*t.Cols*(8*bands+1), "a block of rows"); err != nil {
+	if err := checkMemory(t.Cols, raster.BlockRows(t.Cols)*t.Cols*(8*bands+1), "a block of rows"); err != nil {
 		return nil, err
 	}
 	if err := checkDisk(path, t); err != nil {
@@ -175,7 +174,7 @@ func tiffOptions(co []string, bands int) []string {
 }
 
 func (w *Writer) start(format string, co []string, bands int, dtype godal.DataType, size int,
-	t interp.Target, wkt string, nodata *float64) error {
+	t raster.Target, wkt string, nodata *float64) error {
 	eh := godal.ErrLogger(w.errs)
 	ds, err := godal.Create(godal.DriverName(format), w.tmp, bands, dtype, t.Cols, t.Rows,
 		godal.CreationOption(co...), eh)
@@ -463,7 +462,7 @@ func srsWKT(def string) (string, error) {
 
 // checkDisk refuses a raster that cannot fit beside path even at one byte a node, whatever its
 // type and compression: better said now than after the work.
-func checkDisk(path string, t interp.Target) error {
+func checkDisk(path string, t raster.Target) error {
 	var fs syscall.Statfs_t
 	if err := syscall.Statfs(filepath.Dir(path), &fs); err != nil {
 		return nil // the destination check reports an unusable folder

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aidw/aidw/raster"
 	"github.com/airbusgeo/godal"
-
-	"github.com/aidw/aidw/interp"
 )
 
 // dirFiles lists a folder's file names, sorted.
@@ -52,7 +51,7 @@ func readBand(t *testing.T, ds *godal.Dataset, band int) []float64 {
 func value(band, row, col int) float64 { return float64(band*1000+row*10+col) + 0.3 }
 
 // writeAll writes every band in blocks of two rows.
-func writeAll(t *testing.T, w *Writer, tg interp.Target, bands int, f func(b, r, c int) float64) {
+func writeAll(t *testing.T, w *Writer, tg raster.Target, bands int, f func(b, r, c int) float64) {
 	t.Helper()
 	for b := 1; b <= bands; b++ {
 		for r0 := 0; r0 < tg.Rows; r0 += 2 {
@@ -73,7 +72,7 @@ func writeAll(t *testing.T, w *Writer, tg interp.Target, bands int, f func(b, r,
 func TestWriterRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	dst := filepath.Join(dir, "out.tif")
-	tg := interp.NorthUp(440720, 3750120, 441920, 3751320, 7, 5)
+	tg := raster.NorthUp(440720, 3750120, 441920, 3751320, 7, 5)
 	w, err := Create(dst, tg, RasterOptions{Type: "Float32", SRS: "EPSG:26711", NoData: -9999, SetNoData: true, Bands: 2, Create: []string{"COMPRESS=DEFLATE"}})
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +121,7 @@ func TestWriterRoundTrip(t *testing.T) {
 func TestWriterTypesAndNoNoData(t *testing.T) {
 	dir := t.TempDir()
 	dst := filepath.Join(dir, "b.tif")
-	tg := interp.NorthUp(0, 0, 4, 1, 4, 1)
+	tg := raster.NorthUp(0, 0, 4, 1, 4, 1)
 	w, err := Create(dst, tg, RasterOptions{Type: "Byte"})
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +147,7 @@ func TestWriterTypesAndNoNoData(t *testing.T) {
 
 func TestWriterCreateCopyAndSideFiles(t *testing.T) {
 	dir := t.TempDir()
-	tg := interp.NorthUp(10, 20, 13, 22, 3, 2)
+	tg := raster.NorthUp(10, 20, 13, 22, 3, 2)
 	for _, c := range []struct {
 		name, format, typ string
 		files             []string
@@ -193,7 +192,7 @@ func TestWriterAbortAndReplace(t *testing.T) {
 	old := []byte("previous result")
 	os.WriteFile(dst, old, 0o644)
 	os.WriteFile(dst+".aux.xml", []byte("<PAMDataset>stale</PAMDataset>"), 0o644)
-	tg := interp.NorthUp(0, 0, 2, 2, 2, 2)
+	tg := raster.NorthUp(0, 0, 2, 2, 2, 2)
 	w, err := Create(dst, tg, RasterOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -246,10 +245,10 @@ func TestWriterAbortAndReplace(t *testing.T) {
 
 func TestWriterErrors(t *testing.T) {
 	dir := t.TempDir()
-	tg := interp.NorthUp(0, 0, 2, 2, 2, 2)
+	tg := raster.NorthUp(0, 0, 2, 2, 2, 2)
 	cases := []struct {
 		path string
-		t    interp.Target
+		t    raster.Target
 		opt  RasterOptions
 		want string
 	}{
@@ -261,9 +260,9 @@ func TestWriterErrors(t *testing.T) {
 		{filepath.Join(dir, "x.tif"), tg, RasterOptions{Type: "Float128"}, `unknown output type "Float128"`},
 		{filepath.Join(dir, "x.tif"), tg, RasterOptions{SRS: "EPSG:999999"}, `CRS "EPSG:999999"`},
 		{filepath.Join(dir, "x.qqq"), tg, RasterOptions{}, "cannot guess the output format"},
-		{filepath.Join(dir, "x.tif"), interp.NorthUp(0, 0, 1, 1, 100000, 100000), RasterOptions{Create: []string{"BLOCKYSIZE=100000", "COMPRESS=DEFLATE"}}, "a row of the driver's blocks needs 74.5 GiB, more than the"},
-		{filepath.Join(dir, "x.tif"), interp.NorthUp(0, 0, 1, 1, 1<<40, 1), RasterOptions{}, "at most 2147483647 pixels a side"},
-		{filepath.Join(dir, "x.tif"), interp.NorthUp(0, 0, 0, 1, 2, 2), RasterOptions{}, "no area"},
+		{filepath.Join(dir, "x.tif"), raster.NorthUp(0, 0, 1, 1, 100000, 100000), RasterOptions{Create: []string{"BLOCKYSIZE=100000", "COMPRESS=DEFLATE"}}, "a row of the driver's blocks needs 74.5 GiB, more than the"},
+		{filepath.Join(dir, "x.tif"), raster.NorthUp(0, 0, 1, 1, 1<<40, 1), RasterOptions{}, "at most 2147483647 pixels a side"},
+		{filepath.Join(dir, "x.tif"), raster.NorthUp(0, 0, 0, 1, 2, 2), RasterOptions{}, "no area"},
 	}
 	for _, c := range cases {
 		w, err := Create(c.path, c.t, c.opt)
@@ -324,7 +323,7 @@ func TestWriterLargeRasterInBlocks(t *testing.T) {
 	}
 	dir := t.TempDir()
 	dst := filepath.Join(dir, "big.tif")
-	tg := interp.NorthUp(0, 0, 4000, 3000, 4000, 3000)
+	tg := raster.NorthUp(0, 0, 4000, 3000, 4000, 3000)
 	w, err := Create(dst, tg, RasterOptions{Type: "Float32", Create: []string{"TILED=YES"}})
 	if err != nil {
 		t.Fatal(err)

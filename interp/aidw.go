@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/aidw/aidw/grid"
+	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/sample"
 )
 
 // AIDW is Adaptive Inverse Distance Weighting (Lu & Wong 2008): inverse distance weighting whose
@@ -146,7 +148,7 @@ func (a *AIDW) local() bool { return a.MaxPoints > 0 || a.Radius > 0 }
 
 // StudyArea is the area A behind r_exp: Area if set, else the area of the samples' bounding
 // box, else (samples on a line or a point) the area of the target's extent.
-func (a *AIDW) StudyArea(s *Samples, t Target) float64 {
+func (a *AIDW) StudyArea(s *sample.Samples, t raster.Target) float64 {
 	if a.Area > 0 {
 		return a.Area
 	}
@@ -206,8 +208,8 @@ type AIDWNode struct {
 // aidwEvaluator is AIDW bound to one problem; it is read-only, so workers share it.
 type aidwEvaluator struct {
 	a    *AIDW
-	s    *Samples
-	t    Target
+	s    *sample.Samples
+	t    raster.Target
 	ix   *grid.Index
 	n    int     // samples a node is computed from
 	k    int     // K clamped to n
@@ -254,7 +256,7 @@ func (a *AIDW) evaluator(p *Problem, ix *grid.Index) (*aidwEvaluator, error) {
 	e := &aidwEvaluator{a: a, s: p.Samples, t: p.Target, ix: ix, n: n, k: min(a.K, n),
 		rExp: ExpectedDistance(n, area), r2: math.Inf(1)}
 	if !a.local() {
-		e.s = p.Samples.plain() // weighAll loops over every sample
+		e.s = p.Samples.Plain() // weighAll loops over every sample
 	}
 	if p.leaveOneOut && a.Area == 0 {
 		e.box = newBoxWithout(p.Samples)

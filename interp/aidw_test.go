@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/aidw/aidw/grid"
+	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/sample"
 )
 
 // The test problems lie at UTM scale, where the engine's local origin matters.
@@ -136,8 +138,8 @@ type aidwCase struct {
 	opt        AIDW
 }
 
-func (c aidwCase) target() Target {
-	return NorthUp(c.extent[0], c.extent[1], c.extent[2], c.extent[3], c.cols, c.rows)
+func (c aidwCase) target() raster.Target {
+	return raster.NorthUp(c.extent[0], c.extent[1], c.extent[2], c.extent[3], c.cols, c.rows)
 }
 
 // nodeXY is the centre of node (col,row) as issue 2 defines it, in absolute coordinates.
@@ -150,7 +152,7 @@ func (c aidwCase) nodeXY(col, row int) (float64, float64) {
 // problem builds the engine's problem the way the real flow does: samples read in absolute
 // coordinates, then moved to the target's centre as origin.
 func (c aidwCase) problem() *Problem {
-	s := &Samples{}
+	s := &sample.Samples{}
 	for _, p := range c.pts {
 		s.Add(p.x, p.y, p.z)
 	}

@@ -4,12 +4,15 @@ import (
 	"context"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/sample"
 )
 
 // aidwBenchSamples returns n samples uniform over [0,side)^2 with values in [0,100).
-func aidwBenchSamples(n int, side float64, seed uint64) *Samples {
+func aidwBenchSamples(n int, side float64, seed uint64) *sample.Samples {
 	rng := rand.New(rand.NewPCG(seed, seed+1))
-	s := &Samples{X: make([]float64, n), Y: make([]float64, n), Z: make([]float64, n)}
+	s := &sample.Samples{X: make([]float64, n), Y: make([]float64, n), Z: make([]float64, n)}
 	for i := range n {
 		s.X[i], s.Y[i], s.Z[i] = rng.Float64()*side, rng.Float64()*side, rng.Float64()*100
 	}
@@ -40,7 +43,7 @@ func BenchmarkWeighAllGo(b *testing.B) { benchWeigh(b, weighAllGo) }
 // engine with all cores, index build included.
 func benchAIDW(b *testing.B, a *AIDW, n, cols int, side float64) {
 	s := aidwBenchSamples(n, side, 7)
-	p := &Problem{Samples: s, Target: NorthUp(0, 0, side, side, cols, cols), Alg: a}
+	p := &Problem{Samples: s, Target: raster.NorthUp(0, 0, side, side, cols, cols), Alg: a}
 	sink := func(int, int, []float64) error { return nil }
 	for b.Loop() {
 		if err := Grid(context.Background(), &CPU{}, p, sink, nil); err != nil {

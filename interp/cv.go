@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/sample"
 )
 
 // Cross-validation predicts each sample from the others and compares with what was observed.
@@ -29,7 +32,7 @@ import (
 // would, at the cost of one gridding of n nodes. t stands in for the output extent where an
 // algorithm needs one (AIDW's study area when the samples' box has none). A sample the
 // algorithm cannot predict gets its nodata value.
-func LeaveOneOut(ctx context.Context, alg Algorithm, s *Samples, t Target, threads int) ([]float64, error) {
+func LeaveOneOut(ctx context.Context, alg Algorithm, s *sample.Samples, t raster.Target, threads int) ([]float64, error) {
 	n := s.Len()
 	if n < 2 {
 		return nil, fmt.Errorf("leave-one-out needs at least 2 samples, got %d", n)
@@ -58,7 +61,7 @@ func LeaveOneOut(ctx context.Context, alg Algorithm, s *Samples, t Target, threa
 
 // KFold predicts every sample from the samples of the other folds; fold[i] in [0,k) is sample
 // i's fold. Each fold gets its own index and bind over its training samples.
-func KFold(ctx context.Context, alg Algorithm, s *Samples, t Target, fold []int, k, threads int) ([]float64, error) {
+func KFold(ctx context.Context, alg Algorithm, s *sample.Samples, t raster.Target, fold []int, k, threads int) ([]float64, error) {
 	n := s.Len()
 	if len(fold) != n {
 		return nil, fmt.Errorf("%d samples but %d fold numbers", n, len(fold))
@@ -69,7 +72,7 @@ func KFold(ctx context.Context, alg Algorithm, s *Samples, t Target, fold []int,
 	out := make([]float64, n)
 	eng := &CPU{Threads: threads}
 	for f := range k {
-		train := &Samples{OriginX: s.OriginX, OriginY: s.OriginY}
+		train := &sample.Samples{OriginX: s.OriginX, OriginY: s.OriginY}
 		var test []int
 		var tx, ty []float64
 		for i, fi := range fold {
@@ -187,12 +190,12 @@ func Score(observed, predicted []float64, nodata float64) Scores {
 // boxWithout gives the samples' bounding box without any one of them, from the two most
 // extreme samples of each side.
 type boxWithout struct {
-	s *Samples
+	s *sample.Samples
 	// ext holds, for min x, min y, max x and max y, the most and the second most extreme sample.
 	ext [4][2]int32
 }
 
-func newBoxWithout(s *Samples) *boxWithout {
+func newBoxWithout(s *sample.Samples) *boxWithout {
 	b := &boxWithout{s: s, ext: [4][2]int32{{-1, -1}, {-1, -1}, {-1, -1}, {-1, -1}}}
 	for i := range int32(s.Len()) {
 		for side := range 4 {

@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/sample"
 )
 
 // The leave-one-out tests compare LeaveOneOut, which computes every sample with it held out
@@ -17,7 +20,7 @@ import (
 // looSamples are n samples at UTM scale (absolute coordinates, origin 0) with a pair at the
 // very same place and a pair closer than gdal's exact-hit distance, so that leave-one-out
 // must keep a sample's twin while dropping the sample itself.
-func looSamples(n int, seed uint64) *Samples {
+func looSamples(n int, seed uint64) *sample.Samples {
 	s := utmSamples(n-2, 1000, seed)
 	s.Add(s.X[3], s.Y[3], s.Z[3]+7)       // a repeat of sample 3
 	s.Add(s.X[8]+2e-7, s.Y[8], s.Z[8]-11) // within 1e-13 squared of sample 8
@@ -25,14 +28,14 @@ func looSamples(n int, seed uint64) *Samples {
 }
 
 // without is a copy of s without sample i.
-func without(s *Samples, i int) *Samples {
+func without(s *sample.Samples, i int) *sample.Samples {
 	c := cloneSamples(s)
 	c.X, c.Y, c.Z = slices.Delete(c.X, i, i+1), slices.Delete(c.Y, i, i+1), slices.Delete(c.Z, i, i+1)
 	return c
 }
 
 // leaveOneOut runs LeaveOneOut the way aidw cv does: samples moved to the target's centre.
-func leaveOneOut(t *testing.T, alg string, s *Samples, tg Target) []float64 {
+func leaveOneOut(t *testing.T, alg string, s *sample.Samples, tg raster.Target) []float64 {
 	t.Helper()
 	a, _, err := ParseAlgorithm(alg)
 	if err != nil {
@@ -49,9 +52,9 @@ func leaveOneOut(t *testing.T, alg string, s *Samples, tg Target) []float64 {
 
 // refFunc is a reference definition of an algorithm at (x,y) over samples in absolute
 // coordinates.
-type refFunc func(a Algorithm, s *Samples, tg Target, x, y float64) float64
+type refFunc func(a Algorithm, s *sample.Samples, tg raster.Target, x, y float64) float64
 
-func refAIDWValue(a Algorithm, s *Samples, tg Target, x, y float64) float64 {
+func refAIDWValue(a Algorithm, s *sample.Samples, tg raster.Target, x, y float64) float64 {
 	pts := make([]aidwPoint, s.Len())
 	for i := range pts {
 		pts[i] = aidwPoint{s.X[i], s.Y[i], s.Z[i]}
@@ -61,7 +64,7 @@ func refAIDWValue(a Algorithm, s *Samples, tg Target, x, y float64) float64 {
 }
 
 // checkLOO compares leave-one-out with ref on each copy without one sample.
-func checkLOO(t *testing.T, s *Samples, tg Target, ref refFunc, algs ...string) {
+func checkLOO(t *testing.T, s *sample.Samples, tg raster.Target, ref refFunc, algs ...string) {
 	t.Helper()
 	for _, alg := range algs {
 		a, _, err := ParseAlgorithm(alg)
@@ -86,20 +89,20 @@ func TestLeaveOneOutMatchesBruteForce(t *testing.T) {
 	checkLOO(t, s, tg, refAIDWValue,
 		"aidw", "aidw:max_points=12", "aidw:k=8:radius=110:min_points=4:nodata=-9999",
 		"aidw:area=2e6:alphas=1,1.5,2,3,4")
-	checkLOO(t, s, tg, func(a Algorithm, r *Samples, _ Target, x, y float64) float64 {
+	checkLOO(t, s, tg, func(a Algorithm, r *sample.Samples, _ raster.Target, x, y float64) float64 {
 		return refInvDist(a.(*InvDist), r, x, y)
 	}, "invdist", "invdist:power=3", "invdist:power=2:smoothing=1.5", "invdist:power=2.5:smoothing=0.5",
 		"invdist:radius1=150:radius2=100:angle=20:max_points=8:min_points=2:nodata=-1")
-	checkLOO(t, s, tg, func(a Algorithm, r *Samples, _ Target, x, y float64) float64 {
+	checkLOO(t, s, tg, func(a Algorithm, r *sample.Samples, _ raster.Target, x, y float64) float64 {
 		return refInvDistNN(a.(*InvDistNN), r, x, y)
 	}, "invdistnn:radius=150:max_points=10", "invdistnn:power=1.5:smoothing=2:radius=90:max_points=6:min_points=3:nodata=-1")
-	checkLOO(t, s, tg, func(a Algorithm, r *Samples, _ Target, x, y float64) float64 {
+	checkLOO(t, s, tg, func(a Algorithm, r *sample.Samples, _ raster.Target, x, y float64) float64 {
 		return refNearest(a.(*Nearest), r, gdalQuadtreeRanks(r), x, y)
 	}, "nearest", "nearest:radius1=80:radius2=50:angle=30:nodata=-1", "nearest:radius=60:nodata=-1")
-	checkLOO(t, s, tg, func(a Algorithm, r *Samples, _ Target, x, y float64) float64 {
+	checkLOO(t, s, tg, func(a Algorithm, r *sample.Samples, _ raster.Target, x, y float64) float64 {
 		return refAverage(a.(*Average), r, x, y)
 	}, "average", "average:radius=120:min_points=5:nodata=-1", "average:radius1=150:radius2=80:angle=45")
-	checkLOO(t, s, tg, func(a Algorithm, r *Samples, _ Target, x, y float64) float64 {
+	checkLOO(t, s, tg, func(a Algorithm, r *sample.Samples, _ raster.Target, x, y float64) float64 {
 		return refMetric(a.(*Metric), r, gdalQuadtreeRanks(r), x, y)
 	}, "minimum", "maximum:radius=100", "range:radius=100", "count:radius=90",
 		"average_distance", "average_distance:radius=120", "average_distance_pts", "average_distance_pts:radius1=100:radius2=70:angle=10")
@@ -111,7 +114,7 @@ func TestLeaveOneOutLinear(t *testing.T) {
 	s := utmSamples(22, 1000, 22)
 	tg := utmTarget(1000, 0, 1)
 	tris := map[float64][][3]int{} // the copies' triangulations, by the held-out sample's x
-	checkLOO(t, s, tg, func(a Algorithm, r *Samples, _ Target, x, y float64) float64 {
+	checkLOO(t, s, tg, func(a Algorithm, r *sample.Samples, _ raster.Target, x, y float64) float64 {
 		if tris[x] == nil {
 			tris[x] = bruteDelaunay(r)
 		}
@@ -192,7 +195,7 @@ func TestKFoldMatchesBruteForce(t *testing.T) {
 		}
 		want := make([]float64, s.Len())
 		for i := range want {
-			train := &Samples{}
+			train := &sample.Samples{}
 			for j := range s.X {
 				if fold[j] != fold[i] {
 					train.Add(s.X[j], s.Y[j], s.Z[j])
@@ -263,8 +266,8 @@ func TestScore(t *testing.T) {
 
 func TestCrossValidationBadInput(t *testing.T) {
 	ctx := context.Background()
-	one := &Samples{X: []float64{1}, Y: []float64{2}, Z: []float64{3}}
-	tg := NorthUp(0, 0, 10, 10, 1, 1)
+	one := &sample.Samples{X: []float64{1}, Y: []float64{2}, Z: []float64{3}}
+	tg := raster.NorthUp(0, 0, 10, 10, 1, 1)
 	if _, err := LeaveOneOut(ctx, &Nearest{}, one, tg, 1); err == nil || !strings.Contains(err.Error(), "2 samples") {
 		t.Errorf("one sample: %v", err)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sync"
+
+	"github.com/aidw/aidw/raster"
 )
 
 // Block is a run of whole rows of the target.
@@ -66,16 +68,6 @@ type RowSink func(row0, rows int, values []float64) error
 // bands[0] is the value.
 type BandSink func(row0, rows int, bands [][]float64) error
 
-// BlockRows is how many rows a block holds: about 8 Mi nodes, so that memory stays bounded for
-// any raster size and a block still gives every worker plenty to do.
-func BlockRows(cols int) int {
-	r := (8 << 20) / cols
-	if r < 1 {
-		r = 1
-	}
-	return r
-}
-
 // Grid runs the shared driver loop: prepare, then compute and hand over the target block by
 // block, reporting the fraction done after each block. Only the value band is computed.
 func Grid(ctx context.Context, eng Engine, p *Problem, sink RowSink, progress func(float64)) error {
@@ -107,7 +99,7 @@ func gridProblem(ctx context.Context, eng Engine, p *Problem, bands int, sink Ba
 
 func drive(ctx context.Context, prep Prepared, p *Problem, bands int, sink BandSink, progress func(float64)) error {
 	t := p.Target
-	step := BlockRows(t.Cols)
+	step := raster.BlockRows(t.Cols)
 	if step > t.Rows {
 		step = t.Rows
 	}

@@ -3,16 +3,19 @@ package interp
 import (
 	"context"
 	"testing"
+
+	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/sample"
 )
 
 // TestProgressMovesWithinBlocks runs a raster of one block on the CPU engine and checks that
 // progress is reported while the block is computed, never goes back, and ends at 1.
 func TestProgressMovesWithinBlocks(t *testing.T) {
-	s := &Samples{}
+	s := &sample.Samples{}
 	for i := 0; i < 50; i++ {
 		s.Add(float64(i%7), float64(i/7), float64(i))
 	}
-	target := NorthUp(0, 0, 7, 7, 64, 64) // 4096 nodes: one block, 16 chunks
+	target := raster.NorthUp(0, 0, 7, 7, 64, 64) // 4096 nodes: one block, 16 chunks
 	alg, _, err := ParseAlgorithm("nearest")
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,9 @@ import (
 	"context"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/sample"
 )
 
 // The gdal_grid algorithms at the sizes of issue 3's speed bars, on the CPU engine with every
@@ -14,9 +17,9 @@ import (
 
 // gdalBenchSamples returns n samples uniform over a side x side square at UTM scale, moved to
 // the target's centre as the real flow does.
-func gdalBenchSamples(n int, side float64, t Target) *Samples {
+func gdalBenchSamples(n int, side float64, t raster.Target) *sample.Samples {
 	rng := rand.New(rand.NewPCG(11, 12))
-	s := &Samples{X: make([]float64, n), Y: make([]float64, n), Z: make([]float64, n)}
+	s := &sample.Samples{X: make([]float64, n), Y: make([]float64, n), Z: make([]float64, n)}
 	for i := range n {
 		s.X[i] = 450000 + rng.Float64()*side
 		s.Y[i] = 5400000 + rng.Float64()*side
@@ -31,7 +34,7 @@ func benchGDAL(b *testing.B, alg string, n, cols int, side float64) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	t := NorthUp(450000, 5400000, 450000+side, 5400000+side, cols, cols)
+	t := raster.NorthUp(450000, 5400000, 450000+side, 5400000+side, cols, cols)
 	p := &Problem{Samples: gdalBenchSamples(n, side, t), Target: t, Alg: a}
 	sink := func(int, int, []float64) error { return nil }
 	for b.Loop() {
@@ -89,7 +92,7 @@ var gdalRadiusAlgorithms = []string{
 // for points off the raster and for nodes on a sample) alone, on one core.
 func BenchmarkGDALInvDistKernel(b *testing.B) {
 	const n = 20_000
-	t := NorthUp(450000, 5400000, 460000, 5410000, 1, 1)
+	t := raster.NorthUp(450000, 5400000, 460000, 5410000, 1, 1)
 	s := gdalBenchSamples(n, 10_000, t)
 	var sink float64
 	for i := 0; b.Loop(); i++ {
@@ -106,7 +109,7 @@ func BenchmarkGDALInvDistKernel(b *testing.B) {
 // row at once (the one the far-field tree and the row batches use), on one core.
 func BenchmarkGDALInvDistRowKernel(b *testing.B) {
 	const n = 20_000
-	t := NorthUp(450000, 5400000, 460000, 5410000, 1, 1)
+	t := raster.NorthUp(450000, 5400000, 460000, 5410000, 1, 1)
 	s := gdalBenchSamples(n, 10_000, t)
 	var nx, num, den [batchNodes]float64
 	var sink float64

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/aidw/aidw/grid"
+	"github.com/aidw/aidw/sample"
 )
 
 // InvDist is gdal_grid's invdist: inverse distance to a power, Z = sum(z_i/r_i^p) / sum(1/r_i^p)
@@ -175,7 +176,7 @@ func (a *InvDist) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
 
 // bindSearch is gdal's GDALGridInverseDistanceToAPower: the samples of the search ellipse in
 // input order.
-func (a *InvDist) bindSearch(s *Samples, ix *grid.Index) nodeFunc {
+func (a *InvDist) bindSearch(s *sample.Samples, ix *grid.Index) nodeFunc {
 	area := searchArea{R1: a.Radius1, R2: a.Radius2, Angle: a.Angle}
 	w := newInvPower(a.Power)
 	s2 := a.Smoothing * a.Smoothing
@@ -234,7 +235,7 @@ func (a *InvDist) bindSearch(s *Samples, ix *grid.Index) nodeFunc {
 // Nodes come from the far-field tree (see farTree) where it pays and applies; else, with
 // power 2, in runs of 8 along a row; else one by one.
 func (a *InvDist) bindAll(p *Problem, ix *grid.Index) nodeFunc {
-	s := p.Samples.plain()
+	s := p.Samples.Plain()
 	s2 := a.Smoothing * a.Smoothing
 	if a.Power == 2 {
 		// The no-smoothing case has gdal's exact-hit test, the smoothing case none.
@@ -348,7 +349,7 @@ func (a *InvDist) finish(num, den float64) float64 {
 
 // allButOne is the power-2 sum over every sample but the held-out one, id: the loops run on
 // either side of it, which keeps gdal's exact-hit rule (the first hit in input order).
-func (a *InvDist) allButOne(s *Samples, id int32, x, y float64) float64 {
+func (a *InvDist) allButOne(s *sample.Samples, id int32, x, y float64) float64 {
 	xs, ys, zs := s.X, s.Y, s.Z
 	lo, hi := int(id), int(id)+1
 	s2 := a.Smoothing * a.Smoothing
@@ -461,7 +462,7 @@ func (a *InvDistNN) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
 // invDistNNEval is InvDistNN bound to a problem.
 type invDistNNEval struct {
 	a     *InvDistNN
-	s     *Samples
+	s     *sample.Samples
 	ix    *grid.Index
 	w     invPower
 	s2    float64 // smoothing squared

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/aidw/aidw/grid"
+	"github.com/aidw/aidw/sample"
 )
 
 // farTree computes invdist's all-samples sums on a north-up raster in far and near parts, so
@@ -30,7 +31,7 @@ import (
 // its children have taken its interpolant. Every node of the raster comes from its leaf, so
 // that its value does not depend on which worker asked first.
 type farTree struct {
-	s     *Samples
+	s     *sample.Samples
 	ix    *grid.Index
 	sums  farSums
 	batch *rowBatch

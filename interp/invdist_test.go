@@ -8,11 +8,14 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/sample"
 )
 
 // refInvDist is gdal 3.6's invdist at (x,y), from GDALGridInverseDistanceToAPower and
 // GDALGridInverseDistanceToAPowerNoSearch.
-func refInvDist(a *InvDist, s *Samples, x, y float64) float64 {
+func refInvDist(a *InvDist, s *sample.Samples, x, y float64) float64 {
 	var num, den float64
 	n := 0
 	for i := range s.X {
@@ -42,7 +45,7 @@ func refInvDist(a *InvDist, s *Samples, x, y float64) float64 {
 
 // refInvDistNN is gdal 3.6's invdistnn at (x,y): the max_points nearest within the radius by
 // d^2 + smoothing^2 (no ties in these tests), or per quadrant.
-func refInvDistNN(a *InvDistNN, s *Samples, x, y float64) float64 {
+func refInvDistNN(a *InvDistNN, s *sample.Samples, x, y float64) float64 {
 	s2 := a.Smoothing * a.Smoothing
 	var in []int
 	for i := range s.X {
@@ -234,7 +237,7 @@ func ExampleParseAlgorithm_invdistQuadrants() {
 // (the first sample with r2 < 1e-13 as is, but for power 2 with smoothing), and the scale
 // sum(|z| w) / sum(w) against which an error is measured, since near-cancelling sums of z of
 // mixed sign leave no relative precision in the value itself.
-func refIDW(s *Samples, power, s2, x, y float64) (v, scale float64) {
+func refIDW(s *sample.Samples, power, s2, x, y float64) (v, scale float64) {
 	var num, den, abs kahan
 	for i := range s.X {
 		dx, dy := s.X[i]-x, s.Y[i]-y
@@ -270,18 +273,18 @@ func (k *kahan) sum() float64 { return k.s + k.c }
 // within 1e-13 of the scale, exact hits as gdal takes them. The second raster runs west and
 // north, and some of its leaves are small enough to be summed directly (farBox.direct).
 func TestFarTreeAccuracy(t *testing.T) {
-	tg := NorthUp(450000, 5400000, 452400, 5402000, 240, 200) // 10 m nodes
+	tg := raster.NorthUp(450000, 5400000, 452400, 5402000, 240, 200) // 10 m nodes
 	// Nodes running west and north, columns and rows both decreasing in coordinate order.
-	thin := Target{Cols: 49, Rows: 196, GeoTransform: [6]float64{452400, -2400.0 / 49, 0, 5400000, 0, 2000.0 / 196}}
+	thin := raster.Target{Cols: 49, Rows: 196, GeoTransform: [6]float64{452400, -2400.0 / 49, 0, 5400000, 0, 2000.0 / 196}}
 	rng := rand.New(rand.NewPCG(5, 6))
-	uniform := func(n int, z func(i int) float64) *Samples {
-		s := &Samples{}
+	uniform := func(n int, z func(i int) float64) *sample.Samples {
+		s := &sample.Samples{}
 		for i := range n {
 			s.Add(450000+2400*rng.Float64(), 5400000+2000*rng.Float64(), z(i))
 		}
 		return s
 	}
-	cases := map[string]*Samples{}
+	cases := map[string]*sample.Samples{}
 	cases["uniform"] = uniform(3001, func(int) float64 { return 100 + 50*rng.Float64() })
 	cases["negative"] = uniform(2003, func(int) float64 { return -1e4 - 100*rng.Float64() })
 	// z of mixed sign whose weighted sums nearly cancel everywhere.
@@ -304,7 +307,7 @@ func TestFarTreeAccuracy(t *testing.T) {
 	mixed.Add(450000, 5400000, 3)
 	cases["mixed"] = mixed
 	cases["one"] = uniform(1, func(int) float64 { return 42 })
-	cases["far away"] = &Samples{}
+	cases["far away"] = &sample.Samples{}
 	for range 20 {
 		cases["far away"].Add(-1e8*rng.Float64(), 1e9*rng.Float64(), rng.Float64())
 	}
@@ -345,7 +348,7 @@ func TestFarTreeAccuracy(t *testing.T) {
 // 1000 x 1000 nodes, a tree five levels deep) against refIDW, and that a second run gives
 // the same values to the bit, however its workers shared the leaves.
 func TestFarTreeDeep(t *testing.T) {
-	tg := NorthUp(450000, 5400000, 460000, 5410000, 1000, 1000)
+	tg := raster.NorthUp(450000, 5400000, 460000, 5410000, 1000, 1000)
 	s := gdalBenchSamples(20_000, 10_000, tg)
 	p := &Problem{Samples: s, Target: tg, Alg: &InvDist{Power: 2}}
 	grid := func(threads int) []float64 {
@@ -378,9 +381,9 @@ func TestFarTreeDeep(t *testing.T) {
 // TestFarTreePowers checks the far-field tree with other powers against refIDW, exact hits
 // (two samples on one node, the first counting) and smoothing included.
 func TestFarTreePowers(t *testing.T) {
-	tg := NorthUp(450000, 5400000, 452400, 5402000, 240, 200)
+	tg := raster.NorthUp(450000, 5400000, 452400, 5402000, 240, 200)
 	rng := rand.New(rand.NewPCG(9, 10))
-	s := &Samples{}
+	s := &sample.Samples{}
 	for range 1500 {
 		s.Add(450000+2400*rng.Float64(), 5400000+2000*rng.Float64(), 100+50*rng.Float64())
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/aidw/aidw/grid"
+	"github.com/aidw/aidw/sample"
 )
 
 // Linear is gdal_grid's linear: barycentric interpolation in the triangle of the samples'
@@ -48,7 +49,7 @@ const (
 )
 
 func (a *Linear) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
-	s := p.Samples.plain() // the triangulation takes every sample's coordinates
+	s := p.Samples.Plain() // the triangulation takes every sample's coordinates
 	tri := delaunay(s.X, s.Y)
 	loc := newTriLocator(s, tri)
 	nn := &gdalNearest{s: s, ix: ix, order: newGDALOrder(s), nodata: a.NodataValue}
@@ -92,7 +93,7 @@ func (a *Linear) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
 // was a hull vertex. A sample that is no vertex (a repeat of an earlier one) changes nothing;
 // a vertex with repeats hands its place to the first of them.
 type holes struct {
-	s   *Samples
+	s   *sample.Samples
 	loc *triLocator // of every sample
 	// the neighbours of vertex v (each twice where two triangles share it) are
 	// link[start[v]:start[v+1]]
@@ -101,7 +102,7 @@ type holes struct {
 	repeat []int32
 }
 
-func newHoles(s *Samples, t *triangulation, loc *triLocator) *holes {
+func newHoles(s *sample.Samples, t *triangulation, loc *triLocator) *holes {
 	n := s.Len()
 	h := &holes{s: s, loc: loc, start: make([]int32, n+1), link: make([]int32, 2*len(t.tri)),
 		repeat: make([]int32, n)}
@@ -141,7 +142,7 @@ func (h *holes) interpolate(id int32, x, y float64) (float64, bool) {
 	if id < 0 || h.start[id] == h.start[id+1] {
 		return h.loc.interpolate(x, y)
 	}
-	around := &Samples{OriginX: h.s.OriginX, OriginY: h.s.OriginY}
+	around := &sample.Samples{OriginX: h.s.OriginX, OriginY: h.s.OriginY}
 	add := func(v int32) {
 		for k, ax := range around.X {
 			if ax == h.s.X[v] && around.Y[k] == h.s.Y[v] {
@@ -163,7 +164,7 @@ func (h *holes) interpolate(id int32, x, y float64) (float64, bool) {
 // for the centre of the point's cell in a bucket grid over the samples, so that walks are a few
 // steps long.
 type triLocator struct {
-	s          *Samples
+	s          *sample.Samples
 	t          *triangulation
 	minX, minY float64
 	cell       float64
@@ -171,7 +172,7 @@ type triLocator struct {
 	seed       []int32
 }
 
-func newTriLocator(s *Samples, t *triangulation) *triLocator {
+func newTriLocator(s *sample.Samples, t *triangulation) *triLocator {
 	l := &triLocator{s: s, t: t}
 	nt := t.triangles()
 	if nt == 0 {

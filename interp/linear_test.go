@@ -3,11 +3,14 @@ package interp
 import (
 	"math"
 	"testing"
+
+	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/sample"
 )
 
 // bruteDelaunay lists the triangles (i,j,k) counter-clockwise whose circumcircle holds no other
 // sample: the Delaunay triangulation of samples in general position, by definition.
-func bruteDelaunay(s *Samples) [][3]int {
+func bruteDelaunay(s *sample.Samples) [][3]int {
 	var tris [][3]int
 	n := s.Len()
 	for i := range n {
@@ -40,7 +43,7 @@ func bruteDelaunay(s *Samples) [][3]int {
 // nodata for radius 0, else gdal's nearest on its quadtree: in the square of half-side radius,
 // or (radius < 0) in squares growing from sqrt(bbox area/n) by doubling until one holds a
 // sample (the smallest square holding one when that area is 0).
-func refLinear(a *Linear, s *Samples, tris [][3]int, x, y float64) float64 {
+func refLinear(a *Linear, s *sample.Samples, tris [][3]int, x, y float64) float64 {
 	for _, tr := range tris {
 		x1, y1, x2, y2, x3, y3 := s.X[tr[0]], s.Y[tr[0]], s.X[tr[1]], s.Y[tr[1]], s.X[tr[2]], s.Y[tr[2]]
 		den := (y2-y3)*(x1-x3) + (x3-x2)*(y1-y3)
@@ -88,7 +91,7 @@ func refLinear(a *Linear, s *Samples, tris [][3]int, x, y float64) float64 {
 	return s.Z[best]
 }
 
-func checkLinear(t *testing.T, s *Samples, tg Target, algs ...string) {
+func checkLinear(t *testing.T, s *sample.Samples, tg raster.Target, algs ...string) {
 	t.Helper()
 	tris := bruteDelaunay(s)
 	for _, alg := range algs {
@@ -115,11 +118,11 @@ func TestLinearMatchesGDAL(t *testing.T) {
 // TestLinearCollinear: samples on a line have no triangle, so that every node is outside.
 func TestLinearCollinear(t *testing.T) {
 	for _, slope := range []float64{0, 0.5} {
-		s := &Samples{}
+		s := &sample.Samples{}
 		for i := range 25 {
 			s.Add(451000+40*float64(i), 5401000+40*slope*float64(i), float64(i))
 		}
-		tg := NorthUp(450900, 5400900, 452100, 5402100, 23, 23)
+		tg := raster.NorthUp(450900, 5400900, 452100, 5402100, 23, 23)
 		checkLinear(t, s, tg, "linear", "linear:radius=0:nodata=-1", "linear:radius=50:nodata=-1")
 	}
 }

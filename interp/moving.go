@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/aidw/aidw/grid"
+	"github.com/aidw/aidw/sample"
 )
 
 // Average is gdal_grid's average (moving average): the mean of the samples in the search
@@ -183,7 +184,7 @@ func (sc *scratch) everySample(n int) []grid.Neighbor {
 
 // allSamplesValue is f over every sample, for the searches without radius, whose value is the
 // same at every node.
-func allSamplesValue(s *Samples, f func([]grid.Neighbor) float64) float64 {
+func allSamplesValue(s *sample.Samples, f func([]grid.Neighbor) float64) float64 {
 	nb := make([]grid.Neighbor, s.Len())
 	for i := range nb {
 		nb[i].ID = int32(i)
@@ -208,7 +209,7 @@ func (m *Metric) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
 			return m.reduce(s, picked(sc.nb, pick))
 		}, nil
 	case ar.all() && m.Kind == AverageDistance:
-		ps := s.plain()
+		ps := s.Plain()
 		return func(sc *scratch, x, y float64) float64 { return m.distanceToAll(sc, ps, x, y) }, nil
 	case ar.all() && p.leaveOneOut:
 		return func(sc *scratch, _, _ float64) float64 { return m.reduce(s, sc.everySample(s.Len())) }, nil
@@ -223,7 +224,7 @@ func (m *Metric) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
 }
 
 // reduce computes the metric (all but average_distance_pts) over the samples nb.
-func (m *Metric) reduce(s *Samples, nb []grid.Neighbor) float64 {
+func (m *Metric) reduce(s *sample.Samples, nb []grid.Neighbor) float64 {
 	n := len(nb)
 	if n < m.MinPoints || n == 0 && m.Kind != Count {
 		return m.NodataValue
@@ -254,7 +255,7 @@ func (m *Metric) reduce(s *Samples, nb []grid.Neighbor) float64 {
 
 // distanceToAll is average_distance without radius: the mean distance to every sample but
 // the held-out one. s is in the plain form.
-func (m *Metric) distanceToAll(sc *scratch, s *Samples, x, y float64) float64 {
+func (m *Metric) distanceToAll(sc *scratch, s *sample.Samples, x, y float64) float64 {
 	skip, held := sc.heldOut()
 	n := s.Len()
 	if held {
@@ -288,7 +289,7 @@ func (m *Metric) bindPairs(p *Problem, ix *grid.Index, ar searchArea) nodeFunc {
 		// the pairs without the held-out sample: all pairs less those it is part of
 		total := allSamplesValue(s, func(nb []grid.Neighbor) float64 { return pairDistances(s, nb) })
 		q := s.Len() - 1
-		ps := s.plain()
+		ps := s.Plain()
 		return func(sc *scratch, _, _ float64) float64 {
 			id, ok := sc.heldOut()
 			if !ok {
@@ -319,7 +320,7 @@ func (m *Metric) bindPairs(p *Problem, ix *grid.Index, ar searchArea) nodeFunc {
 // squarePairs is average_distance_pts on gdal's quadtree: the sum over pairs of the q samples
 // in the ellipse, and gdal's pair count, q(q+1)/2 less one when the last sample of the search
 // square in gdal's order lies in the ellipse.
-func (m *Metric) squarePairs(sc *scratch, s *Samples, ix *grid.Index, ar searchArea, rank []int32,
+func (m *Metric) squarePairs(sc *scratch, s *sample.Samples, ix *grid.Index, ar searchArea, rank []int32,
 	x, y float64) (float64, int) {
 	h := ar.half()
 	sc.nb = sc.within(ix, x, y, 2*(h*h))
@@ -349,7 +350,7 @@ func (m *Metric) squarePairs(sc *scratch, s *Samples, ix *grid.Index, ar searchA
 }
 
 // pairDistances sums the distances between every pair of the samples nb.
-func pairDistances(s *Samples, nb []grid.Neighbor) float64 {
+func pairDistances(s *sample.Samples, nb []grid.Neighbor) float64 {
 	sum := 0.0
 	for a, na := range nb {
 		xa, ya := s.XY(na.ID)
@@ -363,7 +364,7 @@ func pairDistances(s *Samples, nb []grid.Neighbor) float64 {
 }
 
 // distancesFrom sums the distances from sample id to every other sample of s, in the plain form.
-func distancesFrom(s *Samples, id int32) float64 {
+func distancesFrom(s *sample.Samples, id int32) float64 {
 	sum := 0.0
 	xa, ya := s.X[id], s.Y[id]
 	for i, x := range s.X {

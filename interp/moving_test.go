@@ -3,10 +3,12 @@ package interp
 import (
 	"math"
 	"testing"
+
+	"github.com/aidw/aidw/sample"
 )
 
 // refInArea lists the samples in gdal's search ellipse around (x,y), all of them without radii.
-func refInArea(s *Samples, x, y, r1, r2, angle float64) []int {
+func refInArea(s *sample.Samples, x, y, r1, r2, angle float64) []int {
 	var in []int
 	for i := range s.X {
 		if r1 == 0 && r2 == 0 || gdalEllipse(s.X[i]-x, s.Y[i]-y, r1, r2, angle) {
@@ -18,7 +20,7 @@ func refInArea(s *Samples, x, y, r1, r2, angle float64) []int {
 
 // refPick applies the per-quadrant options (nearest first in each quadrant) when set; ok is
 // false when a quadrant holds fewer than minPer.
-func refPick(s *Samples, x, y float64, in []int, lim QuadrantLimits, maxTotal int) (picked []int, ok bool) {
+func refPick(s *sample.Samples, x, y float64, in []int, lim QuadrantLimits, maxTotal int) (picked []int, ok bool) {
 	if !lim.active() {
 		return in, true
 	}
@@ -33,7 +35,7 @@ func refPick(s *Samples, x, y float64, in []int, lim QuadrantLimits, maxTotal in
 }
 
 // refAverage is gdal 3.6's average (GDALGridMovingAverage, ...PerQuadrant).
-func refAverage(a *Average, s *Samples, x, y float64) float64 {
+func refAverage(a *Average, s *sample.Samples, x, y float64) float64 {
 	in, ok := refPick(s, x, y, refInArea(s, x, y, a.Radius1, a.Radius2, a.Angle), a.QuadrantLimits, a.MaxPoints)
 	if !ok || len(in) == 0 || len(in) < a.MinPoints {
 		return a.NodataValue
@@ -47,7 +49,7 @@ func refAverage(a *Average, s *Samples, x, y float64) float64 {
 
 // refMetric is gdal 3.6's data metrics (GDALGridDataMetric*), average_distance_pts with its
 // quadtree pair count above 100 samples (see Metric).
-func refMetric(m *Metric, s *Samples, rank []int32, x, y float64) float64 {
+func refMetric(m *Metric, s *sample.Samples, rank []int32, x, y float64) float64 {
 	in, ok := refPick(s, x, y, refInArea(s, x, y, m.Radius1, m.Radius2, m.Angle), m.QuadrantLimits, 0)
 	n := len(in)
 	if m.Kind == AverageDistancePts {

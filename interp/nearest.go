@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/aidw/aidw/grid"
+	"github.com/aidw/aidw/sample"
 )
 
 // Nearest is gdal_grid's nearest: the value of the nearest sample, or nodata when none is in
@@ -54,7 +55,7 @@ func (a *Nearest) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
 
 // gdalNearest holds gdal's nearest-sample searches, which linear uses outside the hull too.
 type gdalNearest struct {
-	s      *Samples
+	s      *sample.Samples
 	ix     *grid.Index
 	order  *gdalOrder
 	nodata float64

@@ -4,13 +4,16 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/sample"
 )
 
 // refNearest is gdal 3.6's nearest at (x,y) (GDALGridNearestNeighbor): with its quadtree (more
 // than 100 samples, no angle, a radius) the nearest in the square of half-side max(r1,r2), the
 // last in quadtree order on ties; otherwise the nearest in the ellipse by the rotated
 // distances, the last in input order on ties.
-func refNearest(a *Nearest, s *Samples, rank []int32, x, y float64) float64 {
+func refNearest(a *Nearest, s *sample.Samples, rank []int32, x, y float64) float64 {
 	quadtree := s.Len() > 100 && a.Angle == 0 && (a.Radius1 > 0 || a.Radius2 > 0)
 	h := max(a.Radius1, a.Radius2)
 	best, bestD2 := -1, math.MaxFloat64
@@ -44,7 +47,7 @@ func refNearest(a *Nearest, s *Samples, rank []int32, x, y float64) float64 {
 	return s.Z[best]
 }
 
-func checkNearest(t *testing.T, alg string, s *Samples, tg Target) []float64 {
+func checkNearest(t *testing.T, alg string, s *sample.Samples, tg raster.Target) []float64 {
 	t.Helper()
 	a, _, err := ParseAlgorithm(alg)
 	if err != nil {
@@ -98,13 +101,13 @@ func TestNearestSquareQuirk(t *testing.T) {
 // equally near: the last in input order wins, or, on gdal's quadtree, the last in its order.
 func TestNearestTies(t *testing.T) {
 	for _, n := range []int{12, 9} { // 144 samples (quadtree with a radius), 81 (never)
-		s := &Samples{}
+		s := &sample.Samples{}
 		for j := range n {
 			for i := range n {
 				s.Add(451000+10*float64(i), 5401000+10*float64(j), float64(j*n+i))
 			}
 		}
-		tg := NorthUp(451000, 5401000, 451000+10*float64(n-1), 5401000+10*float64(n-1), n-1, n-1)
+		tg := raster.NorthUp(451000, 5401000, 451000+10*float64(n-1), 5401000+10*float64(n-1), n-1, n-1)
 		for _, alg := range []string{"nearest", "nearest:radius=8", "nearest:radius1=8:radius2=9"} {
 			got := checkNearest(t, alg, s, tg)
 			// Each node's value is one of its four corners (row 0 is the top).

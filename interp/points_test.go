@@ -5,14 +5,17 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/sample"
 )
 
 // TestEvaluateAtMatchesBruteForce checks the point API against an IDW written here, at nodes
 // scattered off any raster, and against Grid at a raster's own nodes.
 func TestEvaluateAtMatchesBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	tg := NorthUp(450000, 5400000, 451000, 5401000, 7, 5)
-	s := &Samples{}
+	tg := raster.NorthUp(450000, 5400000, 451000, 5401000, 7, 5)
+	s := &sample.Samples{}
 	s.OriginX, s.OriginY = tg.Centre()
 	for range 300 {
 		s.Add(450000+1000*rng.Float64(), 5400000+1000*rng.Float64(), 50*rng.Float64())
@@ -62,13 +65,13 @@ func TestEvaluateAtMatchesBruteForce(t *testing.T) {
 }
 
 func TestEvaluateAtRejectsBadInput(t *testing.T) {
-	tg := NorthUp(0, 0, 1, 1, 1, 1)
-	s := &Samples{X: []float64{0.5}, Y: []float64{0.5}, Z: []float64{1}}
+	tg := raster.NorthUp(0, 0, 1, 1, 1, 1)
+	s := &sample.Samples{X: []float64{0.5}, Y: []float64{0.5}, Z: []float64{1}}
 	p := &Problem{Samples: s, Target: tg, Alg: &InvDist{Power: 2}}
 	if _, err := EvaluateAt(context.Background(), &CPU{}, p, []float64{0, 1}, []float64{0}); err == nil {
 		t.Error("mismatched x and y lengths: no error")
 	}
-	p.Samples = &Samples{}
+	p.Samples = &sample.Samples{}
 	if _, err := EvaluateAt(context.Background(), &CPU{}, p, []float64{0}, []float64{0}); err == nil {
 		t.Error("no samples: no error")
 	}

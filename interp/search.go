@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/aidw/aidw/grid"
+	"github.com/aidw/aidw/sample"
 )
 
 // gdalQuadtreeThreshold is GDAL_GRID_POINT_COUNT_THRESHOLD's default: gdal indexes the samples
@@ -249,7 +250,7 @@ func cellIndex(f float64, n int) int {
 
 // inSquare says whether the sample lies in the square of half-side h around (x,y), as gdal's
 // quadtree search keeps it.
-func inSquare(s *Samples, id int32, x, y, h float64) bool {
+func inSquare(s *sample.Samples, id int32, x, y, h float64) bool {
 	sx, sy := s.XY(id)
 	return math.Abs(sx-x) <= h && math.Abs(sy-y) <= h
 }
@@ -290,7 +291,7 @@ func (p *quadrantPick) ok(minPer int) bool {
 
 // pickQuadrants sorts nb (candidates around (x,y) with their keys in D2) by quadrant, key and
 // gdal's order, and picks from them into sc.ids as gdal does.
-func pickQuadrants(sc *scratch, nb []grid.Neighbor, s *Samples, x, y float64, lim QuadrantLimits,
+func pickQuadrants(sc *scratch, nb []grid.Neighbor, s *sample.Samples, x, y float64, lim QuadrantLimits,
 	maxPoints int, order *gdalOrder) quadrantPick {
 	quad := func(n grid.Neighbor) int {
 		sx, sy := s.XY(n.ID)
@@ -338,12 +339,12 @@ func pickQuadrants(sc *scratch, nb []grid.Neighbor, s *Samples, x, y float64, li
 // last of equal distances). It is built the first time a tie needs it, since ties are rare
 // but the build touches every sample.
 type gdalOrder struct {
-	s    *Samples
+	s    *sample.Samples
 	once sync.Once
 	rank []int32
 }
 
-func newGDALOrder(s *Samples) *gdalOrder { return &gdalOrder{s: s} }
+func newGDALOrder(s *sample.Samples) *gdalOrder { return &gdalOrder{s: s} }
 
 // ranks returns each sample's position in gdal's quadtree order.
 func (o *gdalOrder) ranks() []int32 {
@@ -467,7 +468,7 @@ func (t *quadtree) split(n int32, px, py float64) bool {
 
 // gdalQuadtreeRanks builds gdal's quadtree over the samples in absolute coordinates, as gdal
 // sees them, and returns each sample's rank in its pre-order walk.
-func gdalQuadtreeRanks(s *Samples) []int32 {
+func gdalQuadtreeRanks(s *sample.Samples) []int32 {
 	n := s.Len()
 	t := &quadtree{x: make([]float64, n), y: make([]float64, n)}
 	for i := range n {

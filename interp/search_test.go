@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/aidw/aidw/grid"
+	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/sample"
 )
 
 // The gdal_grid algorithms are checked against brute-force references written in the tests
@@ -17,9 +19,9 @@ import (
 
 // utmSamples returns n samples uniform over a side x side square at UTM scale, in absolute
 // coordinates (origin 0), values in [50,150).
-func utmSamples(n int, side float64, seed uint64) *Samples {
+func utmSamples(n int, side float64, seed uint64) *sample.Samples {
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	s := &Samples{}
+	s := &sample.Samples{}
 	for range n {
 		s.Add(451000+rng.Float64()*side, 5401000+rng.Float64()*side, 50+100*rng.Float64())
 	}
@@ -28,17 +30,17 @@ func utmSamples(n int, side float64, seed uint64) *Samples {
 
 // utmTarget is a cols x cols target over the square of utmSamples(_, side, _) widened by
 // margin on each side.
-func utmTarget(side, margin float64, cols int) Target {
-	return NorthUp(451000-margin, 5401000-margin, 451000+side+margin, 5401000+side+margin, cols, cols)
+func utmTarget(side, margin float64, cols int) raster.Target {
+	return raster.NorthUp(451000-margin, 5401000-margin, 451000+side+margin, 5401000+side+margin, cols, cols)
 }
 
-func cloneSamples(s *Samples) *Samples {
-	return &Samples{X: slices.Clone(s.X), Y: slices.Clone(s.Y), Z: slices.Clone(s.Z), OriginX: s.OriginX, OriginY: s.OriginY}
+func cloneSamples(s *sample.Samples) *sample.Samples {
+	return &sample.Samples{X: slices.Clone(s.X), Y: slices.Clone(s.Y), Z: slices.Clone(s.Z), OriginX: s.OriginX, OriginY: s.OriginY}
 }
 
 // gridValues grids the samples (a copy moved to the target's centre, as the real flow does)
 // with alg on the CPU engine, two workers, and returns the node values row-major.
-func gridValues(t *testing.T, alg string, s *Samples, tg Target) []float64 {
+func gridValues(t *testing.T, alg string, s *sample.Samples, tg raster.Target) []float64 {
 	t.Helper()
 	a, _, err := ParseAlgorithm(alg)
 	if err != nil {
@@ -61,7 +63,7 @@ func gridValues(t *testing.T, alg string, s *Samples, tg Target) []float64 {
 }
 
 // refValues evaluates ref at every node's absolute coordinates.
-func refValues(tg Target, ref func(x, y float64) float64) []float64 {
+func refValues(tg raster.Target, ref func(x, y float64) float64) []float64 {
 	out := make([]float64, 0, tg.Cols*tg.Rows)
 	for r := range tg.Rows {
 		for c := range tg.Cols {
@@ -115,7 +117,7 @@ func gdalEllipse(dx, dy, r1, r2, angle float64) bool {
 // refQuadrants is gdal's per-quadrant pick, written plainly: candidates (ID, key) by quadrant
 // sorted by key, taken round-robin from quadrants 0..3 while any remains under maxPer, until
 // maxTotal (0: no limit). It returns the picked IDs in order and the count per quadrant.
-func refQuadrants(s *Samples, x, y float64, ids []int, key func(int) float64, maxPer, maxTotal int) ([]int, [4]int) {
+func refQuadrants(s *sample.Samples, x, y float64, ids []int, key func(int) float64, maxPer, maxTotal int) ([]int, [4]int) {
 	var quads [4][]int
 	for _, i := range ids {
 		q := 0
@@ -255,7 +257,7 @@ func TestOptionErrors(t *testing.T) {
 // [0,100] x [0,1] into quarters [0,30.25], [24.75,55], [45,75.25], [69.75,100] (split ratio
 // 0.55, twice across x), and the walk visits them in that order.
 func TestQuadtreeOrder(t *testing.T) {
-	s := &Samples{}
+	s := &sample.Samples{}
 	for _, p := range [][2]float64{{100, 1}, {0, 0}, {90, .5}, {80, .5}, {10, .5}, {50, .5}, {20, .5}, {60, .5}, {27, .5}} {
 		s.Add(p[0], p[1], 0)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/raster"
 	"gorgonia.org/cu"
 )
 
@@ -67,7 +68,7 @@ func pipelineWall(b *testing.B, name string, e interp.Engine, p *interp.Problem)
 	const runs = 4
 	var prep, comp, total [runs]float64
 	cols := p.Target.Cols
-	step := min(interp.BlockRows(cols), p.Target.Rows)
+	step := min(raster.BlockRows(cols), p.Target.Rows)
 	blk := &interp.Block{Values: make([]float64, step*cols)}
 	for i := range runs {
 		t0 := time.Now()

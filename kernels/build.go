@@ -7,7 +7,7 @@ import (
 	"math/bits"
 
 	"github.com/aidw/aidw/grid"
-	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/sample"
 	"gorgonia.org/cu"
 )
 
@@ -45,7 +45,7 @@ const coordChunk = 1 << 16
 
 // uploadCoords uploads the samples' coordinates as float64 (device thread only). Compact samples
 // are converted a chunk at a time, so that the host never holds a float64 copy of them all.
-func uploadCoords(s *interp.Samples) (x, y buffer, err error) {
+func uploadCoords(s *sample.Samples) (x, y buffer, err error) {
 	if !s.IsCompact() {
 		if x, err = uploadNew(s.X); err != nil {
 			return x, y, err
@@ -76,7 +76,7 @@ func uploadCoords(s *interp.Samples) (x, y buffer, err error) {
 }
 
 // indexSamples uploads the samples and builds their index (device thread only).
-func (d *Device) indexSamples(s *interp.Samples) (*index, error) {
+func (d *Device) indexSamples(s *sample.Samples) (*index, error) {
 	var x, y, z buffer
 	defer freeAll(&x, &y, &z)
 	var err error

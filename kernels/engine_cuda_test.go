@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/sample"
 )
 
 // compareValues checks got against the CPU engine's want: nodata exactly where want has it,
@@ -121,16 +123,16 @@ func TestEngineMaskAndChunks(t *testing.T) {
 func TestEngineCompactSamples(t *testing.T) {
 	d := utmSet(61, 3*coordChunk+123)
 	s := d.samples
-	_, ox := interp.LatticePoint(s.OriginX, 0.01)
-	_, oy := interp.LatticePoint(s.OriginY, 0.01)
-	compact := &interp.Samples{Z: s.Z, OriginX: ox, OriginY: oy, QuantumX: 0.01, QuantumY: 0.01}
+	_, ox := sample.LatticePoint(s.OriginX, 0.01)
+	_, oy := sample.LatticePoint(s.OriginY, 0.01)
+	compact := &sample.Samples{Z: s.Z, OriginX: ox, OriginY: oy, QuantumX: 0.01, QuantumY: 0.01}
 	for i := range int32(s.Len()) {
 		x, y := s.XY(i)
 		compact.QX = append(compact.QX, int32(math.Round((x+s.OriginX-ox)/0.01)))
 		compact.QY = append(compact.QY, int32(math.Round((y+s.OriginY-oy)/0.01)))
 	}
 	x, y := compact.Coords()
-	plain := &interp.Samples{X: x, Y: y, Z: s.Z, OriginX: ox, OriginY: oy}
+	plain := &sample.Samples{X: x, Y: y, Z: s.Z, OriginX: ox, OriginY: oy}
 	for _, c := range engineCases {
 		alg := mustParse(t, c.spec)
 		e := NewEngine(testDev)
@@ -186,7 +188,7 @@ func TestEngineSupports(t *testing.T) {
 // back to the target's extent), all samples at one point (a single cell), each with nodes on
 // and off the samples' box.
 func TestEngineDegenerateSamples(t *testing.T) {
-	tg := interp.NorthUp(-50, -40, 150, 160, 23, 19)
+	tg := raster.NorthUp(-50, -40, 150, 160, 23, 19)
 	sets := map[string][][3]float64{
 		"five":  {{0, 0, 10}, {100, 0, 20}, {0, 100, 30}, {100, 100, 40}, {50, 50, 50}},
 		"line":  {{-10, 20, 1}, {5, 20, 2}, {40, 20, 3}, {41, 20, 4}, {90, 20, 5}, {130, 20, 6}, {77, 20, 7}},

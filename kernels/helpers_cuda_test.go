@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/sample"
 	"gorgonia.org/cu"
 )
 
@@ -37,14 +39,14 @@ func TestMain(m *testing.M) {
 // dataset is a test problem: samples (relative to the target's centre) and a target.
 type dataset struct {
 	name    string
-	samples *interp.Samples
-	target  interp.Target
+	samples *sample.Samples
+	target  raster.Target
 }
 
 // newSamples returns empty samples whose origin is the target's centre, as gdalio sets it.
-func newSamples(t interp.Target) *interp.Samples {
+func newSamples(t raster.Target) *sample.Samples {
 	ox, oy := t.Centre()
-	return &interp.Samples{OriginX: ox, OriginY: oy}
+	return &sample.Samples{OriginX: ox, OriginY: oy}
 }
 
 // field is a smooth surface plus noise, kept well away from 0 so that relative errors mean
@@ -57,7 +59,7 @@ func field(rng *rand.Rand, x, y float64) float64 {
 // over the same square.
 func uniformSet(seed uint64, n int, x0, y0, side float64, cols, rows int) dataset {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	t := interp.NorthUp(x0, y0, x0+side, y0+side, cols, rows)
+	t := raster.NorthUp(x0, y0, x0+side, y0+side, cols, rows)
 	s := newSamples(t)
 	for range n {
 		x, y := x0+side*rng.Float64(), y0+side*rng.Float64()
@@ -70,7 +72,7 @@ func uniformSet(seed uint64, n int, x0, y0, side float64, cols, rows int) datase
 // the samples' box, so some nodes lie off the grid.
 func clusteredSet(seed uint64, n int) dataset {
 	rng := rand.New(rand.NewPCG(seed, 2))
-	t := interp.NorthUp(-150, -100, 1150, 1100, 61, 47)
+	t := raster.NorthUp(-150, -100, 1150, 1100, 61, 47)
 	s := newSamples(t)
 	type centre struct{ x, y, sd float64 }
 	cs := make([]centre, 12)
@@ -95,7 +97,7 @@ func clusteredSet(seed uint64, n int) dataset {
 func duplicatedSet(seed uint64, sites int) dataset {
 	rng := rand.New(rand.NewPCG(seed, 3))
 	cols, rows := 40, 30
-	t := interp.NorthUp(0, 0, 400, 300, cols, rows)
+	t := raster.NorthUp(0, 0, 400, 300, cols, rows)
 	s := newSamples(t)
 	for i := range sites {
 		var x, y float64
@@ -116,7 +118,7 @@ func duplicatedSet(seed uint64, sites int) dataset {
 func utmSet(seed uint64, n int) dataset {
 	rng := rand.New(rand.NewPCG(seed, 4))
 	x0, y0 := 451234.5, 5401234.25
-	t := interp.NorthUp(x0, y0, x0+20000, y0+20000, 53, 59)
+	t := raster.NorthUp(x0, y0, x0+20000, y0+20000, 53, 59)
 	s := newSamples(t)
 	for i := range n {
 		x, y := x0+20000*rng.Float64(), y0+20000*rng.Float64()

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/sample"
 	"gorgonia.org/cu"
 )
 
@@ -179,7 +181,7 @@ func (d *Device) PaperAIDW(m PaperMethod, l PointLayout, f64 bool, a *interp.AID
 	case len(c.X) < paperK:
 		return nil, fmt.Errorf("aidw: %d samples, fewer than k = %d", len(c.X), paperK)
 	}
-	samples := &interp.Samples{X: c.X, Y: c.Y, Z: c.Z}
+	samples := &sample.Samples{X: c.X, Y: c.Y, Z: c.Z}
 	w, err := weightingOf(&interp.Problem{Samples: samples, Alg: a}, [4]float64{})
 	if err != nil {
 		return nil, err
@@ -424,8 +426,8 @@ func paperGridT[T real](d *Device, m PaperMethod, alg problem, c *PaperCase) (*P
 	if err != nil {
 		return nil, err
 	}
-	unit := interp.NorthUp(0, 0, 1, 1, 1, 1) // nodes come as arrays: the target is unused
-	h := deviceProblem(alg, ix, &interp.Problem{Samples: &interp.Samples{X: c.X, Y: c.Y, Z: c.Z}, Target: unit})
+	unit := raster.NorthUp(0, 0, 1, 1, 1, 1) // nodes come as arrays: the target is unused
+	h := deviceProblem(alg, ix, &interp.Problem{Samples: &sample.Samples{X: c.X, Y: c.Y, Z: c.Z}, Target: unit})
 	if prob, err = uploadNew([]problem{h}); err != nil {
 		return nil, err
 	}

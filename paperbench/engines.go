@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/raster"
 )
 
 // PointsRun runs an engine at the input's nodes through interp.EvaluateAt, the even-grid index
@@ -30,7 +31,7 @@ func RasterRun(eng interp.Engine, timing string) RunFunc {
 	return func(ctx context.Context, in *Input) (*Output, error) {
 		cols, rows := rasterShape(in.Nodes)
 		p := in.Problem()
-		p.Target = interp.NorthUp(0, 0, Side, Side, cols, rows)
+		p.Target = raster.NorthUp(0, 0, Side, Side, cols, rows)
 		values := make([]float64, 0, in.Nodes)
 		sink := func(_, _ int, v []float64) error { values = append(values, v...); return nil }
 		start := time.Now()

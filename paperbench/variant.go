@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/sample"
 )
 
 // Family is what a variant computes; variants of one family are compared with one another
@@ -134,12 +136,12 @@ type Input struct {
 	Alg interp.Algorithm
 	// Local are the samples relative to the square's centre (a local origin), as the engines
 	// take them.
-	Local *interp.Samples
+	Local *sample.Samples
 }
 
 // NewInput prepares a family's input from a case's data.
 func NewInput(d *Data, f Family) *Input {
-	s := &interp.Samples{X: slices.Clone(d.X), Y: slices.Clone(d.Y), Z: d.Z}
+	s := &sample.Samples{X: slices.Clone(d.X), Y: slices.Clone(d.Y), Z: d.Z}
 	s.MoveOrigin(Side/2, Side/2)
 	return &Input{Data: d, Family: f, Alg: f.Algorithm(d.Samples), Local: s}
 }
@@ -147,7 +149,7 @@ func NewInput(d *Data, f Family) *Input {
 // Problem is the input as an engine problem; its target is the square, one node, which only
 // gives AIDW's fallback study area: nodes are computed by interp.EvaluateAt.
 func (in *Input) Problem() *interp.Problem {
-	return &interp.Problem{Samples: in.Local, Target: interp.NorthUp(0, 0, Side, Side, 1, 1), Alg: in.Alg}
+	return &interp.Problem{Samples: in.Local, Target: raster.NorthUp(0, 0, Side, Side, 1, 1), Alg: in.Alg}
 }
 
 // Output is a run's result.

@@ -13,6 +13,8 @@ import (
 
 	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/sample"
 )
 
 // cvArgs is an `aidw cv` command line: the source selection of `aidw grid`, one or more
@@ -257,7 +259,7 @@ func runCV(ctx context.Context, c *cvArgs, stdout, stderr io.Writer) error {
 // cvTarget stands in for the output raster where an algorithm needs one (AIDW's study area
 // when the samples' bounding box has none): the samples' bounding box, a side of no length
 // counted as one unit so that the target stays valid.
-func cvTarget(s *interp.Samples) interp.Target {
+func cvTarget(s *sample.Samples) raster.Target {
 	xmin, ymin, xmax, ymax := s.Bounds()
 	if xmax == xmin {
 		xmin, xmax = xmin-0.5, xmax+0.5
@@ -265,10 +267,10 @@ func cvTarget(s *interp.Samples) interp.Target {
 	if ymax == ymin {
 		ymin, ymax = ymin-0.5, ymax+0.5
 	}
-	return interp.NorthUp(xmin, ymin, xmax, ymax, 1, 1)
+	return raster.NorthUp(xmin, ymin, xmax, ymax, 1, 1)
 }
 
-func writeResiduals(c *cvArgs, s *interp.Samples, fold []int, results []cvResult, srs string) error {
+func writeResiduals(c *cvArgs, s *sample.Samples, fold []int, results []cvResult, srs string) error {
 	n := s.Len()
 	r := gdalio.Residuals{X: make([]float64, n), Y: make([]float64, n), Observed: s.Z, Fold: make([]int, n),
 		SRS: srs}

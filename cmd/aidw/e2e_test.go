@@ -53,8 +53,8 @@ func runAidw(t *testing.T, args ...string) (int, string, string) {
 	return code, stdout.String(), stderr.String()
 }
 
-// raster is a band read back through GDAL.
-type raster struct {
+// rasterBand is a band read back through GDAL.
+type rasterBand struct {
 	cols, rows int
 	gt         [6]float64
 	wkt        string
@@ -65,7 +65,7 @@ type raster struct {
 	dataType   godal.DataType
 }
 
-func readRaster(t *testing.T, path string, band int) raster {
+func readRaster(t *testing.T, path string, band int) rasterBand {
 	t.Helper()
 	ds, err := godal.Open(path)
 	if err != nil {
@@ -73,7 +73,7 @@ func readRaster(t *testing.T, path string, band int) raster {
 	}
 	defer ds.Close()
 	st := ds.Structure()
-	r := raster{cols: st.SizeX, rows: st.SizeY, bands: st.NBands}
+	r := rasterBand{cols: st.SizeX, rows: st.SizeY, bands: st.NBands}
 	r.gt, _ = ds.GeoTransform()
 	if sr := ds.SpatialRef(); sr != nil {
 		r.wkt, _ = sr.WKT()

@@ -3,13 +3,14 @@ package main
 import (
 	"fmt"
 
-	"github.com/aidw/aidw/gdalio"
 	"math"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/aidw/aidw/gdalio"
 )
 
 // gridArgs is an `aidw grid` command line: gdal_grid's own flags with their meaning, plus

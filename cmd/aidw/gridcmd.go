@@ -10,6 +10,7 @@ import (
 
 	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/raster"
 )
 
 // runGrid is `aidw grid`: read the samples and the target, run an engine band by band, and
@@ -156,7 +157,7 @@ func describeBands(w *gdalio.Writer, names []string, sources []gdalio.Source) er
 
 // gridBands computes the bands of each source (one, or the algorithm's value and diagnostics)
 // with the shared driver loop, streaming rows to w and the first band's to the preview, if any.
-func gridBands(ctx context.Context, eng interp.Engine, alg interp.Algorithm, target interp.Target,
+func gridBands(ctx context.Context, eng interp.Engine, alg interp.Algorithm, target raster.Target,
 	sources []gdalio.Source, w *gdalio.Writer, preview *gdalio.Preview, quiet bool, stdout io.Writer) error {
 	var bar *termProgress
 	if !quiet {
@@ -203,7 +204,7 @@ func (a *gridArgs) sourceOptions() gdalio.SourceOptions {
 
 // target builds the output raster's geometry: the template's, or gdal_grid's rules (extent
 // from -txe/-tye or the samples' bounding box; size from -outsize, -tr or 256x256), north-up.
-func (a *gridArgs) target(tmpl *gdalio.Template, src gdalio.Source) (interp.Target, error) {
+func (a *gridArgs) target(tmpl *gdalio.Template, src gdalio.Source) (raster.Target, error) {
 	if tmpl != nil {
 		return tmpl.Target, nil
 	}
@@ -213,7 +214,7 @@ func (a *gridArgs) target(tmpl *gdalio.Template, src gdalio.Source) (interp.Targ
 	}
 	if a.txe != nil {
 		if a.txe[0] > a.txe[1] {
-			return interp.Target{}, fmt.Errorf("inverted extent -txe %g %g: xmin must be less than xmax", a.txe[0], a.txe[1])
+			return raster.Target{}, fmt.Errorf("inverted extent -txe %g %g: xmin must be less than xmax", a.txe[0], a.txe[1])
 		}
 		xmin, xmax = a.txe[0], a.txe[1]
 	}
@@ -222,7 +223,7 @@ func (a *gridArgs) target(tmpl *gdalio.Template, src gdalio.Source) (interp.Targ
 		ymin, ymax = math.Min(a.tye[0], a.tye[1]), math.Max(a.tye[0], a.tye[1])
 	}
 	if xmax <= xmin || ymax <= ymin {
-		return interp.Target{}, fmt.Errorf("zero-size extent %g,%g - %g,%g: give -txe and -tye with min < max", xmin, ymin, xmax, ymax)
+		return raster.Target{}, fmt.Errorf("zero-size extent %g,%g - %g,%g: give -txe and -tye with min < max", xmin, ymin, xmax, ymax)
 	}
 	cols, rows := 256, 256
 	switch {
@@ -231,15 +232,15 @@ func (a *gridArgs) target(tmpl *gdalio.Template, src gdalio.Source) (interp.Targ
 	case a.tr != nil:
 		// gdal_grid's rule: the extent stays, the size is rounded to the nearest whole cell.
 		if a.tr[0] <= 0 || a.tr[1] <= 0 {
-			return interp.Target{}, fmt.Errorf("-tr %g %g: resolutions must be positive", a.tr[0], a.tr[1])
+			return raster.Target{}, fmt.Errorf("-tr %g %g: resolutions must be positive", a.tr[0], a.tr[1])
 		}
 		fx := (xmax - xmin + a.tr[0]/2) / a.tr[0]
 		fy := (ymax - ymin + a.tr[1]/2) / a.tr[1]
 		if fx < 1 || fy < 1 || fx > math.MaxInt32 || fy > math.MaxInt32 {
-			return interp.Target{}, fmt.Errorf("-tr %g %g gives an invalid output size over the extent", a.tr[0], a.tr[1])
+			return raster.Target{}, fmt.Errorf("-tr %g %g gives an invalid output size over the extent", a.tr[0], a.tr[1])
 		}
 		cols, rows = int(fx), int(fy)
 	}
-	t := interp.NorthUp(xmin, ymin, xmax, ymax, cols, rows)
+	t := raster.NorthUp(xmin, ymin, xmax, ymax, cols, rows)
 	return t, t.Validate()
 }

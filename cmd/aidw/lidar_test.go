@@ -121,7 +121,7 @@ func genLAS(t *testing.T, path string, args ...string) {
 }
 
 // sameRaster fails unless the two rasters are the same, every value bit for bit.
-func sameRaster(t *testing.T, what string, got, want raster) {
+func sameRaster(t *testing.T, what string, got, want rasterBand) {
 	t.Helper()
 	if got.cols != want.cols || got.rows != want.rows || got.gt != want.gt || got.wkt != want.wkt {
 		t.Fatalf("%s: %dx%d %v, want %dx%d %v (or the CRS differs)", what, got.cols, got.rows, got.gt, want.cols, want.rows, want.gt)
@@ -140,7 +140,7 @@ func gridTiles(t *testing.T, whole string, tiles []string, grid []string, algs [
 	rng := rand.New(rand.NewPCG(5, 6))
 	tileDir := filepath.Dir(tiles[0])
 	for _, alg := range algs {
-		run := func(srcs ...string) raster {
+		run := func(srcs ...string) rasterBand {
 			t.Helper()
 			dst := filepath.Join(dir, "out.tif")
 			args := append(append([]string{"grid", "-q", "-a", alg}, grid...), append(srcs, dst)...)

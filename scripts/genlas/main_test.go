@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/aidw/aidw/gdalio"
-	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/sample"
 )
 
 // The generated files read back through gdalio's LAS reader in every version and format: the
@@ -26,7 +26,7 @@ func TestGeneratedFilesReadBack(t *testing.T) {
 			if err := write(path, c); err != nil {
 				t.Fatal(err)
 			}
-			all := &interp.Samples{}
+			all := &sample.Samples{}
 			h, err := gdalio.ReadLAS(path, gdalio.LASFilter{}, all)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
@@ -46,7 +46,7 @@ func TestGeneratedFilesReadBack(t *testing.T) {
 				t.Fatalf("%s: points' box %v is outside the area", name, got)
 			}
 
-			ground := &interp.Samples{}
+			ground := &sample.Samples{}
 			if _, err := gdalio.ReadLAS(path, gdalio.LASFilter{Classes: []int{2}}, ground); err != nil {
 				t.Fatal(err)
 			}
@@ -61,7 +61,7 @@ func TestGeneratedFilesReadBack(t *testing.T) {
 				}
 			}
 
-			last := &interp.Samples{}
+			last := &sample.Samples{}
 			flt := gdalio.LASFilter{Returns: "last", DropWithheld: true, DropOverlap: true}
 			if _, err := gdalio.ReadLAS(path, flt, last); err != nil {
 				t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 	"strings"
 
 	"github.com/aidw/aidw/gdalio"
-	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/sample"
 )
 
 func main() {
@@ -56,7 +56,7 @@ func convert(out string, paths []string, f gdalio.LASFilter) (err error) {
 	w.WriteString("x,y,z\n")
 	var line []byte
 	for _, p := range paths {
-		s := &interp.Samples{} // origin 0: absolute coordinates
+		s := &sample.Samples{} // origin 0: absolute coordinates
 		if _, err := gdalio.ReadLAS(p, f, s); err != nil {
 			return err
 		}

@@ -1,0 +1,146 @@
+// Package sample holds the scattered points that every reader produces and every engine
+// consumes: a structure of arrays relative to a local origin, plain float64 or compact
+// integer offsets. It imports nothing of aidw, so readers and engines share it without
+// depending on each other.
+package sample
+
+import (
+	"math"
+	"slices"
+)
+
+// Samples are the scattered points, as a structure of arrays. X and Y are relative to
+// (OriginX, OriginY) so that float32 copies (the GPU's) keep their precision at UTM scale.
+//
+// Samples come in one of two forms. The plain form holds X and Y as float64. The compact form
+// (QuantumX > 0) holds them as int32 offsets from the origin in whole quanta: sample i lies at
+// (QX[i]*QuantumX, QY[i]*QuantumY) from an origin that is itself a whole number of quanta.
+// LiDAR coordinates are integers times a scale, so the compact form holds them exactly in
+// 16 bytes a sample instead of 24, and the index built on it keeps 8 bytes a sample instead of
+// 16. Both forms give every consumer the same float64 coordinates through XY and Coords.
+type Samples struct {
+	X, Y, Z          []float64
+	OriginX, OriginY float64
+	// The compact form: QX and QY replace X and Y.
+	QX, QY             []int32
+	QuantumX, QuantumY float64
+}
+
+// Len is the number of samples.
+func (s *Samples) Len() int {
+	if s.IsCompact() {
+		return len(s.QX)
+	}
+	return len(s.X)
+}
+
+// IsCompact says whether the samples are in the compact form.
+func (s *Samples) IsCompact() bool { return s.QuantumX > 0 }
+
+// XY returns sample i's coordinates relative to the origin.
+func (s *Samples) XY(i int32) (x, y float64) {
+	if s.QuantumX > 0 {
+		return float64(s.QX[i]) * s.QuantumX, float64(s.QY[i]) * s.QuantumY
+	}
+	return s.X[i], s.Y[i]
+}
+
+// Coords returns the coordinates relative to the origin as float64 arrays: the samples' own in
+// the plain form, a new copy in the compact form.
+func (s *Samples) Coords() (x, y []float64) {
+	if !s.IsCompact() {
+		return s.X, s.Y
+	}
+	x, y = make([]float64, len(s.QX)), make([]float64, len(s.QY))
+	for i := range x {
+		x[i], y[i] = s.XY(int32(i))
+	}
+	return x, y
+}
+
+// Plain returns the samples in the plain form: s itself, or a copy of its coordinates that
+// shares Z. The algorithms that loop over every sample per node take this form once.
+func (s *Samples) Plain() *Samples {
+	if !s.IsCompact() {
+		return s
+	}
+	x, y := s.Coords()
+	return &Samples{X: x, Y: y, Z: s.Z, OriginX: s.OriginX, OriginY: s.OriginY}
+}
+
+// Add appends one sample given in absolute coordinates to samples in the plain form.
+func (s *Samples) Add(x, y, z float64) {
+	s.X = append(s.X, x-s.OriginX)
+	s.Y = append(s.Y, y-s.OriginY)
+	s.Z = append(s.Z, z)
+}
+
+// Expand turns compact samples into the plain form (for transforms that leave the lattice).
+func (s *Samples) Expand() {
+	if s.IsCompact() {
+		s.X, s.Y = s.Coords()
+		s.QX, s.QY, s.QuantumX, s.QuantumY = nil, nil, 0, 0
+	}
+}
+
+// MoveOrigin re-expresses the coordinates relative to a new origin. Compact samples move by
+// whole quanta, to the lattice point nearest (ox, oy), and stay exact; when the offsets would
+// no longer fit in int32 they are expanded to the plain form first.
+func (s *Samples) MoveOrigin(ox, oy float64) {
+	if s.IsCompact() {
+		kx, newX := LatticePoint(ox, s.QuantumX)
+		ky, newY := LatticePoint(oy, s.QuantumY)
+		oldX, _ := LatticePoint(s.OriginX, s.QuantumX)
+		oldY, _ := LatticePoint(s.OriginY, s.QuantumY)
+		if dx, dy := oldX-kx, oldY-ky; shiftFits(s.QX, dx) && shiftFits(s.QY, dy) {
+			for i := range s.QX {
+				s.QX[i] += int32(dx)
+				s.QY[i] += int32(dy)
+			}
+			s.OriginX, s.OriginY = newX, newY
+			return
+		}
+		s.Expand()
+	}
+	dx, dy := s.OriginX-ox, s.OriginY-oy
+	for i := range s.X {
+		s.X[i] += dx
+		s.Y[i] += dy
+	}
+	s.OriginX, s.OriginY = ox, oy
+}
+
+// LatticePoint returns the point of the lattice of quantum q (the multiples of q) nearest v,
+// in quanta and as a float64. When q divides 1, as LiDAR scales (0.01, 0.001) do, it is the
+// nearest whole number, which float64 holds exactly: nodes are then placed relative to the
+// origin without rounding, and the compact samples' coordinates are exact to the last bit
+// of their (small) offsets.
+func LatticePoint(v, q float64) (int64, float64) {
+	if per := math.Round(1 / q); per >= 1 && math.Abs(1/q-per) <= 1e-9*per {
+		w := math.Round(v)
+		return int64(w) * int64(per), w
+	}
+	k := math.Round(v / q)
+	return int64(k), k * q
+}
+
+// shiftFits says whether every q + d fits in int32.
+func shiftFits(q []int32, d int64) bool {
+	if len(q) == 0 || d == 0 {
+		return true
+	}
+	lo, hi := int64(slices.Min(q))+d, int64(slices.Max(q))+d
+	return lo >= math.MinInt32 && hi <= math.MaxInt32
+}
+
+// Bounds returns the bounding box of the samples in absolute coordinates.
+func (s *Samples) Bounds() (minX, minY, maxX, maxY float64) {
+	minX, minY = math.Inf(1), math.Inf(1)
+	maxX, maxY = math.Inf(-1), math.Inf(-1)
+	for i := range int32(s.Len()) {
+		x, y := s.XY(i)
+		minX, maxX = math.Min(minX, x), math.Max(maxX, x)
+		minY, maxY = math.Min(minY, y), math.Max(maxY, y)
+	}
+	return minX + s.OriginX, minY + s.OriginY, maxX + s.OriginX, maxY + s.OriginY
+}
