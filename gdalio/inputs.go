@@ -7,7 +7,7 @@ package gdalio
 
 import (
 	"cmp"
-	"errors"
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -104,23 +104,15 @@ func isLASPath(p string) bool {
 // canonical order: ascending y, then x, then value. That order is then the "input order" of
 // every rule that names one (exact hits, ties), so the raster is the same, bit for bit, however
 // the points are split into files and whatever order the files come in. LAS points on one
-// lattice are compact samples (see readLASFiles), with their origin on the lattice; other
+// lattice are compact samples (see lidar.ReadFiles), with their origin on the lattice; other
 // merged inputs hold absolute coordinates (origin 0).
-func ReadInputs(args []string, opt SourceOptions) ([]Source, error) {
+func ReadInputs(ctx context.Context, args []string, opt SourceOptions) ([]Source, error) {
 	paths, err := ExpandInputs(args)
 	if err != nil {
 		return nil, err
 	}
-	var las, others []string
-	for _, p := range paths {
-		if isLASPath(p) {
-			las = append(las, p)
-		} else {
-			others = append(others, p)
-		}
-	}
-	if len(las) == 0 && len(others) == 1 {
-		return ReadSources(others[0], opt)
+	if len(paths) == 1 && !readerFor(paths[0], opt).together {
+		return ReadSources(ctx, paths[0], opt)
 	}
 	register()
 	warn := warner(opt.Warn)
@@ -128,22 +120,36 @@ func ReadInputs(args []string, opt SourceOptions) ([]Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	var inputs [][]Source
-	if len(las) > 0 {
-		src, err := readLASTiles(las, opt, reg, warn)
-		if err != nil {
+	// The paths of a reader that reads them together are one input, read first; every other
+	// path is an input of its own, in the order given.
+	var groups [][]string
+	together := map[*reader]int{}
+	for _, p := range paths {
+		r := readerFor(p, opt)
+		if !r.together {
+			continue
+		}
+		if g, ok := together[r]; ok {
+			groups[g] = append(groups[g], p)
+			continue
+		}
+		together[r] = len(groups)
+		groups = append(groups, []string{p})
+	}
+	for _, p := range paths {
+		if !readerFor(p, opt).together {
+			groups = append(groups, []string{p})
+		}
+	}
+	inputs := make([][]Source, len(groups))
+	names := make([]string, len(groups))
+	for i, g := range groups {
+		if inputs[i], err = readerFor(g[0], opt).read(ctx, g, opt, reg, warn); err != nil {
 			return nil, err
 		}
-		inputs = append(inputs, []Source{src})
+		names[i] = inputName(g)
 	}
-	for _, p := range others {
-		srcs, err := readSources(p, opt, reg, warn)
-		if err != nil {
-			return nil, err
-		}
-		inputs = append(inputs, srcs)
-	}
-	merged, err := mergeInputs(inputs, append(lasGroupName(las), others...))
+	merged, err := mergeInputs(inputs, names)
 	if err != nil {
 		return nil, err
 	}
@@ -154,144 +160,6 @@ func ReadInputs(args []string, opt SourceOptions) ([]Source, error) {
 		canonicalize(s.Samples)
 	}
 	return merged, nil
-}
-
-// lasGroupName names the LAS inputs, read as one, in messages.
-func lasGroupName(las []string) []string {
-	switch len(las) {
-	case 0:
-		return nil
-	case 1:
-		return las
-	}
-	return []string{fmt.Sprintf("%d LAS files", len(las))}
-}
-
-// readLASTiles reads LAS/LAZ files into one source, with the options readLAS applies to one;
-// a tile none of whose points passes the filters is no error, as long as some tile has points.
-func readLASTiles(paths []string, opt SourceOptions, reg *region, warn func(string)) (Source, error) {
-	what := lasGroupName(paths)[0]
-	switch {
-	case opt.Where != "" || len(opt.SQL) > 0:
-		return Source{}, fmt.Errorf("%s: -where and -sql apply to vector sources; select LAS points with -class, -returns, -drop_withheld, -drop_overlap and -zrange", what)
-	case len(opt.Layers) > 0:
-		return Source{}, fmt.Errorf("%s: a LAS file has no layers: -l does not apply", what)
-	case len(opt.OpenOptions) > 0:
-		return Source{}, fmt.Errorf("%s: -oo applies to vector sources, not LAS", what)
-	}
-	s, headers, err := readLASFiles(paths, lasFilter(opt))
-	if err != nil {
-		return Source{}, err
-	}
-	var srs, srsFrom string
-	total := 0
-	for i, h := range headers {
-		p := paths[i]
-		total += h.PointCount
-		if h.SRS == "" || h.SRS == srs {
-			continue
-		}
-		if srs == "" {
-			srs, srsFrom = h.SRS, p
-			continue
-		}
-		if a, b := lasWKTOrSelf(srs), lasWKTOrSelf(h.SRS); !SameSRS(a, b) {
-			return Source{}, fmt.Errorf("%s (%s) and %s (%s) are in different CRSs: grid tiles of one CRS together", srsFrom, srs, p, h.SRS)
-		}
-	}
-	name := what
-	if len(paths) == 1 {
-		name = strings.TrimSuffix(filepath.Base(paths[0]), filepath.Ext(paths[0]))
-	}
-	if s.Len() == 0 {
-		return Source{}, fmt.Errorf("%s: none of the %d points passes the point filters", what, total)
-	}
-	src := Source{Name: name, Samples: s}
-	src.Skipped, src.SkipReason = adjustLASSamples(s, opt, reg)
-	if srs != "" {
-		wkt, err := lasSRSWKT(srs)
-		if err != nil {
-			warn(fmt.Sprintf("%s: its CRS %q is not understood (%v): the samples have no CRS", srsFrom, srs, err))
-		}
-		src.SRS = wkt
-	}
-	if opt.LayerExtent && s.Len() > 0 {
-		xmin, ymin, xmax, ymax := s.Bounds()
-		src.Extent = &[4]float64{xmin, ymin, xmax, ymax}
-	}
-	return src, nil
-}
-
-// lasWKTOrSelf is the WKT of a LAS file's CRS, or the CRS as the file names it when GDAL cannot
-// read it (then it matches only itself).
-func lasWKTOrSelf(srs string) string {
-	if wkt, err := lasSRSWKT(srs); err == nil {
-		return wkt
-	}
-	return srs
-}
-
-// readLASFiles reads the points of LAS/LAZ files that pass the filter as one set of samples,
-// and returns each file's header. The samples are compact (see sample.Samples) when every
-// point lies on one lattice, that is when the files share their scales and their offsets are
-// whole multiples of them, as tiles of one survey do; else plain, in absolute coordinates.
-func readLASFiles(paths []string, f LASFilter) (*sample.Samples, []LASHeader, error) {
-	s := newLASSamples(paths, true)
-	headers, err := readLASInto(paths, f, s)
-	if errors.Is(err, errOffLattice) {
-		s = newLASSamples(paths, false)
-		headers, err = readLASInto(paths, f, s)
-	}
-	return s, headers, err
-}
-
-func readLASInto(paths []string, f LASFilter, s *sample.Samples) ([]LASHeader, error) {
-	headers := make([]LASHeader, len(paths))
-	for i, p := range paths {
-		var err error
-		if headers[i], err = ReadLAS(p, f, s); err != nil {
-			return nil, err
-		}
-	}
-	return headers, nil
-}
-
-// newLASSamples makes the samples that the files' points are read into: compact, if allowed
-// and the headers' scales and offsets put every point on one lattice, with the origin at the
-// lattice point nearest the centre of the headers' bounds. It makes room for every point the
-// headers declare, so that appending tile after tile never moves the samples (which would hold
-// two copies at once). A header that cannot be read leaves the error to the reading.
-func newLASSamples(paths []string, compact bool) *sample.Samples {
-	s := &sample.Samples{}
-	total := 0
-	var box [4]float64
-	for i, p := range paths {
-		h, err := ReadLASHeader(p)
-		if err != nil || h.PointCount < 0 {
-			return s
-		}
-		total += h.PointCount
-		if i == 0 {
-			s.QuantumX, s.QuantumY = h.Scale[0], h.Scale[1]
-			box = [4]float64{h.Min[0], h.Min[1], h.Max[0], h.Max[1]}
-		}
-		box = [4]float64{min(box[0], h.Min[0]), min(box[1], h.Min[1]), max(box[2], h.Max[0]), max(box[3], h.Max[1])}
-		_, okX := latticeShift(h.Scale[0], h.Offset[0], s.QuantumX, 0)
-		_, okY := latticeShift(h.Scale[1], h.Offset[1], s.QuantumY, 0)
-		compact = compact && okX && okY
-	}
-	// The headers' bounds, if true, tell whether the points fit in int32 quanta: reading them
-	// compact would only fail at the end otherwise. Points beyond them fail the reading.
-	fits := func(lo, hi, q float64) bool { return (hi-lo)/q < math.MaxInt32-2 }
-	if compact && s.QuantumX > 0 && s.QuantumY > 0 && finite(box[0]+box[1]+box[2]+box[3]) &&
-		fits(box[0], box[2], s.QuantumX) && fits(box[1], box[3], s.QuantumY) {
-		_, s.OriginX = sample.LatticePoint((box[0]+box[2])/2, s.QuantumX)
-		_, s.OriginY = sample.LatticePoint((box[1]+box[3])/2, s.QuantumY)
-		s.QX, s.QY, s.Z = make([]int32, 0, total), make([]int32, 0, total), make([]float64, 0, total)
-		return s
-	}
-	*s = sample.Samples{X: make([]float64, 0, total), Y: make([]float64, 0, total), Z: make([]float64, 0, total)}
-	return s
 }
 
 // mergeInputs joins the inputs' sources band by band, in absolute coordinates. names name the

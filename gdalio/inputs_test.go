@@ -2,6 +2,7 @@ package gdalio
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aidw/aidw/internal/lastest"
+	"github.com/aidw/aidw/lidar"
 	"github.com/aidw/aidw/sample"
 )
 
@@ -127,20 +130,20 @@ func TestCanonicalize(t *testing.T) {
 }
 
 // splitTFile writes f's points as tiles: the quadrants around (cx, cy) in LAS integer units.
-func splitTFile(t *testing.T, dir string, f *tFile, cx, cy int32) []string {
+func splitTFile(t *testing.T, dir string, f *lastest.File, cx, cy int32) []string {
 	var paths []string
 	for q := range 4 {
 		tile := *f
-		tile.points = nil
-		for _, p := range f.points {
+		tile.Points = nil
+		for _, p := range f.Points {
 			if (p.X >= cx) == (q&1 == 1) && (p.Y >= cy) == (q&2 == 2) {
-				tile.points = append(tile.points, p)
+				tile.Points = append(tile.Points, p)
 			}
 		}
-		if len(tile.points) == 0 {
+		if len(tile.Points) == 0 {
 			t.Fatalf("tile %d is empty", q)
 		}
-		paths = append(paths, writeTFile(t, dir, fmt.Sprintf("tile%d.las", q), tile.encode()))
+		paths = append(paths, lastest.WriteFile(t, dir, fmt.Sprintf("tile%d.las", q), tile.Encode()))
 	}
 	return paths
 }
@@ -149,24 +152,24 @@ func splitTFile(t *testing.T, dir string, f *tFile, cx, cy int32) []string {
 // given as files, a directory or a pattern; the filters and -spat apply to every tile.
 func TestReadInputsLASTiles(t *testing.T) {
 	dir := t.TempDir()
-	f := newTFile(2, 1, 3000, 9)
-	f.vlrs = []tRecord{{"LASF_Projection", 34735, geoKeys(1024, 1, 3072, 32633)}}
+	f := lastest.NewFile(2, 1, 3000, 9)
+	f.VLRs = []lastest.Record{{User: "LASF_Projection", ID: 34735, Data: lastest.GeoKeys(1024, 1, 3072, 32633)}}
 	rng := rand.New(rand.NewPCG(1, 2))
-	for i := range f.points {
-		p := &f.points[i]
+	for i := range f.Points {
+		p := &f.Points[i]
 		p.X, p.Y = int32(rng.IntN(1000)), int32(rng.IntN(1000)) // few places, so that some coincide
 	}
-	whole := writeTFile(t, dir, "whole.las", f.encode())
+	whole := lastest.WriteFile(t, dir, "whole.las", f.Encode())
 	tileDir := filepath.Join(dir, "tiles")
 	os.Mkdir(tileDir, 0o755)
 	tiles := splitTFile(t, tileDir, f, 500, 300)
 	spat := [4]float64{500000.5, 4000000.1, 500004, 4000000.9} // west of the split: two tiles empty
 	for _, opt := range []SourceOptions{
 		{LayerExtent: true},
-		{LAS: LASFilter{Classes: []int{2}}, LayerExtent: true},
+		{LAS: lidar.Filter{Classes: []int{2}}, LayerExtent: true},
 		{Spat: &spat},
 	} {
-		ref, err := ReadInputs([]string{whole}, opt)
+		ref, err := ReadInputs(context.Background(), []string{whole}, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,7 +190,7 @@ func TestReadInputsLASTiles(t *testing.T) {
 			{tileDir},
 			{filepath.Join(tileDir, "tile*.las")},
 		} {
-			got, err := ReadInputs(args, opt)
+			got, err := ReadInputs(context.Background(), args, opt)
 			if err != nil {
 				t.Fatalf("%q: %v", args, err)
 			}
@@ -204,14 +207,14 @@ func TestReadInputsLASTiles(t *testing.T) {
 			}
 		}
 	}
-	if _, err := ReadInputs(tiles, SourceOptions{LAS: LASFilter{Classes: []int{99}}}); err == nil ||
+	if _, err := ReadInputs(context.Background(), tiles, SourceOptions{LAS: lidar.Filter{Classes: []int{99}}}); err == nil ||
 		!strings.Contains(err.Error(), "none of the 3000 points passes the point filters") {
 		t.Errorf("no point passing: %v", err)
 	}
 	g := *f
-	g.vlrs = []tRecord{{"LASF_Projection", 34735, geoKeys(1024, 1, 3072, 32632)}}
-	other := writeTFile(t, dir, "utm32.las", g.encode())
-	if _, err := ReadInputs([]string{whole, other}, SourceOptions{}); err == nil || !strings.Contains(err.Error(), "different CRSs") {
+	g.VLRs = []lastest.Record{{User: "LASF_Projection", ID: 34735, Data: lastest.GeoKeys(1024, 1, 3072, 32632)}}
+	other := lastest.WriteFile(t, dir, "utm32.las", g.Encode())
+	if _, err := ReadInputs(context.Background(), []string{whole, other}, SourceOptions{}); err == nil || !strings.Contains(err.Error(), "different CRSs") {
 		t.Errorf("tiles in two CRSs: %v", err)
 	}
 }
@@ -224,7 +227,7 @@ func TestReadInputsText(t *testing.T) {
 	b := filepath.Join(dir, "b.csv")
 	os.WriteFile(a, []byte("x,y,z\n452000.5,5400001,3\n-10,20,1\n"), 0o644)
 	os.WriteFile(b, []byte("x,y,z\n452000.5,5400001,2\n7,8,9\n"), 0o644)
-	one, err := ReadInputs([]string{a}, SourceOptions{})
+	one, err := ReadInputs(context.Background(), []string{a}, SourceOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +235,7 @@ func TestReadInputsText(t *testing.T) {
 	if s.X[0]+s.OriginX != 452000.5 || s.Z[0] != 3 || s.Z[1] != 1 {
 		t.Errorf("one input: samples %v %v %v, origin %v,%v: want the file's order", s.X, s.Y, s.Z, s.OriginX, s.OriginY)
 	}
-	got, err := ReadInputs([]string{b, a}, SourceOptions{})
+	got, err := ReadInputs(context.Background(), []string{b, a}, SourceOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,70 +243,10 @@ func TestReadInputsText(t *testing.T) {
 	if len(got) != 1 || !bitsEqual(triples(got[0].Samples), want) {
 		t.Errorf("merged: %v, want %v", triples(got[0].Samples), want)
 	}
-	if _, err := ReadInputs([]string{a, b}, SourceOptions{Layers: []string{"a"}}); err == nil || !strings.Contains(err.Error(), `layer "a" not found`) {
+	if _, err := ReadInputs(context.Background(), []string{a, b}, SourceOptions{Layers: []string{"a"}}); err == nil || !strings.Contains(err.Error(), `layer "a" not found`) {
 		t.Errorf("-l naming a layer one input lacks: %v", err)
 	}
-	if _, err := ReadInputs([]string{a, b}, SourceOptions{Spat: &[4]float64{0, 0, 1, 1}}); err == nil || !strings.Contains(err.Error(), "no usable samples") {
+	if _, err := ReadInputs(context.Background(), []string{a, b}, SourceOptions{Spat: &[4]float64{0, 0, 1, 1}}); err == nil || !strings.Contains(err.Error(), "no usable samples") {
 		t.Errorf("nothing in -spat: %v", err)
-	}
-}
-
-// LAS files are read into compact samples when all their points lie on one lattice (one scale,
-// offsets of whole quanta, offsets from the origin within int32), and into plain ones
-// otherwise; either way every point is where the specification puts it.
-func TestReadLASCompactOrPlain(t *testing.T) {
-	dir := t.TempDir()
-	small := func(seed uint64, edit func(f *tFile)) *tFile {
-		f := newTFile(2, 1, 400, seed)
-		for i := range f.points {
-			f.points[i].X, f.points[i].Y = f.points[i].X%100000, f.points[i].Y%100000
-		}
-		edit(f)
-		return f
-	}
-	same := func(*tFile) {}
-	for _, c := range []struct {
-		name    string
-		files   []*tFile
-		compact bool
-		lie     bool // headers state a bounding box of 0: the points' range shows when decoded
-	}{
-		{"one file", []*tFile{small(1, same)}, true, false},
-		{"tiles of one lattice", []*tFile{small(1, same), small(2, func(f *tFile) { f.offset[0] += 12.34 })}, true, false},
-		{"another scale", []*tFile{small(1, same), small(2, func(f *tFile) { f.scale[0] = 0.02 })}, false, false},
-		{"offset off the lattice", []*tFile{small(1, func(f *tFile) { f.offset[1] += 0.0005 })}, false, false},
-		// 5e9 quanta apart: from any origin, one file or the other is beyond int32
-		{"beyond int32", []*tFile{small(1, same), small(2, func(f *tFile) { f.offset[0] += 5e7 })}, false, false},
-		{"beyond int32, headers lie", []*tFile{small(1, same), small(2, func(f *tFile) { f.offset[0] += 5e7 })}, false, true},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			var paths []string
-			var want [][2]float64
-			for i, f := range c.files {
-				b := f.encode()
-				if c.lie {
-					clear(b[179:227]) // max and min x, y, z
-				}
-				name := strings.NewReplacer(" ", "_", ",", "").Replace(c.name)
-				paths = append(paths, writeTFile(t, dir, fmt.Sprintf("%s%d.las", name, i), b))
-				for _, p := range f.points {
-					x, y, _ := f.abs(p)
-					want = append(want, [2]float64{x, y})
-				}
-			}
-			s, _, err := readLASFiles(paths, LASFilter{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if s.IsCompact() != c.compact || s.Len() != len(want) {
-				t.Fatalf("compact %v with %d samples, want %v with %d", s.IsCompact(), s.Len(), c.compact, len(want))
-			}
-			for i, w := range want {
-				x, y := s.XY(int32(i))
-				if x, y = x+s.OriginX, y+s.OriginY; !closeTo(x, w[0]) || !closeTo(y, w[1]) {
-					t.Fatalf("sample %d at %v,%v, want %v", i, x, y, w)
-				}
-			}
-		})
 	}
 }

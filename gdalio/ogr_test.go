@@ -1,6 +1,7 @@
 package gdalio
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -92,12 +93,12 @@ func TestOGRZField(t *testing.T) {
 		"missing": `-zfield "missing": no such field (fields: v, s, d)`,
 		"d":       `-zfield "d" is a Date field, not a number`,
 	} {
-		if _, err := ReadSources(p, SourceOptions{ZField: zf}); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := ReadSources(context.Background(), p, SourceOptions{ZField: zf}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Fatalf("-zfield %s: error %v, want %q", zf, err, want)
 		}
 	}
 	bad := writeFile(t, dir, "bad.geojson", featureCollection(`{"type":"Point","coordinates":[1,2]}|{"s":"abc"}`))
-	if _, err := ReadSources(bad, SourceOptions{ZField: "s"}); err == nil || !strings.Contains(err.Error(), `value "abc" is not a number`) {
+	if _, err := ReadSources(context.Background(), bad, SourceOptions{ZField: "s"}); err == nil || !strings.Contains(err.Error(), `value "abc" is not a number`) {
 		t.Fatalf("text z: error %v", err)
 	}
 }
@@ -141,7 +142,7 @@ func TestOGRFilters(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			src, err := ReadSources(p, c.opt)
+			src, err := ReadSources(context.Background(), p, c.opt)
 			if c.want == nil {
 				if err == nil || !strings.Contains(err.Error(), "no usable samples") {
 					t.Fatalf("error %v, want no usable samples", err)
@@ -167,7 +168,7 @@ func TestOGRFilters(t *testing.T) {
 		{SourceOptions{ClipSrc: filepath.Join(dir, "none.shp")}, "-clipsrc"},
 		{SourceOptions{Layers: []string{"nope"}}, `layer "nope" not found (layers: f)`},
 	} {
-		_, err := ReadSources(p, c.opt)
+		_, err := ReadSources(context.Background(), p, c.opt)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Fatalf("%+v: error %q, want one line containing %q", c.opt, err, c.want)
 		}
@@ -180,10 +181,10 @@ func TestOGRLayersAndBands(t *testing.T) {
 	b := writeFile(t, dir, "b.geojson", featureCollection(`{"type":"Point","coordinates":[2,2,2]}`, `{"type":"Point","coordinates":[3,3,3]}`))
 	gpkg := filepath.Join(dir, "two.gpkg")
 	toGPKG(t, gpkg, map[string]string{"a": a, "b": b})
-	if _, err := ReadSources(gpkg, SourceOptions{}); err == nil || !strings.Contains(err.Error(), "2 layers (a, b): choose with -l or -sql") {
+	if _, err := ReadSources(context.Background(), gpkg, SourceOptions{}); err == nil || !strings.Contains(err.Error(), "2 layers (a, b): choose with -l or -sql") {
 		t.Fatalf("several layers without -l: error %v", err)
 	}
-	src, err := ReadSources(gpkg, SourceOptions{Layers: []string{"b", "a", "b"}, SQL: []string{"SELECT * FROM b WHERE fid = 2"}})
+	src, err := ReadSources(context.Background(), gpkg, SourceOptions{Layers: []string{"b", "a", "b"}, SQL: []string{"SELECT * FROM b WHERE fid = 2"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,19 +198,19 @@ func TestOGRLayersAndBands(t *testing.T) {
 		t.Fatalf("bands %v with %v samples; want the SQL result first, then b, a and b again", names, counts)
 	}
 	samePoints(t, absolute(src[0]), [][3]float64{{3, 3, 3}})
-	if _, err := ReadSources(gpkg, SourceOptions{Layers: []string{"zz"}}); err == nil || !strings.Contains(err.Error(), `layer "zz" not found (layers: a, b)`) {
+	if _, err := ReadSources(context.Background(), gpkg, SourceOptions{Layers: []string{"zz"}}); err == nil || !strings.Contains(err.Error(), `layer "zz" not found (layers: a, b)`) {
 		t.Fatalf("unknown layer: error %v", err)
 	}
-	if _, err := ReadSources(gpkg, SourceOptions{Layers: []string{"a"}, Where: "nosuch = 1"}); err == nil || !strings.Contains(err.Error(), "-where") || strings.Contains(err.Error(), "\n") {
+	if _, err := ReadSources(context.Background(), gpkg, SourceOptions{Layers: []string{"a"}, Where: "nosuch = 1"}); err == nil || !strings.Contains(err.Error(), "-where") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("bad -where on a GeoPackage: error %q", err)
 	}
 	var warnings []string
-	src, err = ReadSources(gpkg, SourceOptions{Layers: []string{"a"}, Where: "fid = 1", OpenOptions: []string{"NO_SUCH_OPTION=1"},
+	src, err = ReadSources(context.Background(), gpkg, SourceOptions{Layers: []string{"a"}, Where: "fid = 1", OpenOptions: []string{"NO_SUCH_OPTION=1"},
 		Warn: func(m string) { warnings = append(warnings, m) }})
 	if err != nil || src[0].Samples.Len() != 1 || len(warnings) == 0 {
 		t.Fatalf("-where on a GeoPackage with an unknown -oo: %v, warnings %q", err, warnings)
 	}
-	src, err = ReadSources(gpkg, SourceOptions{Layers: []string{"b"}, LayerExtent: true})
+	src, err = ReadSources(context.Background(), gpkg, SourceOptions{Layers: []string{"b"}, LayerExtent: true})
 	if err != nil || src[0].Extent == nil || *src[0].Extent != [4]float64{2, 2, 3, 3} {
 		t.Fatalf("layer extent %v (err %v), want 2 2 3 3", src[0].Extent, err)
 	}
@@ -246,7 +247,7 @@ func TestOGRBadSources(t *testing.T) {
 		{writeFile(t, dir, "empty.geojson", featureCollection()), "no usable samples"},
 		{writeFile(t, dir, "nolayer.vrt", "<OGRVRTDataSource></OGRVRTDataSource>"), "no layer"},
 	} {
-		_, err := ReadSources(c.path, SourceOptions{})
+		_, err := ReadSources(context.Background(), c.path, SourceOptions{})
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Fatalf("%s: error %q, want one line containing %q", filepath.Base(c.path), err, c.want)
 		}
@@ -271,7 +272,7 @@ func BenchmarkReadGPKG(b *testing.B) {
 	out.Close()
 	src.Close()
 	for b.Loop() {
-		s, err := ReadSources(gpkg, SourceOptions{})
+		s, err := ReadSources(context.Background(), gpkg, SourceOptions{})
 		if err != nil || s[0].Samples.Len() != n {
 			b.Fatal(err)
 		}

@@ -1,12 +1,14 @@
 package gdalio
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/aidw/aidw/lidar"
 	"github.com/aidw/aidw/sample"
 )
 
@@ -35,7 +37,7 @@ type SourceOptions struct {
 	// LayerExtent asks for Source.Extent: the extent gdal_grid takes when -txe/-tye are absent.
 	LayerExtent bool
 	// LAS holds the point filters of LAS/LAZ sources (issue 6); other sources ignore it.
-	LAS LASFilter
+	LAS lidar.Filter
 	// Warn receives GDAL's warnings; nil prints them on stderr.
 	Warn func(msg string)
 }
@@ -66,21 +68,59 @@ type Source struct {
 	Extent *[4]float64
 }
 
+// A reader reads one family of formats into sources, one per band. Readers are tried in the
+// order of the readers table: the first that claims a path reads it.
+type reader struct {
+	format string
+	claims func(path string, opt SourceOptions) bool
+	// read reads paths, all claimed by this reader: one at a time, unless together, when the
+	// paths are one point cloud read at once (a survey's tiles, whose memory is checked and
+	// whose samples are laid out together).
+	read     func(ctx context.Context, paths []string, opt SourceOptions, reg *region, warn func(string)) ([]Source, error)
+	together bool
+}
+
+// readers is every input format, in the order they claim paths.
+var readers = [...]reader{
+	{"LAS/LAZ", func(p string, _ SourceOptions) bool { return isLASPath(p) }, readLiDARSources, true},
+	{"delimited text", claimsText, func(_ context.Context, paths []string, opt SourceOptions, reg *region, _ func(string)) ([]Source, error) {
+		return readTextSources(paths[0], opt, reg)
+	}, false},
+	{"OGR", func(string, SourceOptions) bool { return true }, func(_ context.Context, paths []string, opt SourceOptions, reg *region, warn func(string)) ([]Source, error) {
+		return readOGR(paths[0], opt, reg, warn)
+	}, false},
+}
+
+// readerFor returns the reader that claims path.
+func readerFor(path string, opt SourceOptions) *reader {
+	for i := range readers {
+		if readers[i].claims(path, opt) {
+			return &readers[i]
+		}
+	}
+	panic("the OGR reader claims every path")
+}
+
 // textExtensions are read by the native delimited-text reader unless an OGR-only option
 // (-where, -sql, -oo) asks for OGR's CSV driver.
 var textExtensions = map[string]bool{".csv": true, ".txt": true, ".xyz": true, ".tsv": true}
 
-// ReadSources reads the samples of path: LAS files natively (.las, .laz), delimited text
-// natively, anything else through OGR. It returns one source per -sql and -l, each with at
-// least one usable sample.
-func ReadSources(path string, opt SourceOptions) ([]Source, error) {
+func claimsText(path string, opt SourceOptions) bool {
+	return textExtensions[strings.ToLower(filepath.Ext(path))] && opt.Where == "" && len(opt.SQL) == 0 &&
+		len(opt.OpenOptions) == 0 && isFile(path)
+}
+
+// ReadSources reads the samples of path with the reader that claims it: LAS files natively
+// (.las, .laz), delimited text natively, anything else through OGR. It returns one source per
+// -sql and -l, each with at least one usable sample.
+func ReadSources(ctx context.Context, path string, opt SourceOptions) ([]Source, error) {
 	register()
 	warn := warner(opt.Warn)
 	reg, err := buildRegion(opt, warn)
 	if err != nil {
 		return nil, err
 	}
-	sources, err := readSources(path, opt, reg, warn)
+	sources, err := readerFor(path, opt).read(ctx, []string{path}, opt, reg, warn)
 	if err != nil {
 		return nil, err
 	}
@@ -90,18 +130,6 @@ func ReadSources(path string, opt SourceOptions) ([]Source, error) {
 		}
 	}
 	return sources, nil
-}
-
-// readSources is ReadSources without its last check: a source may come back empty.
-func readSources(path string, opt SourceOptions, reg *region, warn func(string)) ([]Source, error) {
-	ext := strings.ToLower(filepath.Ext(path))
-	switch {
-	case ext == ".las" || ext == ".laz":
-		return readLAS(path, opt, reg)
-	case textExtensions[ext] && opt.Where == "" && len(opt.SQL) == 0 && len(opt.OpenOptions) == 0 && isFile(path):
-		return readTextSources(path, opt, reg)
-	}
-	return readOGR(path, opt, reg, warn)
 }
 
 // checkUsable fails on a source with no usable sample, saying what was skipped.

@@ -1,6 +1,7 @@
 package gdalio
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -30,7 +31,7 @@ func absolute(s Source) [][3]float64 {
 
 func readOne(t *testing.T, path string, opt SourceOptions) Source {
 	t.Helper()
-	src, err := ReadSources(path, opt)
+	src, err := ReadSources(context.Background(), path, opt)
 	if err != nil {
 		t.Fatalf("ReadSources(%s): %v", filepath.Base(path), err)
 	}
@@ -119,7 +120,7 @@ func TestTextErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p := writeFile(t, t.TempDir(), "a.csv", c.content)
-			_, err := ReadSources(p, SourceOptions{ZField: c.zfield})
+			_, err := ReadSources(context.Background(), p, SourceOptions{ZField: c.zfield})
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want one containing %q", err, c.want)
 			}
@@ -128,11 +129,11 @@ func TestTextErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := ReadSources(filepath.Join(t.TempDir(), "missing.csv"), SourceOptions{}); err == nil {
+	if _, err := ReadSources(context.Background(), filepath.Join(t.TempDir(), "missing.csv"), SourceOptions{}); err == nil {
 		t.Fatal("a missing file gave no error")
 	}
 	p := writeFile(t, t.TempDir(), "a.csv", "x,y,z\nnan,1,2\n")
-	if _, err := ReadSources(p, SourceOptions{}); err == nil || !strings.Contains(err.Error(), "no usable samples (1 skipped") {
+	if _, err := ReadSources(context.Background(), p, SourceOptions{}); err == nil || !strings.Contains(err.Error(), "no usable samples (1 skipped") {
 		t.Fatalf("error %v, want no usable samples with the skip count", err)
 	}
 }
@@ -170,7 +171,7 @@ func TestTextChunks(t *testing.T) {
 	}
 	lines := strings.Count(b.String(), "\n")
 	bad := writeFile(t, dir, "bad.csv", b.String()+"1,2,x\n")
-	if _, err := ReadSources(bad, SourceOptions{}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("line %d:", lines+1)) {
+	if _, err := ReadSources(context.Background(), bad, SourceOptions{}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("line %d:", lines+1)) {
 		t.Fatalf("error %v, want one naming line %d", err, lines+1)
 	}
 }
@@ -180,11 +181,11 @@ func TestTextSpatAndLayers(t *testing.T) {
 	// gdal_grid keeps the points strictly inside -spat
 	s := readOne(t, p, SourceOptions{Spat: &[4]float64{0, 0, 3, 3}})
 	samePoints(t, absolute(s), [][3]float64{{1, 1, 2}, {2, 2, 3}})
-	src, err := ReadSources(p, SourceOptions{Layers: []string{"pts", "PTS"}})
+	src, err := ReadSources(context.Background(), p, SourceOptions{Layers: []string{"pts", "PTS"}})
 	if err != nil || len(src) != 2 || src[0].Samples == src[1].Samples {
 		t.Fatalf("two -l of the file's layer: %d sources, err %v; want two with their own samples", len(src), err)
 	}
-	if _, err := ReadSources(p, SourceOptions{Layers: []string{"other"}}); err == nil || !strings.Contains(err.Error(), `layer "other" not found`) {
+	if _, err := ReadSources(context.Background(), p, SourceOptions{Layers: []string{"other"}}); err == nil || !strings.Contains(err.Error(), `layer "other" not found`) {
 		t.Fatalf("unknown layer: error %v", err)
 	}
 	s = readOne(t, p, SourceOptions{Spat: &[4]float64{-1, -1, 2.5, 2.5}, LayerExtent: true})
@@ -217,7 +218,7 @@ func BenchmarkReadCSV1M(b *testing.B) {
 	st, _ := os.Stat(p)
 	b.SetBytes(st.Size())
 	for b.Loop() {
-		src, err := ReadSources(p, SourceOptions{})
+		src, err := ReadSources(context.Background(), p, SourceOptions{})
 		if err != nil || src[0].Samples.Len() != n {
 			b.Fatal(err)
 		}
@@ -231,7 +232,7 @@ func BenchmarkReadCSV1MThroughOGR(b *testing.B) {
 	p := writeBenchCSVN(b, n)
 	opt := SourceOptions{OpenOptions: []string{"X_POSSIBLE_NAMES=x", "Y_POSSIBLE_NAMES=y", "Z_POSSIBLE_NAMES=z"}}
 	for b.Loop() {
-		src, err := ReadSources(p, opt)
+		src, err := ReadSources(context.Background(), p, opt)
 		if err != nil || src[0].Samples.Len() != n {
 			b.Fatal(err)
 		}

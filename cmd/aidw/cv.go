@@ -167,7 +167,7 @@ func runCV(ctx context.Context, c *cvArgs, stdout, stderr io.Writer) error {
 	if c.device == "gpu" {
 		fmt.Fprintln(stderr, "Cross-validation runs on the CPU engine: the GPU engine cannot hold a sample out.")
 	}
-	sources, err := gdalio.ReadInputs(c.srcs, c.sourceOptions())
+	sources, err := gdalio.ReadInputs(ctx, c.srcs, c.sourceOptions())
 	if err != nil {
 		return err
 	}

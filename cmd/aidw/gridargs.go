@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aidw/aidw/gdalio"
+	"github.com/aidw/aidw/lidar"
 )
 
 // gridArgs is an `aidw grid` command line: gdal_grid's own flags with their meaning, plus
@@ -40,7 +40,7 @@ type gridArgs struct {
 	threads              int
 	device               string
 	config               []string // KEY=VALUE
-	las                  gdalio.LASFilter
+	las                  lidar.Filter
 	nodataGiven          bool   // the -a string sets nodata, so the band gets it (as gdal_grid)
 	preview              string // -preview: a PNG quick look of the first band
 }

@@ -48,7 +48,7 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	sources, err := gdalio.ReadInputs(a.srcs, a.sourceOptions())
+	sources, err := gdalio.ReadInputs(ctx, a.srcs, a.sourceOptions())
 	if err != nil {
 		return err
 	}

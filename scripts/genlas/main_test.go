@@ -1,16 +1,17 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"path/filepath"
 	"testing"
 
-	"github.com/aidw/aidw/gdalio"
+	"github.com/aidw/aidw/lidar"
 	"github.com/aidw/aidw/sample"
 )
 
-// The generated files read back through gdalio's LAS reader in every version and format: the
+// The generated files read back through the lidar package's reader in every version and format: the
 // header agrees with the points, the ground points lie on the terrain, and the flags and
 // returns are where the generator put them.
 func TestGeneratedFilesReadBack(t *testing.T) {
@@ -27,7 +28,7 @@ func TestGeneratedFilesReadBack(t *testing.T) {
 				t.Fatal(err)
 			}
 			all := &sample.Samples{}
-			h, err := gdalio.ReadLAS(path, gdalio.LASFilter{}, all)
+			h, err := lidar.ReadFile(context.Background(), lidar.OpenLocal, path, lidar.Filter{}, all)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
@@ -47,7 +48,7 @@ func TestGeneratedFilesReadBack(t *testing.T) {
 			}
 
 			ground := &sample.Samples{}
-			if _, err := gdalio.ReadLAS(path, gdalio.LASFilter{Classes: []int{2}}, ground); err != nil {
+			if _, err := lidar.ReadFile(context.Background(), lidar.OpenLocal, path, lidar.Filter{Classes: []int{2}}, ground); err != nil {
 				t.Fatal(err)
 			}
 			// overlap points lose their class in formats 0-5 (they are class 12 there)
@@ -62,8 +63,8 @@ func TestGeneratedFilesReadBack(t *testing.T) {
 			}
 
 			last := &sample.Samples{}
-			flt := gdalio.LASFilter{Returns: "last", DropWithheld: true, DropOverlap: true}
-			if _, err := gdalio.ReadLAS(path, flt, last); err != nil {
+			flt := lidar.Filter{Returns: "last", DropWithheld: true, DropOverlap: true}
+			if _, err := lidar.ReadFile(context.Background(), lidar.OpenLocal, path, flt, last); err != nil {
 				t.Fatal(err)
 			}
 			// last returns are the ground and noise points, less the withheld and overlap ones

@@ -8,6 +8,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"flag"
 	"fmt"
 	"log"
@@ -15,7 +16,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aidw/aidw/gdalio"
+	"github.com/aidw/aidw/lidar"
 	"github.com/aidw/aidw/sample"
 )
 
@@ -26,7 +27,7 @@ func main() {
 	if flag.NArg() == 0 {
 		log.Fatal("usage: las2csv [-class 2,...] [-o out.csv] file.las...")
 	}
-	var f gdalio.LASFilter
+	var f lidar.Filter
 	for _, c := range strings.Split(*classes, ",") {
 		if c == "" {
 			continue
@@ -42,7 +43,7 @@ func main() {
 	}
 }
 
-func convert(out string, paths []string, f gdalio.LASFilter) (err error) {
+func convert(out string, paths []string, f lidar.Filter) (err error) {
 	file, err := os.Create(out)
 	if err != nil {
 		return err
@@ -57,7 +58,7 @@ func convert(out string, paths []string, f gdalio.LASFilter) (err error) {
 	var line []byte
 	for _, p := range paths {
 		s := &sample.Samples{} // origin 0: absolute coordinates
-		if _, err := gdalio.ReadLAS(p, f, s); err != nil {
+		if _, err := lidar.ReadFile(context.Background(), lidar.OpenLocal, p, f, s); err != nil {
 			return err
 		}
 		for i := range s.X {

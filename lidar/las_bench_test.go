@@ -1,12 +1,14 @@
-package gdalio
+package lidar
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/aidw/aidw/internal/lastest"
 	"github.com/aidw/aidw/sample"
 )
 
@@ -15,43 +17,43 @@ import (
 const benchLASPoints = 4_000_000
 
 // BenchmarkReadLAS reads LAS files from the page cache into fresh samples, as aidw grid does
-// (readLASFiles: compact samples, the points spanning 2.7e8 quanta, well within int32; -plain
+// (ReadFiles: compact samples, the points spanning 2.7e8 quanta, well within int32; -plain
 // cases read plain samples): the Mpoints/s metric is over all the file's points, kept or not.
 //
-//	go test ./gdalio -run '^$' -bench ReadLAS -benchtime 10x
+//	go test ./lidar -run '^$' -bench ReadLAS -benchtime 10x
 func BenchmarkReadLAS(b *testing.B) {
 	for _, c := range []struct {
 		name   string
 		format int
-		filter LASFilter
+		filter Filter
 	}{
-		{"format1", 1, LASFilter{}},
-		{"format6", 6, LASFilter{}},
-		{"format6-ground", 6, LASFilter{Classes: []int{2}}},
-		{"format3-last-noflags", 3, LASFilter{Returns: "last", DropWithheld: true, DropOverlap: true}},
-		{"format8-intensity", 8, LASFilter{Field: "intensity"}},
-		{"format6-plain", 6, LASFilter{}},
+		{"format1", 1, Filter{}},
+		{"format6", 6, Filter{}},
+		{"format6-ground", 6, Filter{Classes: []int{2}}},
+		{"format3-last-noflags", 3, Filter{Returns: "last", DropWithheld: true, DropOverlap: true}},
+		{"format8-intensity", 8, Filter{Field: "intensity"}},
+		{"format6-plain", 6, Filter{}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			f := newTFile(4, c.format, benchLASPoints, 1)
-			for i := range f.points {
-				f.points[i].X %= 1 << 27
-				f.points[i].Y %= 1 << 27
+			f := lastest.NewFile(4, c.format, benchLASPoints, 1)
+			for i := range f.Points {
+				f.Points[i].X %= 1 << 27
+				f.Points[i].Y %= 1 << 27
 			}
 			path := filepath.Join(b.TempDir(), fmt.Sprintf("bench-%d.las", c.format))
-			if err := os.WriteFile(path, f.encode(), 0o644); err != nil {
+			if err := os.WriteFile(path, f.Encode(), 0o644); err != nil {
 				b.Fatal(err)
 			}
-			f.points = nil
+			f.Points = nil
 			read := func() {
 				if strings.HasSuffix(c.name, "-plain") {
-					_, err := ReadLAS(path, c.filter, &sample.Samples{})
+					_, err := readLocal(path, c.filter, &sample.Samples{})
 					if err != nil {
 						b.Fatal(err)
 					}
 					return
 				}
-				if s, _, err := readLASFiles([]string{path}, c.filter); err != nil || !s.IsCompact() {
+				if s, _, err := ReadFiles(context.Background(), OpenLocal, []string{path}, c.filter, nil); err != nil || !s.IsCompact() {
 					b.Fatalf("compact %v, %v", s != nil && s.IsCompact(), err)
 				}
 			}

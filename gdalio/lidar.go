@@ -1,0 +1,174 @@
+package gdalio
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/airbusgeo/godal"
+
+	"github.com/aidw/aidw/lidar"
+	"github.com/aidw/aidw/sample"
+)
+
+// readLiDAR reads LAS/LAZ files (one, or the tiles of a survey) into one source, through the
+// lidar package: the point filters apply while decoding, then -spat/-clipsrc and the z
+// transform. A file none of whose points passes the filters is no error, as long as some file
+// has points. The headers' counts are checked against the free memory before any point is read.
+func readLiDAR(ctx context.Context, paths []string, opt SourceOptions, reg *region, warn func(string)) (Source, error) {
+	what := inputName(paths)
+	switch {
+	case opt.Where != "" || len(opt.SQL) > 0:
+		return Source{}, fmt.Errorf("%s: -where and -sql apply to vector sources; select LAS points with -class, -returns, -drop_withheld, -drop_overlap and -zrange", what)
+	case len(opt.Layers) > 0:
+		return Source{}, fmt.Errorf("%s: a LAS file has no layers: -l does not apply", what)
+	case len(opt.OpenOptions) > 0:
+		return Source{}, fmt.Errorf("%s: -oo applies to vector sources, not LAS", what)
+	}
+	flt := opt.LAS
+	flt.Field = opt.ZField
+	s, headers, err := lidar.ReadFiles(ctx, openLiDAR, paths, flt, func(h []lidar.Header) error {
+		return checkPointMemory(what, h)
+	})
+	if err != nil {
+		return Source{}, err
+	}
+	var srs, srsFrom string
+	total := 0
+	for i, h := range headers {
+		p := paths[i]
+		total += h.PointCount
+		if h.SRS == "" || h.SRS == srs {
+			continue
+		}
+		if srs == "" {
+			srs, srsFrom = h.SRS, p
+			continue
+		}
+		if a, b := lasWKTOrSelf(srs), lasWKTOrSelf(h.SRS); !SameSRS(a, b) {
+			return Source{}, fmt.Errorf("%s (%s) and %s (%s) are in different CRSs: grid tiles of one CRS together", srsFrom, srs, p, h.SRS)
+		}
+	}
+	name := what
+	if len(paths) == 1 {
+		name = strings.TrimSuffix(filepath.Base(paths[0]), filepath.Ext(paths[0]))
+	}
+	if s.Len() == 0 {
+		return Source{}, fmt.Errorf("%s: none of the %d points passes the point filters", what, total)
+	}
+	src := Source{Name: name, Samples: s}
+	src.Skipped, src.SkipReason = adjustLASSamples(s, opt, reg)
+	if srs != "" {
+		wkt, err := lasSRSWKT(srs)
+		if err != nil {
+			warn(fmt.Sprintf("%s: its CRS %q is not understood (%v): the samples have no CRS", srsFrom, srs, err))
+		}
+		src.SRS = wkt
+	}
+	if opt.LayerExtent && s.Len() > 0 {
+		xmin, ymin, xmax, ymax := s.Bounds()
+		src.Extent = &[4]float64{xmin, ymin, xmax, ymax}
+	}
+	return src, nil
+}
+
+// inputName names inputs read as one in messages.
+func inputName(paths []string) string {
+	if len(paths) == 1 {
+		return paths[0]
+	}
+	return fmt.Sprintf("%d LAS files", len(paths))
+}
+
+// readLiDARSources is readLiDAR as a reader: one source.
+func readLiDARSources(ctx context.Context, paths []string, opt SourceOptions, reg *region, warn func(string)) ([]Source, error) {
+	src, err := readLiDAR(ctx, paths, opt, reg, warn)
+	if err != nil {
+		return nil, err
+	}
+	return []Source{src}, nil
+}
+
+// lasWKTOrSelf is the WKT of a LAS file's CRS, or the CRS as the file names it when GDAL cannot
+// read it (then it matches only itself).
+func lasWKTOrSelf(srs string) string {
+	if wkt, err := lasSRSWKT(srs); err == nil {
+		return wkt
+	}
+	return srs
+}
+
+// lasSRSWKT turns the CRS a LAS file names into WKT, as the other sources give theirs.
+func lasSRSWKT(srs string) (string, error) {
+	register()
+	eh := godal.ErrLogger(godalErrors(func(string) {}))
+	sr, err := godal.NewSpatialRef(srs, eh)
+	if err != nil {
+		return "", err
+	}
+	defer sr.Close()
+	return sr.WKT(eh)
+}
+
+// adjustLASSamples applies -spat/-clipsrc and -z_increase/-z_multiply in one pass, dropping
+// the samples whose value is not finite (a GPS time may be NaN); it returns their count and why.
+func adjustLASSamples(s *sample.Samples, opt SourceOptions, reg *region) (int, string) {
+	zinc, zmul := opt.zTransform()
+	if reg == nil && zinc == 0 && zmul == 1 && !strings.EqualFold(opt.ZField, "gps_time") {
+		return 0, ""
+	}
+	n, bad := 0, 0
+	for i := range s.Len() {
+		x, y := s.XY(int32(i))
+		z := (s.Z[i] + zinc) * zmul
+		if reg != nil && !reg.within(x+s.OriginX, y+s.OriginY) {
+			continue
+		}
+		if !finite(z) {
+			bad++
+			continue
+		}
+		// assigned, not Move: a call per point costs a tenth of the read
+		if s.IsCompact() {
+			s.QX[n], s.QY[n] = s.QX[i], s.QY[i]
+		} else {
+			s.X[n], s.Y[n] = x, y
+		}
+		s.Z[n] = z
+		n++
+	}
+	s.Truncate(n)
+	if bad > 0 {
+		return bad, fmt.Sprintf("%d points with a NaN or infinite value", bad)
+	}
+	return 0, ""
+}
+
+// lidarPeakBytes is the memory a LiDAR point costs at the peak of a run, index and gridding
+// included (bench/results/lidar-cpu.md measures it); plain samples take more than compact ones.
+const lidarPeakBytes = 70
+
+// checkPointMemory refuses, before any point is read, a point count that would not fit in the
+// memory available now: a header that declares 1.5e9 points would otherwise end the process
+// with Go's out-of-memory dump.
+func checkPointMemory(what string, headers []lidar.Header) error {
+	avail, ok := AvailableMemory()
+	if !ok {
+		return nil
+	}
+	return pointMemoryFits(what, headers, avail)
+}
+
+func pointMemoryFits(what string, headers []lidar.Header, avail int64) error {
+	total := 0.0
+	for _, h := range headers {
+		total += float64(h.PointCount)
+	}
+	need := total * lidarPeakBytes
+	if need <= float64(avail) {
+		return nil
+	}
+	return fmt.Errorf("%s: the headers declare %.4g points, about %.1f GiB to grid, more than the %.1f GiB of memory available: keep fewer points (-spat, -txe/-tye, fewer tiles) or run on a machine with more memory",
+		what, total, need/(1<<30), float64(avail)/(1<<30))
+}

@@ -1,0 +1,99 @@
+package gdalio
+
+/*
+#include <stdlib.h>
+#include "cpl_vsi.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/aidw/aidw/lidar"
+)
+
+// isVSI says whether path names a file of one of GDAL's virtual file systems (/vsizip/,
+// /vsigzip/, /vsicurl/, /vsis3/, ...), which only GDAL can open.
+func isVSI(path string) bool { return strings.HasPrefix(path, "/vsi") }
+
+// vsiFile reads a file through GDAL's virtual file API with ranged reads: a remote file
+// fetches only the ranges asked for. A VSI handle has one position, so reads take turns.
+type vsiFile struct {
+	mu   sync.Mutex
+	fp   *C.VSILFILE
+	size int64
+}
+
+// openVSI opens a file of GDAL's virtual file systems for ranged reads.
+func openVSI(path string) (*vsiFile, error) {
+	register()
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	mode := C.CString("rb")
+	defer C.free(unsafe.Pointer(mode))
+	fp := C.VSIFOpenL(cpath, mode)
+	if fp == nil {
+		return nil, fmt.Errorf("%s: no such file, or GDAL's virtual file systems cannot open it", path)
+	}
+	if C.VSIFSeekL(fp, 0, C.SEEK_END) != 0 {
+		C.VSIFCloseL(fp)
+		return nil, fmt.Errorf("%s: its size cannot be read", path)
+	}
+	return &vsiFile{fp: fp, size: int64(C.VSIFTellL(fp))}, nil
+}
+
+func (f *vsiFile) Size() int64 { return f.size }
+
+// ReadAt implements io.ReaderAt.
+func (f *vsiFile) ReadAt(b []byte, off int64) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if C.VSIFSeekL(f.fp, C.vsi_l_offset(off), C.SEEK_SET) != 0 {
+		return 0, fmt.Errorf("seeking to byte %d failed", off)
+	}
+	n := int(C.VSIFReadL(unsafe.Pointer(&b[0]), 1, C.size_t(len(b)), f.fp))
+	if n < len(b) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// Read reads from the current position: with ReadAt's turns, a vsiFile is also a stream.
+func (f *vsiFile) Read(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := int(C.VSIFReadL(unsafe.Pointer(&b[0]), 1, C.size_t(len(b)), f.fp))
+	if n == 0 {
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+func (f *vsiFile) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.fp != nil {
+		C.VSIFCloseL(f.fp)
+		f.fp = nil
+	}
+	return nil
+}
+
+// openLiDAR opens a LAS or LAZ file for the lidar package: local files directly (concurrent
+// reads, no cgo), virtual ones through GDAL.
+func openLiDAR(path string) (lidar.Source, error) {
+	if isVSI(path) {
+		return openVSI(path)
+	}
+	return lidar.OpenLocal(path)
+}

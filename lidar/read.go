@@ -1,0 +1,286 @@
+package lidar
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/aidw/aidw/sample"
+)
+
+// Source is a LAS or LAZ file opened for ranged reads: a local file, or a file of GDAL's
+// virtual file systems (gdalio opens those), so that a remote COPC fetches only what it needs.
+type Source interface {
+	io.ReaderAt
+	Size() int64
+	Close() error
+}
+
+// Opener opens a path as a Source.
+type Opener func(path string) (Source, error)
+
+// localFile is a Source on a local file.
+type localFile struct {
+	*os.File
+	size int64
+}
+
+func (f localFile) Size() int64 { return f.size }
+
+// OpenLocal opens a local file as a Source.
+func OpenLocal(path string) (Source, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return localFile{f, st.Size()}, nil
+}
+
+// File is a LAS or LAZ file whose header, VLRs and EVLRs are read and checked.
+type File struct {
+	Header
+	src Source
+	// chunkPoints, when positive, is the points per chunk of a LAS file (tests make it small).
+	chunkPoints int
+}
+
+// Open reads and checks the header, VLRs and EVLRs of a LAS or LAZ file, so that every offset
+// they state is checked against the file's size before any point is read.
+func Open(src Source) (*File, error) {
+	size := src.Size()
+	h, v, err := readHeader(src, size)
+	if err != nil {
+		return nil, err
+	}
+	// LAZ's points take fewer bytes than the header's count says: its EVLRs follow the
+	// compressed points, anywhere after their start.
+	end := h.pointsEnd()
+	if h.Compressed {
+		end = h.PointOffset
+	}
+	if err := v.readEVLRs(src, end, size); err != nil {
+		return nil, err
+	}
+	if h.SRS, err = v.resolve(); err != nil {
+		return nil, err
+	}
+	return &File{Header: h, src: src}, nil
+}
+
+// ReadHeader opens path and returns its header.
+func ReadHeader(open Opener, path string) (Header, error) {
+	src, err := open(path)
+	if err != nil {
+		return Header{}, err
+	}
+	defer src.Close()
+	f, err := Open(src)
+	if err != nil {
+		return Header{}, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return f.Header, nil
+}
+
+// Read appends to dst the points that pass the filter, relative to dst's origin and in dst's
+// form, decoding on every core. A file that is truncated or inconsistent is an error, and dst
+// is then left as it was; so is a cancelled ctx, which stops the reading within a chunk.
+func (f *File) Read(ctx context.Context, flt Filter, dst *sample.Samples) error {
+	if err := flt.Validate(); err != nil {
+		return err
+	}
+	d, err := newPointDecoder(f.Header, flt, dst)
+	if err != nil {
+		return err
+	}
+	if f.Compressed {
+		return f.readLAZ(ctx, d, dst)
+	}
+	per := lasChunkPoints(f.RecordLength)
+	if f.chunkPoints > 0 {
+		per = f.chunkPoints
+	}
+	var chunks []span
+	for first := 0; first < f.PointCount; first += per {
+		chunks = append(chunks, span{first, min(per, f.PointCount-first)})
+	}
+	return readChunks(ctx, chunks, f.RecordLength, d, dst, func(c int, buf []byte) error {
+		off := f.PointOffset + int64(chunks[c].first)*int64(f.RecordLength)
+		return readFull(f.src, buf, off, "the point records")
+	})
+}
+
+// lasChunkPoints is how many points one read takes: about 1 MiB, large enough that a read costs
+// little beside the decoding, small enough to stay in cache and balance the cores.
+func lasChunkPoints(recLen int) int { return max(1, (1<<20)/recLen) }
+
+// span is a run of consecutive points of a file: a chunk that is read and decoded as one.
+type span struct{ first, n int }
+
+// readChunks decodes the chunks of a file on every core, each into its own span of dst, the
+// records of chunk c put into a buffer by fill; the spans are then closed up in file order, so
+// the samples keep the file's order whatever the scheduling.
+func readChunks(ctx context.Context, chunks []span, recLen int, d *pointDecoder, dst *sample.Samples,
+	fill func(c int, buf []byte) error) error {
+	base, total := dst.Len(), 0
+	biggest := 0
+	for _, c := range chunks {
+		total += c.n
+		biggest = max(biggest, c.n)
+	}
+	dst.Grow(total)
+	kept := make([]int, len(chunks))
+	var (
+		next   atomic.Int64
+		failed atomic.Bool
+		wg     sync.WaitGroup
+		errs   = make([]error, len(chunks))
+	)
+	for range min(runtime.GOMAXPROCS(0), len(chunks)) {
+		wg.Go(func() {
+			buf := make([]byte, biggest*recLen)
+			for !failed.Load() {
+				c := int(next.Add(1) - 1)
+				if c >= len(chunks) {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					errs[c] = err
+					failed.Store(true)
+					return
+				}
+				b := buf[:chunks[c].n*recLen]
+				if err := fill(c, b); err != nil {
+					errs[c] = err
+					failed.Store(true)
+					return
+				}
+				var fits bool
+				if kept[c], fits = d.decodeInto(b, dst, base+chunks[c].first); !fits {
+					errs[c] = errOffLattice
+					failed.Store(true)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		dst.Truncate(base)
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		return err
+	}
+	n := base
+	for c, k := range kept {
+		if at := base + chunks[c].first; at != n {
+			dst.Move(n, at, k)
+		}
+		n += k
+	}
+	dst.Truncate(n)
+	return nil
+}
+
+// ReadFiles reads the points of LAS/LAZ files that pass the filter as one set of samples, and
+// returns each file's header. The samples are compact (see sample.Samples) when every point
+// lies on one lattice, that is when the files share their scales and their offsets are whole
+// multiples of them, as tiles of one survey do; else plain, in absolute coordinates. check,
+// when set, sees every header before any point is read (a memory check).
+func ReadFiles(ctx context.Context, open Opener, paths []string, flt Filter, check func([]Header) error) (*sample.Samples, []Header, error) {
+	headers := make([]Header, len(paths))
+	for i, p := range paths {
+		var err error
+		if headers[i], err = ReadHeader(open, p); err != nil {
+			return nil, nil, err
+		}
+	}
+	if check != nil {
+		if err := check(headers); err != nil {
+			return nil, nil, err
+		}
+	}
+	s := newSamples(headers, true)
+	err := readInto(ctx, open, paths, flt, s)
+	if errors.Is(err, errOffLattice) {
+		s = newSamples(headers, false)
+		err = readInto(ctx, open, paths, flt, s)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, headers, nil
+}
+
+func readInto(ctx context.Context, open Opener, paths []string, flt Filter, s *sample.Samples) error {
+	for _, p := range paths {
+		if _, err := ReadFile(ctx, open, p, flt, s); err != nil {
+			if errors.Is(err, errOffLattice) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+				return err
+			}
+			return fmt.Errorf("reading %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// ReadFile appends to dst the points of one file that pass the filter (see File.Read) and
+// returns its header.
+func ReadFile(ctx context.Context, open Opener, path string, flt Filter, dst *sample.Samples) (Header, error) {
+	src, err := open(path)
+	if err != nil {
+		return Header{}, err
+	}
+	defer src.Close()
+	f, err := Open(src)
+	if err != nil {
+		return Header{}, err
+	}
+	return f.Header, f.Read(ctx, flt, dst)
+}
+
+// newSamples makes the samples that the files' points are read into: compact, if allowed and
+// the headers' scales and offsets put every point on one lattice, with the origin at the
+// lattice point nearest the centre of the headers' bounds. It makes room for every point the
+// headers declare, so that appending file after file never moves the samples (which would
+// hold two copies at once).
+func newSamples(headers []Header, compact bool) *sample.Samples {
+	s := &sample.Samples{}
+	total := 0
+	var box [4]float64
+	for i, h := range headers {
+		total += h.PointCount
+		if i == 0 {
+			s.QuantumX, s.QuantumY = h.Scale[0], h.Scale[1]
+			box = [4]float64{h.Min[0], h.Min[1], h.Max[0], h.Max[1]}
+		}
+		box = [4]float64{min(box[0], h.Min[0]), min(box[1], h.Min[1]), max(box[2], h.Max[0]), max(box[3], h.Max[1])}
+		_, okX := latticeShift(h.Scale[0], h.Offset[0], s.QuantumX, 0)
+		_, okY := latticeShift(h.Scale[1], h.Offset[1], s.QuantumY, 0)
+		compact = compact && okX && okY
+	}
+	// The headers' bounds, if true, tell whether the points fit in int32 quanta: reading them
+	// compact would only fail at the end otherwise. Points beyond them fail the reading.
+	fits := func(lo, hi, q float64) bool { return (hi-lo)/q < math.MaxInt32-2 }
+	finite := !math.IsNaN(box[0]+box[1]+box[2]+box[3]) && !math.IsInf(box[0]+box[1]+box[2]+box[3], 0)
+	if compact && s.QuantumX > 0 && s.QuantumY > 0 && finite &&
+		fits(box[0], box[2], s.QuantumX) && fits(box[1], box[3], s.QuantumY) {
+		_, s.OriginX = sample.LatticePoint((box[0]+box[2])/2, s.QuantumX)
+		_, s.OriginY = sample.LatticePoint((box[1]+box[3])/2, s.QuantumY)
+		s.QX, s.QY, s.Z = make([]int32, 0, total), make([]int32, 0, total), make([]float64, 0, total)
+		return s
+	}
+	*s = sample.Samples{X: make([]float64, 0, total), Y: make([]float64, 0, total), Z: make([]float64, 0, total)}
+	return s
+}
