@@ -90,7 +90,7 @@ func lasTilesIn(dir string) ([]string, error) {
 }
 
 func isLASPath(p string) bool {
-	ext := strings.ToLower(filepath.Ext(p))
+	ext := formatExt(p)
 	return ext == ".las" || ext == ".laz"
 }
 

@@ -28,7 +28,7 @@ func readLiDAR(ctx context.Context, paths []string, opt SourceOptions, reg *regi
 	}
 	flt := opt.LAS
 	flt.Field = opt.ZField
-	s, headers, err := lidar.ReadFiles(ctx, openLiDAR, paths, flt, func(h []lidar.Header) error {
+	s, headers, err := lidar.ReadFiles(ctx, openInput, paths, flt, func(h []lidar.Header) error {
 		return checkPointMemory(what, h)
 	})
 	if err != nil {

@@ -106,8 +106,18 @@ func readerFor(path string, opt SourceOptions) *reader {
 var textExtensions = map[string]bool{".csv": true, ".txt": true, ".xyz": true, ".tsv": true}
 
 func claimsText(path string, opt SourceOptions) bool {
-	return textExtensions[strings.ToLower(filepath.Ext(path))] && opt.Where == "" && len(opt.SQL) == 0 &&
-		len(opt.OpenOptions) == 0 && isFile(path)
+	return textExtensions[formatExt(path)] && opt.Where == "" && len(opt.SQL) == 0 &&
+		len(opt.OpenOptions) == 0 && (isVSI(path) || isFile(path))
+}
+
+// formatExt is the extension that names path's format, lower case: a gzipped file read
+// through /vsigzip/ is the format of its name without ".gz".
+func formatExt(path string) string {
+	ext := strings.ToLower(filepath.Ext(path))
+	if ext == ".gz" && isVSI(path) {
+		return strings.ToLower(filepath.Ext(strings.TrimSuffix(path, filepath.Ext(path))))
+	}
+	return ext
 }
 
 // ReadSources reads the samples of path with the reader that claims it: LAS files natively

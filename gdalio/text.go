@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 )
@@ -41,12 +40,12 @@ type textParams struct {
 
 // readText reads a delimited text file of points with the native parser.
 func readText(path string, opt SourceOptions, reg *region) (Source, error) {
-	f, err := os.Open(path)
+	f, err := openInput(path)
 	if err != nil {
 		return Source{}, fmt.Errorf("reading %s: %w", path, err)
 	}
 	defer f.Close()
-	lay, err := detectLayout(f, opt.ZField)
+	lay, err := detectLayout(io.NewSectionReader(f, 0, f.Size()), opt.ZField)
 	if err != nil {
 		return Source{}, fmt.Errorf("reading %s: %w", path, err)
 	}
@@ -66,7 +65,7 @@ func readText(path string, opt SourceOptions, reg *region) (Source, error) {
 // detectLayout reads the head of the file: comments and blank lines, the optional header (a
 // first line that is not all numbers), the delimiter (from the first data line) and the
 // columns of x, y and z.
-func detectLayout(f *os.File, zfield string) (*textLayout, error) {
+func detectLayout(f io.Reader, zfield string) (*textLayout, error) {
 	head := make([]byte, 1<<20)
 	n, err := io.ReadFull(f, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {

@@ -9,11 +9,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"runtime"
 	"strings"
 	"sync"
 
+	"github.com/aidw/aidw/lidar"
 	"github.com/aidw/aidw/sample"
 )
 
@@ -64,14 +64,9 @@ func (f freeList[T]) put(b *T) {
 
 // parseBody reads the body in chunks split at newlines and parses them on all cores; results
 // are put back in file order.
-func parseBody(f *os.File, p *textParams) (Source, error) {
-	st, err := f.Stat()
-	if err != nil {
-		return Source{}, err
-	}
-	if _, err := f.Seek(p.lay.bodyStart, io.SeekStart); err != nil {
-		return Source{}, err
-	}
+func parseBody(f lidar.Source, p *textParams) (Source, error) {
+	size := f.Size()
+	body := io.NewSectionReader(f, p.lay.bodyStart, size-p.lay.bodyStart)
 	workers := runtime.GOMAXPROCS(0)
 	jobs := make(chan textJob, workers)
 	results := make(chan textResult, workers)
@@ -79,7 +74,7 @@ func parseBody(f *os.File, p *textParams) (Source, error) {
 	readErr := make(chan error, 1)
 	bufs := make(freeList[[]byte], 2*workers+2)
 	samples := make(freeList[sampleBuf], 2*workers+2)
-	go func() { readErr <- splitChunks(f, p.lay.bodyLine, jobs, done, bufs) }()
+	go func() { readErr <- splitChunks(body, p.lay.bodyLine, jobs, done, bufs) }()
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -100,7 +95,7 @@ func parseBody(f *os.File, p *textParams) (Source, error) {
 		wg.Wait()
 		close(results)
 	}()
-	estimate := int(float64(st.Size()-p.lay.bodyStart)/max(p.lay.bytesPerLine, 1)*1.05) + 16
+	estimate := int(float64(size-p.lay.bodyStart)/max(p.lay.bytesPerLine, 1)*1.05) + 16
 	src := Source{Samples: &sample.Samples{
 		X: make([]float64, 0, estimate), Y: make([]float64, 0, estimate), Z: make([]float64, 0, estimate),
 		OriginX: p.ox, OriginY: p.oy,
@@ -156,7 +151,7 @@ func parseBody(f *os.File, p *textParams) (Source, error) {
 }
 
 // splitChunks reads the file in textChunk pieces cut after their last newline.
-func splitChunks(f *os.File, line int, jobs chan<- textJob, done <-chan struct{}, bufs freeList[[]byte]) error {
+func splitChunks(f io.Reader, line int, jobs chan<- textJob, done <-chan struct{}, bufs freeList[[]byte]) error {
 	defer close(jobs)
 	var carry []byte
 	seq := 0

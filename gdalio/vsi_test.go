@@ -1,0 +1,122 @@
+package gdalio
+
+import (
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// sameSamples fails unless a and b hold the same samples in the same order, bit for bit, at
+// the same absolute coordinates.
+func sameSamples(t *testing.T, what string, a, b []Source) {
+	t.Helper()
+	if len(a) != len(b) {
+		t.Fatalf("%s: %d sources, want %d", what, len(a), len(b))
+	}
+	for k := range a {
+		sa, sb := a[k].Samples, b[k].Samples
+		if sa.Len() != sb.Len() || a[k].SRS != b[k].SRS {
+			t.Fatalf("%s: %d samples (CRS %.40q), want %d (%.40q)", what, sa.Len(), a[k].SRS, sb.Len(), b[k].SRS)
+		}
+		for i := range int32(sa.Len()) {
+			ax, ay := sa.XY(i)
+			bx, by := sb.XY(i)
+			if ax+sa.OriginX != bx+sb.OriginX || ay+sa.OriginY != by+sb.OriginY || sa.Z[i] != sb.Z[i] {
+				t.Fatalf("%s: sample %d differs", what, i)
+			}
+		}
+	}
+}
+
+// LAS and native text inputs read through GDAL's virtual file systems give what the plain
+// files give: /vsizip/ and /vsigzip/ on fixtures, /vsicurl/ from a server on loopback that
+// serves byte ranges.
+func TestVirtualFileSystems(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	las := filepath.Join("..", "testdata", "Haystack_Rock.las")
+	csv := filepath.Join("..", "testdata", "n43_samples.csv")
+	lasData, err := os.ReadFile(las)
+	if err != nil {
+		t.Fatal(err)
+	}
+	csvData, err := os.ReadFile(csv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var zb bytes.Buffer
+	zw := zip.NewWriter(&zb)
+	for name, data := range map[string][]byte{"tiles/a.las": lasData, "pts.csv": csvData} {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(data)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	zipPath := filepath.Join(dir, "survey.zip")
+	os.WriteFile(zipPath, zb.Bytes(), 0o644)
+	var gb bytes.Buffer
+	gw := gzip.NewWriter(&gb)
+	gw.Write(csvData)
+	gw.Close()
+	gzPath := filepath.Join(dir, "pts.csv.gz")
+	os.WriteFile(gzPath, gb.Bytes(), 0o644)
+
+	var served atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.ServeContent(countingWriter{w, &served}, r, "a.las", time.Time{}, bytes.NewReader(lasData))
+	}))
+	defer srv.Close()
+
+	opt := SourceOptions{ZField: "elevation"}
+	plainLAS, err := ReadInputs(ctx, []string{las}, SourceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plainCSV, err := ReadInputs(ctx, []string{csv}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path string
+		opt  SourceOptions
+		want []Source
+	}{
+		{"/vsizip/" + zipPath + "/tiles/a.las", SourceOptions{}, plainLAS},
+		{"/vsizip/" + zipPath + "/pts.csv", opt, plainCSV},
+		{"/vsigzip/" + gzPath, opt, plainCSV},
+		{"/vsicurl/" + srv.URL + "/a.las", SourceOptions{}, plainLAS},
+	} {
+		got, err := ReadInputs(ctx, []string{c.path}, c.opt)
+		if err != nil {
+			t.Fatalf("%s: %v", c.path, err)
+		}
+		sameSamples(t, c.path, got, c.want)
+	}
+	if n := served.Load(); n < int64(len(lasData)) || n > 3*int64(len(lasData)) {
+		t.Errorf("the server sent %d bytes for a %d-byte file", n, len(lasData))
+	}
+}
+
+// countingWriter counts the bytes of the responses it writes.
+type countingWriter struct {
+	http.ResponseWriter
+	n *atomic.Int64
+}
+
+func (w countingWriter) Write(b []byte) (int, error) {
+	n, err := w.ResponseWriter.Write(b)
+	w.n.Add(int64(n))
+	return n, err
+}
