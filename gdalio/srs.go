@@ -114,3 +114,16 @@ func TransformSamples(s *sample.Samples, fromSRS, toSRS string) (dropped int, er
 	}
 	return n - kept, nil
 }
+
+// IsGeographic says whether srs ("" for none) is a geographic CRS, in degrees.
+func IsGeographic(srs string) (bool, error) {
+	if srs == "" {
+		return false, nil
+	}
+	sr, err := spatialRef(srs)
+	if err != nil {
+		return false, err
+	}
+	defer sr.Close()
+	return sr.Geographic(), nil
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/report"
 	"github.com/aidw/aidw/sample"
 )
 
@@ -219,23 +220,23 @@ func runCV(ctx context.Context, c *cvArgs, stdout, stderr io.Writer) error {
 		}
 	}
 
-	report := cvReport{Source: src.Name, Samples: n, Method: "leave-one-out", Engine: "cpu"}
+	summary := cvReport{Source: src.Name, Samples: n, Method: "leave-one-out", Engine: "cpu"}
 	if fold != nil {
-		report.Method, report.Folds, report.Seed = "k-fold", c.folds, &c.seed
+		summary.Method, summary.Folds, summary.Seed = "k-fold", c.folds, &c.seed
 	}
 	for _, r := range results {
-		report.Algorithms = append(report.Algorithms, cvScores{Algorithm: r.label, N: r.scores.N,
+		summary.Algorithms = append(summary.Algorithms, cvScores{Algorithm: r.label, N: r.scores.N,
 			Missing: r.scores.Missing, RMSE: finite(r.scores.RMSE), MAE: finite(r.scores.MAE),
 			MeanError: finite(r.scores.MeanError), R2: finite(r.scores.R2)})
 	}
 	if c.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(report); err != nil {
+		if err := enc.Encode(summary); err != nil {
 			return err
 		}
 	} else {
-		report.table(stdout)
+		summary.table(stdout)
 	}
 	if c.residuals != "" {
 		if err := writeResiduals(c, s, fold, results, src.SRS); err != nil {
@@ -243,14 +244,18 @@ func runCV(ctx context.Context, c *cvArgs, stdout, stderr io.Writer) error {
 		}
 	}
 	if c.plot != "" {
-		series := make([]gdalio.PlotSeries, len(results))
+		series := make([]report.PlotSeries, len(results))
 		for i, r := range results {
-			series[i] = gdalio.PlotSeries{Label: r.label, Observed: observed, Predicted: r.predicted,
+			series[i] = report.PlotSeries{Label: r.label, Observed: observed, Predicted: r.predicted,
 				Stats: fmt.Sprintf("RMSE %.4g  R2 %.4f", r.scores.RMSE, r.scores.R2)}
 		}
-		title := fmt.Sprintf("%s, %s: predicted against observed", src.Name, report.method())
-		if err := gdalio.WritePlot(c.plot, title, series); err != nil {
-			return err
+		title := fmt.Sprintf("%s, %s: predicted against observed", src.Name, summary.method())
+		png, err := report.PlotPNG(title, series)
+		if err == nil {
+			err = gdalio.WriteAtomic(c.plot, png)
+		}
+		if err != nil {
+			return fmt.Errorf("-plot: %w", err)
 		}
 	}
 	return nil

@@ -13,9 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aidw/aidw/report"
 	"github.com/airbusgeo/godal"
-
-	"github.com/aidw/aidw/gdalio"
 )
 
 // cvSamples writes n random samples at UTM scale (a cluster, and a repeat of the first) to a
@@ -143,7 +142,7 @@ func TestCVLeaveOneOut(t *testing.T) {
 		t.Fatalf("the repeated sample should be predicted by its twin")
 	}
 
-	var report struct {
+	var summary struct {
 		Source     string `json:"source"`
 		Samples    int    `json:"samples"`
 		Method     string `json:"method"`
@@ -160,14 +159,14 @@ func TestCVLeaveOneOut(t *testing.T) {
 	}
 	dec := json.NewDecoder(strings.NewReader(stdout))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&report); err != nil {
+	if err := dec.Decode(&summary); err != nil {
 		t.Fatalf("stdout is not the JSON report: %v\n%s", err, stdout)
 	}
-	if report.Source != "samples" || report.Samples != len(xs) || report.Method != "leave-one-out" ||
-		report.Engine != "cpu" || len(report.Algorithms) != 2 {
-		t.Fatalf("report %+v", report)
+	if summary.Source != "samples" || summary.Samples != len(xs) || summary.Method != "leave-one-out" ||
+		summary.Engine != "cpu" || len(summary.Algorithms) != 2 {
+		t.Fatalf("report %+v", summary)
 	}
-	for _, a := range report.Algorithms {
+	for _, a := range summary.Algorithms {
 		s := bruteScores(zs, want[a.Algorithm])
 		if a.N != len(xs) || a.Missing == nil || *a.Missing != 0 || a.RMSE == nil || a.MAE == nil || a.MeanError == nil || a.R2 == nil {
 			t.Fatalf("%s: scores %+v", a.Algorithm, a)
@@ -197,7 +196,7 @@ func TestCVLeaveOneOut(t *testing.T) {
 	}
 	defer f.Close()
 	cfg, err := png.DecodeConfig(f)
-	if w, h := gdalio.PlotSize(2); err != nil || cfg.Width != w || cfg.Height != h {
+	if w, h := report.PlotSize(2); err != nil || cfg.Width != w || cfg.Height != h {
 		t.Errorf("plot: %v, %dx%d, want a %dx%d PNG", err, cfg.Width, cfg.Height, w, h)
 	}
 }

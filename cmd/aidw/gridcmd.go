@@ -11,6 +11,7 @@ import (
 	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/report"
 )
 
 // runGrid is `aidw grid`: read the samples and the target, run an engine band by band, and
@@ -75,9 +76,12 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var preview *gdalio.Preview
+	var preview *report.Preview
 	if a.preview != "" {
-		preview, err = gdalio.NewPreview(target, outSRS, ropt.NoData, ropt.SetNoData)
+		var geographic bool
+		if geographic, err = gdalio.IsGeographic(outSRS); err == nil {
+			preview = report.NewPreview(target, geographic, ropt.NoData, ropt.SetNoData)
+		}
 	}
 	var png []byte
 	if err == nil {
@@ -97,7 +101,7 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 		return err
 	}
 	if preview != nil {
-		return gdalio.WritePreview(a.preview, png)
+		return gdalio.WriteAtomic(a.preview, png)
 	}
 	return nil
 }
@@ -158,7 +162,7 @@ func describeBands(w *gdalio.Writer, names []string, sources []gdalio.Source) er
 // gridBands computes the bands of each source (one, or the algorithm's value and diagnostics)
 // with the shared driver loop, streaming rows to w and the first band's to the preview, if any.
 func gridBands(ctx context.Context, eng interp.Engine, alg interp.Algorithm, target raster.Target,
-	sources []gdalio.Source, w *gdalio.Writer, preview *gdalio.Preview, quiet bool, stdout io.Writer) error {
+	sources []gdalio.Source, w *gdalio.Writer, preview *report.Preview, quiet bool, stdout io.Writer) error {
 	var bar *termProgress
 	if !quiet {
 		bar = newTermProgress(stdout)

@@ -1,4 +1,4 @@
-package gdalio
+package report
 
 import (
 	"bytes"
@@ -53,18 +53,9 @@ func PlotSize(n int) (w, h int) {
 	return cols * panelWidth, plotTitle + rows*panelHeight
 }
 
-// WritePlot draws predicted against observed values, a panel per series on a common scale,
-// each with its axes, the 1:1 line, its label and stats, and writes the PNG through a
-// temporary file beside path.
-func WritePlot(path, title string, series []PlotSeries) error {
-	data, err := plotPNG(title, series)
-	if err != nil {
-		return err
-	}
-	return writeAtomic(path, data)
-}
-
-func plotPNG(title string, series []PlotSeries) ([]byte, error) {
+// PlotPNG draws predicted against observed values, a panel per series on a common scale, each
+// with its axes, the 1:1 line, its label and stats, as a PNG.
+func PlotPNG(title string, series []PlotSeries) ([]byte, error) {
 	w, h := PlotSize(len(series))
 	img := image.NewNRGBA(image.Rect(0, 0, w, h))
 	draw.Draw(img, img.Bounds(), image.White, image.Point{}, draw.Src)

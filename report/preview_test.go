@@ -1,12 +1,9 @@
-package gdalio
+package report
 
 import (
 	"bytes"
 	"image/png"
 	"math"
-	"os"
-	"path/filepath"
-	"slices"
 	"testing"
 
 	"github.com/aidw/aidw/raster"
@@ -44,10 +41,7 @@ func TestHillshadeOfPlanes(t *testing.T) {
 func TestPreviewStreamsAndRenders(t *testing.T) {
 	const cols, rows, nodata = 4500, 301, -9999.0
 	tg := raster.NorthUp(450000, 5400000, 450000+cols*10, 5400000+rows*10, cols, rows)
-	p, err := NewPreview(tg, "EPSG:32617", nodata, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := NewPreview(tg, false, nodata, true)
 	w, h := p.Size()
 	if w != 1500 || h != 101 {
 		t.Fatalf("preview %dx%d, want 1500x101 (a third of 4500x301, rounded up)", w, h)
@@ -119,26 +113,5 @@ func TestPercentileAndRamp(t *testing.T) {
 	lo, hi := terrainColour(-1), terrainColour(2)
 	if lo != terrainColour(0) || hi != terrainColour(1) || lo == hi {
 		t.Errorf("ramp ends %v and %v", lo, hi)
-	}
-}
-
-// TestWritePreviewLeavesNothingOnFailure: a missing folder fails, and a write replaces an
-// existing file whole.
-func TestWritePreviewLeavesNothingOnFailure(t *testing.T) {
-	dir := t.TempDir()
-	if err := WritePreview(filepath.Join(dir, "nope", "p.png"), []byte("x")); err == nil {
-		t.Error("no error for a missing folder")
-	}
-	path := filepath.Join(dir, "p.png")
-	for _, content := range []string{"first", "second"} {
-		if err := WritePreview(path, []byte(content)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if b, _ := os.ReadFile(path); string(b) != "second" {
-		t.Errorf("file holds %q", b)
-	}
-	if names := dirFiles(t, dir); !slices.Equal(names, []string{"p.png"}) {
-		t.Errorf("folder holds %v", names)
 	}
 }

@@ -1,4 +1,4 @@
-package gdalio
+package report
 
 import (
 	"bytes"
@@ -6,8 +6,6 @@ import (
 	"image"
 	"image/png"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/aidw/aidw/raster"
@@ -41,20 +39,13 @@ type Preview struct {
 // a degree is taken as 111,120 m.
 const degreeScale = 111120
 
-// NewPreview prepares the preview of a raster over t in the CRS srs ("" for none). Values
-// equal to nodata (when hasNodata) and NaN are transparent. In a geographic CRS the hillshade
-// takes the values for metres and a degree for 111,120 m, as gdaldem's -s 111120.
-func NewPreview(t raster.Target, srs string, nodata float64, hasNodata bool) (*Preview, error) {
+// NewPreview prepares the preview of a raster over t. Values equal to nodata (when hasNodata)
+// and NaN are transparent. In a geographic CRS the hillshade takes the values for metres and
+// a degree for 111,120 m, as gdaldem's -s 111120.
+func NewPreview(t raster.Target, geographic bool, nodata float64, hasNodata bool) *Preview {
 	scale := 1.0
-	if srs != "" {
-		sr, err := spatialRef(srs)
-		if err != nil {
-			return nil, err
-		}
-		if sr.Geographic() {
-			scale = degreeScale
-		}
-		sr.Close()
+	if geographic {
+		scale = degreeScale
 	}
 	step := (max(t.Cols, t.Rows) + PreviewMaxSide - 1) / PreviewMaxSide
 	p := &Preview{cols: t.Cols, rows: t.Rows, step: step, nodata: nodata, hasNodata: hasNodata,
@@ -63,7 +54,7 @@ func NewPreview(t raster.Target, srs string, nodata float64, hasNodata bool) (*P
 	g := t.GeoTransform
 	p.dx = math.Hypot(g[1], g[4]) * float64(step) * scale
 	p.dy = math.Hypot(g[2], g[5]) * float64(step) * scale
-	return p, nil
+	return p
 }
 
 // Size is the preview's size in pixels.
@@ -187,31 +178,4 @@ func hillshade(z []float64, w, h int, dx, dy float64) []float64 {
 		}
 	}
 	return out
-}
-
-// WritePreview writes a preview's PNG to path through a temporary file beside it, renamed
-// into place when complete.
-func WritePreview(path string, data []byte) error { return writeAtomic(path, data) }
-
-// writeAtomic writes data to path through a temporary file beside it, renamed into place when
-// complete, so that a failure leaves no partial file and an existing one untouched.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := reserve(path, filepath.Ext(path))
-	if err != nil {
-		return err
-	}
-	// the reserved file is private (0600); the finished one is readable as any output
-	err = os.WriteFile(tmp, data, 0o644)
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
 }
