@@ -14,128 +14,24 @@ import (
 	"strconv"
 	"strings"
 	"unsafe"
+
+	"github.com/aidw/aidw/sample"
 )
 
-// region is where samples are kept: gdal_grid's -spat rectangle intersected with its -clipsrc
-// geometry. gdal_grid keeps a point when it is Within that geometry, i.e. strictly inside:
-// points on the boundary are dropped.
-type region struct {
-	rect  *[4]float64 // xmin ymin xmax ymax
-	polys []polygon   // a multipolygon; nil when there is no clip geometry
-	bbox  [4]float64  // bounding box of the region: the spatial filter handed to OGR
-}
-
-// polygon is an exterior ring followed by its holes; a ring is x0,y0,x1,y1,... closed or not.
-type polygon [][]float64
-
-// within reports whether (x,y) is strictly inside the region, as OGR's Within.
-func (r *region) within(x, y float64) bool {
-	if r.rect != nil && !(x > r.rect[0] && x < r.rect[2] && y > r.rect[1] && y < r.rect[3]) {
-		return false
-	}
-	if r.polys == nil {
-		return true
-	}
-	for _, p := range r.polys {
-		if p.locate(x, y) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// touches reports whether (x,y) is inside or on the boundary: what an OGR spatial filter
-// keeps, and so what OGR's layer extent covers.
-func (r *region) touches(x, y float64) bool {
-	if r.rect != nil && !(x >= r.rect[0] && x <= r.rect[2] && y >= r.rect[1] && y <= r.rect[3]) {
-		return false
-	}
-	if r.polys == nil {
-		return true
-	}
-	for _, p := range r.polys {
-		if p.locate(x, y) >= 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// locate returns 1 inside the polygon, 0 on its boundary, -1 outside.
-func (p polygon) locate(x, y float64) int {
-	if len(p) == 0 {
-		return -1
-	}
-	loc := locateRing(p[0], x, y)
-	if loc <= 0 {
-		return loc
-	}
-	for _, hole := range p[1:] {
-		switch locateRing(hole, x, y) {
-		case 1:
-			return -1
-		case 0:
-			return 0
-		}
-	}
-	return 1
-}
-
-// locateRing is the crossing-number test with the point-on-edge cases made explicit so that
-// boundary points are told apart from inside ones.
-func locateRing(r []float64, x, y float64) int {
-	n := len(r) / 2
-	inside := false
-	for i, j := 0, n-1; i < n; j, i = i, i+1 {
-		ax, ay, bx, by := r[2*j], r[2*j+1], r[2*i], r[2*i+1]
-		if (ay > y) != (by > y) {
-			cross := (bx-ax)*(y-ay) - (x-ax)*(by-ay)
-			if cross == 0 {
-				return 0
-			}
-			if (cross > 0) == (by > ay) {
-				inside = !inside
-			}
-			continue
-		}
-		if ay == y && by == y && x >= math.Min(ax, bx) && x <= math.Max(ax, bx) {
-			return 0
-		}
-		if ax == x && ay == y {
-			return 0
-		}
-	}
-	if inside {
-		return 1
-	}
-	return -1
-}
-
-func (p polygon) bounds() [4]float64 {
-	b := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
-	for _, ring := range p {
-		for i := 0; i+1 < len(ring); i += 2 {
-			b[0], b[2] = math.Min(b[0], ring[i]), math.Max(b[2], ring[i])
-			b[1], b[3] = math.Min(b[1], ring[i+1]), math.Max(b[3], ring[i+1])
-		}
-	}
-	return b
-}
-
 // buildRegion combines -spat and -clipsrc as gdal_grid does; nil means keep every sample.
-func buildRegion(opt SourceOptions, warn func(string)) (*region, error) {
-	var r region
+func buildRegion(opt SourceOptions, warn func(string)) (*sample.Region, error) {
+	var r sample.Region
 	if opt.Spat != nil {
 		s := *opt.Spat
 		// gdal_grid builds the rectangle from the corners as given; order them.
 		rect := [4]float64{math.Min(s[0], s[2]), math.Min(s[1], s[3]), math.Max(s[0], s[2]), math.Max(s[1], s[3])}
-		r.rect = &rect
+		r.Rect = &rect
 	}
 	clip := strings.TrimSpace(opt.ClipSrc)
 	switch {
 	case clip == "":
 	case strings.EqualFold(clip, "spat_extent"):
-		if r.rect == nil {
+		if r.Rect == nil {
 			return nil, fmt.Errorf("-clipsrc spat_extent needs -spat")
 		}
 	default:
@@ -143,22 +39,22 @@ func buildRegion(opt SourceOptions, warn func(string)) (*region, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.polys = polys
+		r.Polys = polys
 	}
-	if r.rect == nil && r.polys == nil {
+	if r.Rect == nil && r.Polys == nil {
 		return nil, nil
 	}
-	r.bbox = [4]float64{math.Inf(-1), math.Inf(-1), math.Inf(1), math.Inf(1)}
-	if r.rect != nil {
-		r.bbox = *r.rect
+	r.BBox = [4]float64{math.Inf(-1), math.Inf(-1), math.Inf(1), math.Inf(1)}
+	if r.Rect != nil {
+		r.BBox = *r.Rect
 	}
-	if r.polys != nil {
+	if r.Polys != nil {
 		pb := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
-		for _, p := range r.polys {
-			b := p.bounds()
+		for _, p := range r.Polys {
+			b := p.Bounds()
 			pb = [4]float64{math.Min(pb[0], b[0]), math.Min(pb[1], b[1]), math.Max(pb[2], b[2]), math.Max(pb[3], b[3])}
 		}
-		r.bbox = [4]float64{math.Max(r.bbox[0], pb[0]), math.Max(r.bbox[1], pb[1]), math.Min(r.bbox[2], pb[2]), math.Min(r.bbox[3], pb[3])}
+		r.BBox = [4]float64{math.Max(r.BBox[0], pb[0]), math.Max(r.BBox[1], pb[1]), math.Min(r.BBox[2], pb[2]), math.Min(r.BBox[3], pb[3])}
 	}
 	return &r, nil
 }
@@ -169,7 +65,7 @@ func rectRing(b [4]float64) []float64 {
 
 // clipGeometry reads -clipsrc: "xmin ymin xmax ymax", a POLYGON/MULTIPOLYGON WKT, or a vector
 // datasource (with -clipsrcsql, -clipsrclayer, -clipsrcwhere), tried in gdal_grid's order.
-func clipGeometry(clip string, opt SourceOptions, warn func(string)) ([]polygon, error) {
+func clipGeometry(clip string, opt SourceOptions, warn func(string)) ([]sample.Polygon, error) {
 	fields := strings.FieldsFunc(clip, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' })
 	if len(fields) > 0 && looksNumeric(fields[0]) {
 		if len(fields) != 4 {
@@ -184,7 +80,7 @@ func clipGeometry(clip string, opt SourceOptions, warn func(string)) ([]polygon,
 			b[i] = v
 		}
 		box := [4]float64{math.Min(b[0], b[2]), math.Min(b[1], b[3]), math.Max(b[0], b[2]), math.Max(b[1], b[3])}
-		return []polygon{{rectRing(box)}}, nil
+		return []sample.Polygon{{rectRing(box)}}, nil
 	}
 	upper := strings.ToUpper(clip)
 	if strings.HasPrefix(upper, "POLYGON") || strings.HasPrefix(upper, "MULTIPOLYGON") {
@@ -210,7 +106,7 @@ func looksNumeric(s string) bool {
 	return s != "" && s[0] >= '0' && s[0] <= '9'
 }
 
-func wktPolygons(wkt string, warn func(string)) ([]polygon, error) {
+func wktPolygons(wkt string, warn func(string)) ([]sample.Polygon, error) {
 	cw := C.CString(wkt)
 	defer C.free(unsafe.Pointer(cw))
 	var ce cErr
@@ -229,7 +125,7 @@ func wktPolygons(wkt string, warn func(string)) ([]polygon, error) {
 
 // loadClipSource collects the polygons of a datasource's layer, as gdal_grid's LoadGeometry:
 // any other geometry type is an error.
-func loadClipSource(path string, opt SourceOptions, warn func(string)) ([]polygon, error) {
+func loadClipSource(path string, opt SourceOptions, warn func(string)) ([]sample.Polygon, error) {
 	ds, err := openVector(path, nil, warn)
 	if err != nil {
 		return nil, err
@@ -258,7 +154,7 @@ func loadClipSource(path string, opt SourceOptions, warn func(string)) ([]polygo
 			return nil, fmt.Errorf("-clipsrcwhere: %w", err)
 		}
 	}
-	var polys []polygon
+	var polys []sample.Polygon
 	for {
 		var ce cErr
 		var n C.int
@@ -291,13 +187,13 @@ func loadClipSource(path string, opt SourceOptions, warn func(string)) ([]polygo
 }
 
 // wkbPolygons decodes ISO WKB of a Polygon or MultiPolygon (any of XY, XYZ, XYM, XYZM).
-func wkbPolygons(b []byte) ([]polygon, error) {
+func wkbPolygons(b []byte) ([]sample.Polygon, error) {
 	r := wkbReader{b: b}
 	kind, dims := r.header()
-	var polys []polygon
+	var polys []sample.Polygon
 	switch kind {
 	case 3:
-		polys = []polygon{r.polygon(dims)}
+		polys = []sample.Polygon{r.polygon(dims)}
 	case 6:
 		n := r.count()
 		for i := 0; i < n && r.err == nil; i++ {
@@ -364,9 +260,9 @@ func (r *wkbReader) count() int {
 	return n
 }
 
-func (r *wkbReader) polygon(dims int) polygon {
+func (r *wkbReader) polygon(dims int) sample.Polygon {
 	nr := r.count()
-	var p polygon
+	var p sample.Polygon
 	for i := 0; i < nr && r.err == nil; i++ {
 		np := r.count()
 		if !r.need(np * dims * 8) {

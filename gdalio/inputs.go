@@ -116,7 +116,7 @@ func ReadInputs(ctx context.Context, args []string, opt SourceOptions) ([]Source
 	}
 	register()
 	warn := warner(opt.Warn)
-	reg, err := buildRegion(opt, warn)
+	flt, err := buildFilter(opt, warn)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +144,7 @@ func ReadInputs(ctx context.Context, args []string, opt SourceOptions) ([]Source
 	inputs := make([][]Source, len(groups))
 	names := make([]string, len(groups))
 	for i, g := range groups {
-		if inputs[i], err = readerFor(g[0], opt).read(ctx, g, opt, reg, warn); err != nil {
+		if inputs[i], err = readerFor(g[0], opt).read(ctx, g, opt, flt, warn); err != nil {
 			return nil, err
 		}
 		names[i] = inputName(g)

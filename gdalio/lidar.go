@@ -16,7 +16,7 @@ import (
 // lidar package: the point filters apply while decoding, then -spat/-clipsrc and the z
 // transform. A file none of whose points passes the filters is no error, as long as some file
 // has points. The headers' counts are checked against the free memory before any point is read.
-func readLiDAR(ctx context.Context, paths []string, opt SourceOptions, reg *region, warn func(string)) (Source, error) {
+func readLiDAR(ctx context.Context, paths []string, opt SourceOptions, flt *sample.Filter, warn func(string)) (Source, error) {
 	what := inputName(paths)
 	switch {
 	case opt.Where != "" || len(opt.SQL) > 0:
@@ -26,14 +26,15 @@ func readLiDAR(ctx context.Context, paths []string, opt SourceOptions, reg *regi
 	case len(opt.OpenOptions) > 0:
 		return Source{}, fmt.Errorf("%s: -oo applies to vector sources, not LAS", what)
 	}
-	flt := opt.LAS
-	flt.Field = opt.ZField
-	s, headers, err := lidar.ReadFiles(ctx, openInput, paths, flt, func(h []lidar.Header) error {
+	lf := opt.LAS
+	lf.Field, lf.Samples = opt.ZField, flt
+	cloud, err := lidar.ReadFiles(ctx, openInput, paths, lf, func(h []lidar.Header) error {
 		return checkPointMemory(what, h)
 	})
 	if err != nil {
 		return Source{}, err
 	}
+	s, headers := cloud.Samples, cloud.Headers
 	var srs, srsFrom string
 	total := 0
 	for i, h := range headers {
@@ -54,11 +55,13 @@ func readLiDAR(ctx context.Context, paths []string, opt SourceOptions, reg *regi
 	if len(paths) == 1 {
 		name = strings.TrimSuffix(filepath.Base(paths[0]), filepath.Ext(paths[0]))
 	}
-	if s.Len() == 0 {
+	src := Source{Name: name, Samples: s, Skipped: cloud.NonFinite}
+	if cloud.NonFinite > 0 {
+		src.SkipReason = fmt.Sprintf("%d points with a NaN or infinite value", cloud.NonFinite)
+	}
+	if s.Len() == 0 && flt.Region == nil && cloud.NonFinite == 0 {
 		return Source{}, fmt.Errorf("%s: none of the %d points passes the point filters", what, total)
 	}
-	src := Source{Name: name, Samples: s}
-	src.Skipped, src.SkipReason = adjustLASSamples(s, opt, reg)
 	if srs != "" {
 		wkt, err := lasSRSWKT(srs)
 		if err != nil {
@@ -82,8 +85,8 @@ func inputName(paths []string) string {
 }
 
 // readLiDARSources is readLiDAR as a reader: one source.
-func readLiDARSources(ctx context.Context, paths []string, opt SourceOptions, reg *region, warn func(string)) ([]Source, error) {
-	src, err := readLiDAR(ctx, paths, opt, reg, warn)
+func readLiDARSources(ctx context.Context, paths []string, opt SourceOptions, flt *sample.Filter, warn func(string)) ([]Source, error) {
+	src, err := readLiDAR(ctx, paths, opt, flt, warn)
 	if err != nil {
 		return nil, err
 	}
@@ -109,40 +112,6 @@ func lasSRSWKT(srs string) (string, error) {
 	}
 	defer sr.Close()
 	return sr.WKT(eh)
-}
-
-// adjustLASSamples applies -spat/-clipsrc and -z_increase/-z_multiply in one pass, dropping
-// the samples whose value is not finite (a GPS time may be NaN); it returns their count and why.
-func adjustLASSamples(s *sample.Samples, opt SourceOptions, reg *region) (int, string) {
-	zinc, zmul := opt.zTransform()
-	if reg == nil && zinc == 0 && zmul == 1 && !strings.EqualFold(opt.ZField, "gps_time") {
-		return 0, ""
-	}
-	n, bad := 0, 0
-	for i := range s.Len() {
-		x, y := s.XY(int32(i))
-		z := (s.Z[i] + zinc) * zmul
-		if reg != nil && !reg.within(x+s.OriginX, y+s.OriginY) {
-			continue
-		}
-		if !finite(z) {
-			bad++
-			continue
-		}
-		// assigned, not Move: a call per point costs a tenth of the read
-		if s.IsCompact() {
-			s.QX[n], s.QY[n] = s.QX[i], s.QY[i]
-		} else {
-			s.X[n], s.Y[n] = x, y
-		}
-		s.Z[n] = z
-		n++
-	}
-	s.Truncate(n)
-	if bad > 0 {
-		return bad, fmt.Sprintf("%d points with a NaN or infinite value", bad)
-	}
-	return 0, ""
 }
 
 // lidarPeakBytes is the memory a LiDAR point costs at the peak of a run, index and gridding

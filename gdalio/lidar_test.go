@@ -14,10 +14,11 @@ import (
 // -spat, -z_increase and -z_multiply applied.
 func TestReadSourcesLAS(t *testing.T) {
 	path := filepath.Join("..", "testdata", "Haystack_Rock.las")
-	all, _, err := lidar.ReadFiles(context.Background(), lidar.OpenLocal, []string{path}, lidar.Filter{}, nil)
+	cloud, err := lidar.ReadFiles(context.Background(), lidar.OpenLocal, []string{path}, lidar.Filter{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	all := cloud.Samples
 	src, err := ReadSources(context.Background(), path, SourceOptions{LayerExtent: true})
 	if err != nil {
 		t.Fatal(err)

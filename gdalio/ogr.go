@@ -111,15 +111,15 @@ func setWhere(l C.OGRLayerH, where string, warn func(string)) error {
 
 // readOGR reads the -sql results and then the -l layers (or the only layer), one source each,
 // in gdal_grid's band order.
-func readOGR(path string, opt SourceOptions, reg *region, warn func(string)) ([]Source, error) {
+func readOGR(path string, opt SourceOptions, flt *sample.Filter, warn func(string)) ([]Source, error) {
 	ds, err := openVector(path, opt.OpenOptions, warn)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}
 	defer ds.close(warn)
 	var rect *[4]float64
-	if reg != nil {
-		rect = &reg.bbox
+	if reg := flt.Region; reg != nil {
+		rect = &reg.BBox
 	}
 	var out []Source
 	for _, sql := range opt.SQL {
@@ -127,7 +127,7 @@ func readOGR(path string, opt SourceOptions, reg *region, warn func(string)) ([]
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		src, err := readLayer(l, sql, opt, reg, warn)
+		src, err := readLayer(l, sql, opt, flt, warn)
 		ds.releaseSQL(l, warn)
 		if err != nil {
 			return nil, fmt.Errorf("%s: -sql %q: %w", path, sql, err)
@@ -148,7 +148,7 @@ func readOGR(path string, opt SourceOptions, reg *region, warn func(string)) ([]
 		if rect != nil {
 			C.OGR_L_SetSpatialFilterRect(l, C.double(rect[0]), C.double(rect[1]), C.double(rect[2]), C.double(rect[3]))
 		}
-		src, err := readLayer(l, name, opt, reg, warn)
+		src, err := readLayer(l, name, opt, flt, warn)
 		if err != nil && opt.Where != "" {
 			// some drivers (GeoPackage) only reject a bad filter when reading starts
 			return nil, fmt.Errorf("%s: layer %s with -where %q: %w", path, name, opt.Where, err)
@@ -210,7 +210,7 @@ func zField(l C.OGRLayerH, name string) (int, bool, error) {
 }
 
 // readLayer collects a layer's vertices as samples.
-func readLayer(l C.OGRLayerH, name string, opt SourceOptions, reg *region, warn func(string)) (Source, error) {
+func readLayer(l C.OGRLayerH, name string, opt SourceOptions, flt *sample.Filter, warn func(string)) (Source, error) {
 	src := Source{Name: name, Samples: &sample.Samples{}}
 	p := C.aidw_points{layer: l, zfield: -1}
 	if opt.ZField != "" {
@@ -225,7 +225,6 @@ func readLayer(l C.OGRLayerH, name string, opt SourceOptions, reg *region, warn 
 	}
 	defer C.aidw_points_free(&p)
 	C.OGR_L_ResetReading(l) // the same layer may be named twice
-	zinc, zmul := opt.zTransform()
 	first := true
 	nonFinite := 0
 	for {
@@ -246,12 +245,12 @@ func readLayer(l C.OGRLayerH, name string, opt SourceOptions, reg *region, warn 
 			ys := unsafe.Slice((*float64)(unsafe.Pointer(p.y)), n)
 			zs := unsafe.Slice((*float64)(unsafe.Pointer(p.z)), n)
 			for i := range n {
-				x, y, z := xs[i], ys[i], (zs[i]+zinc)*zmul
+				x, y, z := xs[i], ys[i], flt.Z(zs[i])
 				if !finite(x) || !finite(y) || !finite(z) {
 					nonFinite++
 					continue
 				}
-				if reg != nil && !reg.within(x, y) {
+				if !flt.Keeps(x, y) {
 					continue
 				}
 				if first {

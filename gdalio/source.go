@@ -42,12 +42,18 @@ type SourceOptions struct {
 	Warn func(msg string)
 }
 
-func (o SourceOptions) zTransform() (inc, mul float64) {
-	mul = 1
-	if o.ZMultiply != nil {
-		mul = *o.ZMultiply
+// buildFilter is the filter every reader applies: -spat and -clipsrc as gdal_grid combines
+// them, and the z transform.
+func buildFilter(o SourceOptions, warn func(string)) (*sample.Filter, error) {
+	reg, err := buildRegion(o, warn)
+	if err != nil {
+		return nil, err
 	}
-	return o.ZIncrease, mul
+	f := &sample.Filter{Region: reg, ZIncrease: o.ZIncrease, ZMultiply: 1}
+	if o.ZMultiply != nil {
+		f.ZMultiply = *o.ZMultiply
+	}
+	return f, nil
 }
 
 // Source is the samples of one layer or SQL result: one output band.
@@ -76,18 +82,18 @@ type reader struct {
 	// read reads paths, all claimed by this reader: one at a time, unless together, when the
 	// paths are one point cloud read at once (a survey's tiles, whose memory is checked and
 	// whose samples are laid out together).
-	read     func(ctx context.Context, paths []string, opt SourceOptions, reg *region, warn func(string)) ([]Source, error)
+	read     func(ctx context.Context, paths []string, opt SourceOptions, flt *sample.Filter, warn func(string)) ([]Source, error)
 	together bool
 }
 
 // readers is every input format, in the order they claim paths.
 var readers = [...]reader{
 	{"LAS/LAZ", func(p string, _ SourceOptions) bool { return isLASPath(p) }, readLiDARSources, true},
-	{"delimited text", claimsText, func(_ context.Context, paths []string, opt SourceOptions, reg *region, _ func(string)) ([]Source, error) {
-		return readTextSources(paths[0], opt, reg)
+	{"delimited text", claimsText, func(_ context.Context, paths []string, opt SourceOptions, flt *sample.Filter, _ func(string)) ([]Source, error) {
+		return readTextSources(paths[0], opt, flt)
 	}, false},
-	{"OGR", func(string, SourceOptions) bool { return true }, func(_ context.Context, paths []string, opt SourceOptions, reg *region, warn func(string)) ([]Source, error) {
-		return readOGR(paths[0], opt, reg, warn)
+	{"OGR", func(string, SourceOptions) bool { return true }, func(_ context.Context, paths []string, opt SourceOptions, flt *sample.Filter, warn func(string)) ([]Source, error) {
+		return readOGR(paths[0], opt, flt, warn)
 	}, false},
 }
 
@@ -126,11 +132,11 @@ func formatExt(path string) string {
 func ReadSources(ctx context.Context, path string, opt SourceOptions) ([]Source, error) {
 	register()
 	warn := warner(opt.Warn)
-	reg, err := buildRegion(opt, warn)
+	flt, err := buildFilter(opt, warn)
 	if err != nil {
 		return nil, err
 	}
-	sources, err := readerFor(path, opt).read(ctx, []string{path}, opt, reg, warn)
+	sources, err := readerFor(path, opt).read(ctx, []string{path}, opt, flt, warn)
 	if err != nil {
 		return nil, err
 	}
@@ -161,14 +167,14 @@ func isFile(path string) bool {
 
 // readTextSources gives one source per -l naming the file's layer (OGR names a text file's
 // only layer after its base name), or the one source when there is no -l.
-func readTextSources(path string, opt SourceOptions, reg *region) ([]Source, error) {
+func readTextSources(path string, opt SourceOptions, flt *sample.Filter) ([]Source, error) {
 	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	for _, l := range opt.Layers {
 		if !strings.EqualFold(l, name) {
 			return nil, fmt.Errorf("%s: layer %q not found (layers: %s)", path, l, name)
 		}
 	}
-	src, err := readText(path, opt, reg)
+	src, err := readText(path, opt, flt)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/aidw/aidw/sample"
 )
 
 // whitespace as a delimiter means runs of blanks (spaces and tabs).
@@ -30,16 +32,14 @@ type textLayout struct {
 // textParams are the per-sample settings every parse job shares (read-only).
 type textParams struct {
 	lay    *textLayout
-	reg    *region
-	zinc   float64
-	zmul   float64
+	flt    *sample.Filter
 	ox, oy float64
 	extent bool
 	zName  string
 }
 
 // readText reads a delimited text file of points with the native parser.
-func readText(path string, opt SourceOptions, reg *region) (Source, error) {
+func readText(path string, opt SourceOptions, flt *sample.Filter) (Source, error) {
 	f, err := openInput(path)
 	if err != nil {
 		return Source{}, fmt.Errorf("reading %s: %w", path, err)
@@ -49,8 +49,7 @@ func readText(path string, opt SourceOptions, reg *region) (Source, error) {
 	if err != nil {
 		return Source{}, fmt.Errorf("reading %s: %w", path, err)
 	}
-	zinc, zmul := opt.zTransform()
-	p := &textParams{lay: lay, reg: reg, zinc: zinc, zmul: zmul, ox: lay.first[0], oy: lay.first[1],
+	p := &textParams{lay: lay, flt: flt, ox: lay.first[0], oy: lay.first[1],
 		extent: opt.LayerExtent, zName: "z"}
 	if opt.ZField != "" {
 		p.zName = opt.ZField

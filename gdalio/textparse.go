@@ -253,16 +253,16 @@ func parseChunk(j textJob, p *textParams, out *sampleBuf) textResult {
 
 // add keeps a parsed sample, as the options say.
 func (r *textResult) add(p *textParams, x, y, z float64) {
-	z = (z + p.zinc) * p.zmul
+	z = p.flt.Z(z)
 	if !finite(x) || !finite(y) || !finite(z) {
 		r.nonFinite++
 		return
 	}
-	if p.reg != nil {
-		if p.extent && p.reg.touches(x, y) {
+	if reg := p.flt.Region; reg != nil {
+		if p.extent && reg.Touches(x, y) {
 			r.grow(x, y)
 		}
-		if !p.reg.within(x, y) {
+		if !reg.Within(x, y) {
 			return
 		}
 	} else if p.extent {

@@ -24,6 +24,10 @@ type pointDecoder struct {
 	zRange                 bool
 	zMin, zMax             float64
 	attr                   lasAttr
+	// samples is the readers' filter; set only when it can drop or change a point (a region,
+	// a z transform, or an attribute that may be NaN), so the plain path pays nothing.
+	samples *sample.Filter
+	qx, qy  float64 // compact: the quanta, for the region's absolute coordinates
 }
 
 func newPointDecoder(h Header, f Filter, dst *sample.Samples) (*pointDecoder, error) {
@@ -32,7 +36,10 @@ func newPointDecoder(h Header, f Filter, dst *sample.Samples) (*pointDecoder, er
 		return nil, err
 	}
 	d := &pointDecoder{recLen: h.RecordLength, scale: h.Scale, offset: h.Offset,
-		originX: dst.OriginX, originY: dst.OriginY, attr: attr}
+		originX: dst.OriginX, originY: dst.OriginY, attr: attr, qx: dst.QuantumX, qy: dst.QuantumY}
+	if s := f.Samples; s != nil && (s.Region != nil || s.Transforms() || attr.kind == attrF64) {
+		d.samples = s
+	}
 	if dst.IsCompact() {
 		var okX, okY bool
 		d.shiftX, okX = latticeShift(h.Scale[0], h.Offset[0], dst.QuantumX, dst.OriginX)
@@ -95,18 +102,33 @@ func latticeShift(scale, offset, q, origin float64) (int64, bool) {
 
 // decodeInto decodes whole records of buf into dst's samples from at on, in dst's form, and
 // returns how many passed the filter; false when a point does not fit the compact form.
-func (d *pointDecoder) decodeInto(buf []byte, dst *sample.Samples, at int) (int, bool) {
+func (d *pointDecoder) decodeInto(buf []byte, dst *sample.Samples, at int, nonFinite *int) (int, bool) {
 	if d.compact {
-		return d.decodeCompact(buf, dst.QX[at:], dst.QY[at:], dst.Z[at:])
+		return d.decodeCompact(buf, dst.QX[at:], dst.QY[at:], dst.Z[at:], nonFinite)
 	}
-	return d.decode(buf, dst.X[at:], dst.Y[at:], dst.Z[at:]), true
+	return d.decode(buf, dst.X[at:], dst.Y[at:], dst.Z[at:], nonFinite), true
+}
+
+// place applies the readers' filter to a point at (x, y), absolute coordinates, that the LAS
+// filters keep or not (keep): it returns the transformed value and whether the point stays.
+// A kept point whose value is not finite (a GPS time may be NaN) is dropped and counted.
+func (d *pointDecoder) place(x, y, z float64, keep uint8, nonFinite *int) (float64, bool) {
+	if keep == 0 || !d.samples.Keeps(x, y) {
+		return z, false
+	}
+	z = d.samples.Z(z)
+	if math.IsNaN(z) || math.IsInf(z, 0) {
+		*nonFinite++
+		return z, false
+	}
+	return z, true
 }
 
 // decodeCompact is decode into compact samples: the stored integers shifted onto the samples'
 // lattice, exactly. It returns false when a point's quanta do not fit in int32. It repeats
 // decode's loop: a function for the shared part of a record is not inlined, and costs a fifth
 // of the reading speed.
-func (d *pointDecoder) decodeCompact(buf []byte, qx, qy []int32, z []float64) (int, bool) {
+func (d *pointDecoder) decodeCompact(buf []byte, qx, qy []int32, z []float64, nonFinite *int) (int, bool) {
 	rl := d.recLen
 	n := len(buf) / rl
 	sz, oz := d.scale[2], d.offset[2]
@@ -126,6 +148,13 @@ func (d *pointDecoder) decodeCompact(buf []byte, qx, qy []int32, z []float64) (i
 		if d.attr.kind != attrZ {
 			zv = d.attr.value(r)
 		}
+		if d.samples != nil {
+			x := float64(int32(xq))*d.qx + d.originX
+			y := float64(int32(yq))*d.qy + d.originY
+			var ok bool
+			zv, ok = d.place(x, y, zv, keep, nonFinite)
+			keep &= b2u(ok)
+		}
 		fits = fits && xq == int64(int32(xq)) && yq == int64(int32(yq))
 		qx[k], qy[k], z[k] = int32(xq), int32(yq), zv
 		k += int(keep)
@@ -135,7 +164,7 @@ func (d *pointDecoder) decodeCompact(buf []byte, qx, qy []int32, z []float64) (i
 
 // decode turns whole records of buf into samples at x[0:], y[0:], z[0:] and returns how many
 // passed the filter.
-func (d *pointDecoder) decode(buf []byte, x, y, z []float64) int {
+func (d *pointDecoder) decode(buf []byte, x, y, z []float64, nonFinite *int) int {
 	rl := d.recLen
 	n := len(buf) / rl
 	sx, sy, sz := d.scale[0], d.scale[1], d.scale[2]
@@ -154,6 +183,11 @@ func (d *pointDecoder) decode(buf []byte, x, y, z []float64) int {
 		}
 		if d.attr.kind != attrZ {
 			zv = d.attr.value(r)
+		}
+		if d.samples != nil {
+			var ok bool
+			zv, ok = d.place(xv, yv, zv, keep, nonFinite)
+			keep &= b2u(ok)
 		}
 		// k <= p < n: the write is in bounds whether or not the point is kept
 		x[k] = xv - d.originX

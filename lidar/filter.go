@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/aidw/aidw/sample"
 )
 
 // Filter selects the points of a LAS file that become samples, and the attribute that
@@ -23,6 +25,9 @@ type Filter struct {
 	ZRange *[2]float64
 	// Field is the attribute gridded instead of Z: one of Fields; "" means Z.
 	Field string
+	// Samples is the filter every reader applies (-spat, -clipsrc, the z transform), applied
+	// while decoding too; nil for none.
+	Samples *sample.Filter
 }
 
 // Fields are the attributes Filter.Field can name. gps_time needs point format 1, 3-10;

@@ -53,8 +53,8 @@ func BenchmarkReadLAS(b *testing.B) {
 					}
 					return
 				}
-				if s, _, err := ReadFiles(context.Background(), OpenLocal, []string{path}, c.filter, nil); err != nil || !s.IsCompact() {
-					b.Fatalf("compact %v, %v", s != nil && s.IsCompact(), err)
+				if c, err := ReadFiles(context.Background(), OpenLocal, []string{path}, c.filter, nil); err != nil || !c.Samples.IsCompact() {
+					b.Fatalf("compact %v, %v", c != nil && c.Samples.IsCompact(), err)
 				}
 			}
 			read() // into the page cache

@@ -192,14 +192,14 @@ func readWithChunk(t *testing.T, path string, flt Filter, s *sample.Samples, chu
 		t.Fatal(err)
 	}
 	f.chunkPoints = chunk
-	if err := f.Read(context.Background(), flt, s); err != nil {
+	if _, err := f.Read(context.Background(), flt, s); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // readLocal reads a local file's points into s, as the LAS reader does.
 func readLocal(path string, flt Filter, s *sample.Samples) (Header, error) {
-	h, err := ReadFile(context.Background(), OpenLocal, path, flt, s)
+	h, _, err := ReadFile(context.Background(), OpenLocal, path, flt, s)
 	if err != nil {
 		return h, fmt.Errorf("reading %s: %w", path, err)
 	}

@@ -93,15 +93,16 @@ func ReadHeader(open Opener, path string) (Header, error) {
 }
 
 // Read appends to dst the points that pass the filter, relative to dst's origin and in dst's
-// form, decoding on every core. A file that is truncated or inconsistent is an error, and dst
-// is then left as it was; so is a cancelled ctx, which stops the reading within a chunk.
-func (f *File) Read(ctx context.Context, flt Filter, dst *sample.Samples) error {
+// form, decoding on every core, and returns how many points the filter dropped for a value
+// that is not finite. A file that is truncated or inconsistent is an error, and dst is then
+// left as it was; so is a cancelled ctx, which stops the reading within a chunk.
+func (f *File) Read(ctx context.Context, flt Filter, dst *sample.Samples) (int, error) {
 	if err := flt.Validate(); err != nil {
-		return err
+		return 0, err
 	}
 	d, err := newPointDecoder(f.Header, flt, dst)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if f.Compressed {
 		return f.readLAZ(ctx, d, dst)
@@ -131,7 +132,7 @@ type span struct{ first, n int }
 // records of chunk c put into a buffer by fill; the spans are then closed up in file order, so
 // the samples keep the file's order whatever the scheduling.
 func readChunks(ctx context.Context, chunks []span, recLen int, d *pointDecoder, dst *sample.Samples,
-	fill func(c int, buf []byte) error) error {
+	fill func(c int, buf []byte) error) (int, error) {
 	base, total := dst.Len(), 0
 	biggest := 0
 	for _, c := range chunks {
@@ -140,6 +141,7 @@ func readChunks(ctx context.Context, chunks []span, recLen int, d *pointDecoder,
 	}
 	dst.Grow(total)
 	kept := make([]int, len(chunks))
+	nonFinite := make([]int, len(chunks))
 	var (
 		next   atomic.Int64
 		failed atomic.Bool
@@ -166,7 +168,7 @@ func readChunks(ctx context.Context, chunks []span, recLen int, d *pointDecoder,
 					return
 				}
 				var fits bool
-				if kept[c], fits = d.decodeInto(b, dst, base+chunks[c].first); !fits {
+				if kept[c], fits = d.decodeInto(b, dst, base+chunks[c].first, &nonFinite[c]); !fits {
 					errs[c] = errOffLattice
 					failed.Store(true)
 					return
@@ -178,11 +180,14 @@ func readChunks(ctx context.Context, chunks []span, recLen int, d *pointDecoder,
 	if err := errors.Join(errs...); err != nil {
 		dst.Truncate(base)
 		if cerr := ctx.Err(); cerr != nil {
-			return cerr
+			return 0, cerr
 		}
-		return err
+		return 0, err
 	}
-	n := base
+	n, bad := base, 0
+	for _, k := range nonFinite {
+		bad += k
+	}
 	for c, k := range kept {
 		if at := base + chunks[c].first; at != n {
 			dst.Move(n, at, k)
@@ -190,64 +195,76 @@ func readChunks(ctx context.Context, chunks []span, recLen int, d *pointDecoder,
 		n += k
 	}
 	dst.Truncate(n)
-	return nil
+	return bad, nil
 }
 
-// ReadFiles reads the points of LAS/LAZ files that pass the filter as one set of samples, and
-// returns each file's header. The samples are compact (see sample.Samples) when every point
+// Cloud is the points of several files read as one.
+type Cloud struct {
+	Samples *sample.Samples
+	Headers []Header // each file's
+	// NonFinite counts the points dropped for a value that is not finite.
+	NonFinite int
+}
+
+// ReadFiles reads the points of LAS/LAZ files that pass the filter as one set of samples. The
+// samples are compact (see sample.Samples) when every point
 // lies on one lattice, that is when the files share their scales and their offsets are whole
 // multiples of them, as tiles of one survey do; else plain, in absolute coordinates. check,
 // when set, sees every header before any point is read (a memory check).
-func ReadFiles(ctx context.Context, open Opener, paths []string, flt Filter, check func([]Header) error) (*sample.Samples, []Header, error) {
-	headers := make([]Header, len(paths))
+func ReadFiles(ctx context.Context, open Opener, paths []string, flt Filter, check func([]Header) error) (*Cloud, error) {
+	c := &Cloud{Headers: make([]Header, len(paths))}
 	for i, p := range paths {
 		var err error
-		if headers[i], err = ReadHeader(open, p); err != nil {
-			return nil, nil, err
+		if c.Headers[i], err = ReadHeader(open, p); err != nil {
+			return nil, err
 		}
 	}
 	if check != nil {
-		if err := check(headers); err != nil {
-			return nil, nil, err
+		if err := check(c.Headers); err != nil {
+			return nil, err
 		}
 	}
-	s := newSamples(headers, true)
-	err := readInto(ctx, open, paths, flt, s)
+	c.Samples = newSamples(c.Headers, true)
+	err := c.readInto(ctx, open, paths, flt)
 	if errors.Is(err, errOffLattice) {
-		s = newSamples(headers, false)
-		err = readInto(ctx, open, paths, flt, s)
+		c.Samples = newSamples(c.Headers, false)
+		err = c.readInto(ctx, open, paths, flt)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return s, headers, nil
+	return c, nil
 }
 
-func readInto(ctx context.Context, open Opener, paths []string, flt Filter, s *sample.Samples) error {
+func (c *Cloud) readInto(ctx context.Context, open Opener, paths []string, flt Filter) error {
+	c.NonFinite = 0
 	for _, p := range paths {
-		if _, err := ReadFile(ctx, open, p, flt, s); err != nil {
+		_, bad, err := ReadFile(ctx, open, p, flt, c.Samples)
+		if err != nil {
 			if errors.Is(err, errOffLattice) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 				return err
 			}
 			return fmt.Errorf("reading %s: %w", p, err)
 		}
+		c.NonFinite += bad
 	}
 	return nil
 }
 
-// ReadFile appends to dst the points of one file that pass the filter (see File.Read) and
-// returns its header.
-func ReadFile(ctx context.Context, open Opener, path string, flt Filter, dst *sample.Samples) (Header, error) {
+// ReadFile appends to dst the points of one file that pass the filter (see File.Read), and
+// returns its header and how many points were dropped for a value that is not finite.
+func ReadFile(ctx context.Context, open Opener, path string, flt Filter, dst *sample.Samples) (Header, int, error) {
 	src, err := open(path)
 	if err != nil {
-		return Header{}, err
+		return Header{}, 0, err
 	}
 	defer src.Close()
 	f, err := Open(src)
 	if err != nil {
-		return Header{}, err
+		return Header{}, 0, err
 	}
-	return f.Header, f.Read(ctx, flt, dst)
+	bad, err := f.Read(ctx, flt, dst)
+	return f.Header, bad, err
 }
 
 // newSamples makes the samples that the files' points are read into: compact, if allowed and

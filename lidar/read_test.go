@@ -52,10 +52,11 @@ func TestReadLASCompactOrPlain(t *testing.T) {
 					want = append(want, [2]float64{x, y})
 				}
 			}
-			s, _, err := ReadFiles(context.Background(), OpenLocal, paths, Filter{}, nil)
+			cloud, err := ReadFiles(context.Background(), OpenLocal, paths, Filter{}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
+			s := cloud.Samples
 			if s.IsCompact() != c.compact || s.Len() != len(want) {
 				t.Fatalf("compact %v with %d samples, want %v with %d", s.IsCompact(), s.Len(), c.compact, len(want))
 			}

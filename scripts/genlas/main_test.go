@@ -28,7 +28,7 @@ func TestGeneratedFilesReadBack(t *testing.T) {
 				t.Fatal(err)
 			}
 			all := &sample.Samples{}
-			h, err := lidar.ReadFile(context.Background(), lidar.OpenLocal, path, lidar.Filter{}, all)
+			h, _, err := lidar.ReadFile(context.Background(), lidar.OpenLocal, path, lidar.Filter{}, all)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
@@ -48,7 +48,7 @@ func TestGeneratedFilesReadBack(t *testing.T) {
 			}
 
 			ground := &sample.Samples{}
-			if _, err := lidar.ReadFile(context.Background(), lidar.OpenLocal, path, lidar.Filter{Classes: []int{2}}, ground); err != nil {
+			if _, _, err := lidar.ReadFile(context.Background(), lidar.OpenLocal, path, lidar.Filter{Classes: []int{2}}, ground); err != nil {
 				t.Fatal(err)
 			}
 			// overlap points lose their class in formats 0-5 (they are class 12 there)
@@ -64,7 +64,7 @@ func TestGeneratedFilesReadBack(t *testing.T) {
 
 			last := &sample.Samples{}
 			flt := lidar.Filter{Returns: "last", DropWithheld: true, DropOverlap: true}
-			if _, err := lidar.ReadFile(context.Background(), lidar.OpenLocal, path, flt, last); err != nil {
+			if _, _, err := lidar.ReadFile(context.Background(), lidar.OpenLocal, path, flt, last); err != nil {
 				t.Fatal(err)
 			}
 			// last returns are the ground and noise points, less the withheld and overlap ones

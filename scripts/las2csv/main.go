@@ -58,7 +58,7 @@ func convert(out string, paths []string, f lidar.Filter) (err error) {
 	var line []byte
 	for _, p := range paths {
 		s := &sample.Samples{} // origin 0: absolute coordinates
-		if _, err := lidar.ReadFile(context.Background(), lidar.OpenLocal, p, f, s); err != nil {
+		if _, _, err := lidar.ReadFile(context.Background(), lidar.OpenLocal, p, f, s); err != nil {
 			return err
 		}
 		for i := range s.X {

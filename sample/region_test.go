@@ -1,13 +1,12 @@
-package gdalio
+package sample
 
-import "testing"
+import (
+	"testing"
+)
 
 func TestRegionWithinAndTouches(t *testing.T) {
-	polys, err := wktPolygons("POLYGON((0 0,10 0,10 10,0 10,0 0),(4 4,6 4,6 6,4 6,4 4))", func(string) {})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := region{polys: polys}
+	// POLYGON((0 0,10 0,10 10,0 10,0 0),(4 4,6 4,6 6,4 6,4 4))
+	r := Region{Polys: []Polygon{{{0, 0, 10, 0, 10, 10, 0, 10, 0, 0}, {4, 4, 6, 4, 6, 6, 4, 6, 4, 4}}}}
 	for _, c := range []struct {
 		x, y            float64
 		within, touches bool
@@ -22,16 +21,16 @@ func TestRegionWithinAndTouches(t *testing.T) {
 		{3.9, 5, true, true},  // just left of the hole
 		{-1e-9, 5, false, false},
 	} {
-		if got := r.within(c.x, c.y); got != c.within {
+		if got := r.Within(c.x, c.y); got != c.within {
 			t.Errorf("within(%v, %v) = %v, want %v", c.x, c.y, got, c.within)
 		}
-		if got := r.touches(c.x, c.y); got != c.touches {
+		if got := r.Touches(c.x, c.y); got != c.touches {
 			t.Errorf("touches(%v, %v) = %v, want %v", c.x, c.y, got, c.touches)
 		}
 	}
 	// a rectangle and a polygon together keep the points inside both
-	r.rect = &[4]float64{0, 0, 2, 2}
-	if !r.within(1, 1) || r.within(3, 1) || r.within(2, 1) {
+	r.Rect = &[4]float64{0, 0, 2, 2}
+	if !r.Within(1, 1) || r.Within(3, 1) || r.Within(2, 1) {
 		t.Error("the -spat rectangle must intersect the clip polygon")
 	}
 }
