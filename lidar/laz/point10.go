@@ -629,4 +629,3 @@ func (pd *p10Decoder) decode(data []byte, points int, dst []byte, exact bool, st
 	}
 	return d.check(exact)
 }
-
