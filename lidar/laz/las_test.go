@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -124,4 +125,12 @@ func openBytes(f *lasFile, data []byte) (*Reader, error) {
 		return nil, err
 	}
 	return Open(bytes.NewReader(data), int64(len(data)), info, f.pointOffset, f.count, f.recLen)
+}
+
+func (f *lasFile) scale() (float64, float64) {
+	return math.Float64frombits(binary.LittleEndian.Uint64(f.data[131:])), math.Float64frombits(binary.LittleEndian.Uint64(f.data[139:]))
+}
+
+func (f *lasFile) offset() (float64, float64) {
+	return math.Float64frombits(binary.LittleEndian.Uint64(f.data[155:])), math.Float64frombits(binary.LittleEndian.Uint64(f.data[163:]))
 }

@@ -618,11 +618,11 @@ func (pd *p10Decoder) decode(data []byte, points int, dst []byte, exact bool, st
 				}
 			}
 		}
-		if i&4095 == 0 {
+		if i&63 == 0 {
 			if d.pos > len(d.buf)+8 || d.bad {
 				break
 			}
-			if stop != nil && stop() {
+			if i&4095 == 0 && stop != nil && stop() {
 				return errStopped
 			}
 		}

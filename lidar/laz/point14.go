@@ -460,11 +460,11 @@ func (pd *p14Decoder) decode(src io.ReaderAt, offset, bytes int64, points int, d
 		if lay.nbytes > 0 {
 			pd.readBytes(rec[lay.bytes:lay.bytes+lay.nbytes], sel)
 		}
-		if i&4095 == 0 {
-			if pd.dec[layXY].pos > len(pd.dec[layXY].buf)+8 {
+		if i&63 == 0 {
+			if pd.overrun() {
 				break
 			}
-			if stop != nil && stop() {
+			if i&4095 == 0 && stop != nil && stop() {
 				return errStopped
 			}
 		}
@@ -484,6 +484,22 @@ func (pd *p14Decoder) decode(src io.ReaderAt, offset, bytes int64, points int, d
 		}
 	}
 	return nil
+}
+
+// overrun reports whether a layer's decoder has read well past its bytes:
+// the data is corrupt and decoding further is wasted.
+func (pd *p14Decoder) overrun() bool {
+	for k := range pd.dec {
+		if pd.on[k] && (pd.dec[k].pos > len(pd.dec[k].buf)+8 || pd.dec[k].bad) {
+			return true
+		}
+	}
+	for k := range pd.bdec {
+		if pd.bon[k] && pd.bdec[k].pos > len(pd.bdec[k].buf)+8 {
+			return true
+		}
+	}
+	return false
 }
 
 // emitFirst writes the chunk's first point, which is stored raw.
