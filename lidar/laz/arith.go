@@ -1,5 +1,7 @@
 package laz
 
+import "unsafe"
+
 // The adaptive binary arithmetic decoder LASzip uses (after Amir Said's
 // FastAC), reading from an in-memory byte slice.
 //
@@ -180,40 +182,46 @@ func (m *symModel) update() {
 	m.until = m.cycle
 }
 
+// at reads p[i] without a bounds check. Every caller's index is in range by
+// construction: symbols are below the model's size, table indexes are
+// clamped to the table.
+func at(p []uint32, i uint32) uint32 {
+	return *(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(p)), uintptr(i)*4))
+}
+
 func (d *decoder) decodeSymbol(m *symModel) uint32 {
 	var sym, x uint32
 	y := d.length
-	d.length >>= dmLengthShift
+	length := d.length >> dmLengthShift
+	value := d.value
+	dist := m.dist
 	if m.table != nil {
-		dv := d.value / d.length
+		dv := value / length
 		t := dv >> m.shift
 		if t > m.tsize {
 			d.bad = true
 			t = m.tsize
 		}
-		table := m.table[t : t+2]
-		sym = table[0]
-		n := table[1] + 1
-		dist := m.dist
+		sym = at(m.table, t)
+		n := at(m.table, t+1) + 1
 		for n > sym+1 {
 			k := (sym + n) >> 1
-			if dist[k] > dv {
+			if at(dist, k) > dv {
 				n = k
 			} else {
 				sym = k
 			}
 		}
-		x = dist[sym] * d.length
+		x = at(dist, sym) * length
 		if sym != m.last {
-			y = dist[sym+1] * d.length
+			y = at(dist, sym+1) * length
 		}
 	} else {
 		n := m.symbols
 		k := n >> 1
-		dist := m.dist
 		for {
-			z := d.length * dist[k]
-			if z > d.value {
+			z := length * at(dist, k)
+			if z > value {
 				n = k
 				y = z
 			} else {
@@ -226,12 +234,12 @@ func (d *decoder) decodeSymbol(m *symModel) uint32 {
 			}
 		}
 	}
-	d.value -= x
+	d.value = value - x
 	d.length = y - x
 	if d.length < acMinLength {
 		d.renorm()
 	}
-	m.count[sym]++
+	*(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(m.count)), uintptr(sym)*4))++
 	m.until--
 	if m.until == 0 {
 		m.update()

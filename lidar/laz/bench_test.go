@@ -56,9 +56,13 @@ func benchDecode(b *testing.B, name string, sel Fields) {
 // BenchmarkDecodeAutzen: point format 3 (POINT10, GPSTIME11, RGB12), x, y, z and classification.
 func BenchmarkDecodeAutzen(b *testing.B) { benchDecode(b, "autzen_trim.laz", Classification) }
 
-// BenchmarkDecodePoint14: point format 10 (POINT14, RGBNIR14, WAVEPACKET14), the largest
-// point14 fixture, x, y, z and classification: only 4 of its 12 layers are decoded.
-func BenchmarkDecodePoint14(b *testing.B) { benchDecode(b, "fullwave.laz", Classification) }
+// BenchmarkDecodePoint14: point format 6 (POINT14 only: the common LAS 1.4 case), x, y, z
+// and classification: 4 of its 9 layers are decoded, the other 5 skipped unread.
+func BenchmarkDecodePoint14(b *testing.B) { benchDecode(b, "1_4_w_evlr.laz", Classification) }
 
-// BenchmarkDecodePoint14All decodes every layer of the same file.
-func BenchmarkDecodePoint14All(b *testing.B) { benchDecode(b, "fullwave.laz", AllFields) }
+// BenchmarkDecodePoint14Fullwave: point format 10 (POINT14, RGBNIR14, WAVEPACKET14), the
+// largest point14 fixture, x, y, z and classification (4 of 12 layers).
+func BenchmarkDecodePoint14Fullwave(b *testing.B) { benchDecode(b, "fullwave.laz", Classification) }
+
+// BenchmarkDecodePoint14FullwaveAll decodes every layer of the same file.
+func BenchmarkDecodePoint14FullwaveAll(b *testing.B) { benchDecode(b, "fullwave.laz", AllFields) }
