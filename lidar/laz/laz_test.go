@@ -45,3 +45,16 @@ func TestTwins(t *testing.T) {
 		})
 	}
 }
+
+func TestDecodeAllCancel(t *testing.T) {
+	f, r := openLAZ(t, "autzen_trim.laz")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	dst := make([]byte, int(f.count)*f.recLen)
+	if err := r.DecodeAll(ctx, 2, AllFields, dst); err != context.Canceled {
+		t.Fatalf("cancelled context: got %v", err)
+	}
+	if err := r.DecodeAll(context.Background(), 2, AllFields, dst[:10]); err == nil {
+		t.Fatal("short destination: no error")
+	}
+}

@@ -652,8 +652,7 @@ func (pd *p14Decoder) startRGB(ci uint32, from *[4]uint16) {
 }
 
 func (pd *p14Decoder) readRGB(rec []byte, sel Fields) {
-	cur := pd.ctx[pd.cur&3].last.channel & 3
-	cur = pd.cur & 3
+	cur := pd.cur & 3
 	li := pd.rgbCur
 	if pd.rgbCur != cur {
 		pd.rgbCur = cur
