@@ -1,0 +1,334 @@
+package laz
+
+import "unsafe"
+
+// The adaptive binary arithmetic decoder LASzip uses (after Amir Said's
+// FastAC), reading from an in-memory byte slice.
+//
+// Corrupt input must never crash the decoder, so it never indexes past its
+// input: bytes beyond the end read as zero and pos keeps counting, so that the
+// caller can tell an overrun (pos > len(buf)) and a short read (pos < len(buf))
+// apart from a stream that was consumed exactly. A valid LASzip stream is
+// always consumed exactly: the encoder pads its last bytes to what the decoder
+// reads. bad records states that no valid stream can reach.
+
+const (
+	acMinLength   = 1 << 24
+	dmLengthShift = 15
+	dmMaxCount    = 1 << dmLengthShift
+	bmLengthShift = 13
+	bmMaxCount    = 1 << bmLengthShift
+)
+
+type decoder struct {
+	buf    []byte
+	pos    int
+	value  uint32
+	length uint32
+	bad    bool
+}
+
+func (d *decoder) init(buf []byte) {
+	d.buf = buf
+	d.pos = 0
+	d.bad = false
+	d.length = 0xFFFFFFFF
+	d.value = 0
+	for i := 0; i < 4; i++ {
+		d.value = d.value<<8 | uint32(d.next())
+	}
+	if d.value == 0xFFFFFFFF {
+		d.bad = true
+	}
+}
+
+func (d *decoder) next() byte {
+	p := d.pos
+	d.pos++
+	if uint(p) < uint(len(d.buf)) {
+		return d.buf[p]
+	}
+	return 0
+}
+
+// check reports how the stream ended: nil when it was consumed exactly.
+func (d *decoder) check(exact bool) error {
+	switch {
+	case d.pos > len(d.buf):
+		return errOverrun
+	case d.bad || d.value >= d.length:
+		return errCorrupt
+	case exact && d.pos < len(d.buf):
+		return errShort
+	}
+	return nil
+}
+
+func (d *decoder) renorm() {
+	for {
+		p := d.pos
+		d.pos++
+		var b byte
+		if uint(p) < uint(len(d.buf)) {
+			b = d.buf[p]
+		}
+		d.value = d.value<<8 | uint32(b)
+		d.length <<= 8
+		if d.length >= acMinLength {
+			return
+		}
+	}
+}
+
+// symModel is an adaptive model of symbols 0..n-1.
+type symModel struct {
+	dist    []uint32
+	count   []uint32
+	table   []uint32 // decoding accelerator; nil for 16 symbols or fewer
+	symbols uint32
+	last    uint32
+	total   uint32
+	cycle   uint32
+	until   uint32
+	shift   uint32
+	tsize   uint32
+	gen     uint32 // the generation (chunk) this model was last initialised for
+}
+
+func (m *symModel) alloc(n uint32) {
+	m.symbols = n
+	m.last = n - 1
+	tsize := uint32(0)
+	if n > 16 {
+		bits := uint32(3)
+		for n > 1<<(bits+2) {
+			bits++
+		}
+		tsize = 1 << bits
+		m.shift = dmLengthShift - bits
+	}
+	m.tsize = tsize
+	size := 2 * n
+	if tsize > 0 {
+		size += tsize + 2
+	}
+	mem := make([]uint32, size)
+	m.dist = mem[:n:n]
+	m.count = mem[n : 2*n : 2*n]
+	if tsize > 0 {
+		m.table = mem[2*n:]
+	}
+}
+
+// reset puts the model back into its initial state (allocating it on first
+// use) and stamps it with gen.
+func (m *symModel) reset(n, gen uint32) {
+	if m.dist == nil {
+		m.alloc(n)
+	}
+	for i := range m.count {
+		m.count[i] = 1
+	}
+	m.total = 0
+	m.cycle = m.symbols
+	m.update()
+	m.cycle = (m.symbols + 6) >> 1
+	m.until = m.cycle
+	m.gen = gen
+}
+
+func (m *symModel) update() {
+	m.total += m.cycle
+	if m.total > dmMaxCount {
+		m.total = 0
+		for i, c := range m.count {
+			c = (c + 1) >> 1
+			m.count[i] = c
+			m.total += c
+		}
+	}
+	scale := 0x80000000 / m.total
+	sum := uint32(0)
+	dist := m.dist
+	count := m.count[:len(dist)]
+	if m.table == nil {
+		for k := range dist {
+			dist[k] = (scale * sum) >> (31 - dmLengthShift)
+			sum += count[k]
+		}
+	} else {
+		table := m.table
+		s := uint32(0)
+		for k := range dist {
+			v := (scale * sum) >> (31 - dmLengthShift)
+			dist[k] = v
+			sum += count[k]
+			w := v >> m.shift
+			for s < w {
+				s++
+				table[s] = uint32(k) - 1
+			}
+		}
+		table[0] = 0
+		for s <= m.tsize {
+			s++
+			table[s] = m.symbols - 1
+		}
+	}
+	m.cycle = (5 * m.cycle) >> 2
+	if max := (m.symbols + 6) << 3; m.cycle > max {
+		m.cycle = max
+	}
+	m.until = m.cycle
+}
+
+// at reads p[i] without a bounds check. Every caller's index is in range by
+// construction: symbols are below the model's size, table indexes are
+// clamped to the table.
+func at(p []uint32, i uint32) uint32 {
+	return *(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(p)), uintptr(i)*4))
+}
+
+func (d *decoder) decodeSymbol(m *symModel) uint32 {
+	var sym, x uint32
+	y := d.length
+	length := d.length >> dmLengthShift
+	value := d.value
+	dist := m.dist
+	if m.table != nil {
+		dv := value / length
+		t := dv >> m.shift
+		if t > m.tsize {
+			d.bad = true
+			t = m.tsize
+		}
+		sym = at(m.table, t)
+		n := at(m.table, t+1) + 1
+		for n > sym+1 {
+			k := (sym + n) >> 1
+			if at(dist, k) > dv {
+				n = k
+			} else {
+				sym = k
+			}
+		}
+		x = at(dist, sym) * length
+		if sym != m.last {
+			y = at(dist, sym+1) * length
+		}
+	} else {
+		n := m.symbols
+		k := n >> 1
+		for {
+			z := length * at(dist, k)
+			if z > value {
+				n = k
+				y = z
+			} else {
+				sym = k
+				x = z
+			}
+			k = (sym + n) >> 1
+			if k == sym {
+				break
+			}
+		}
+	}
+	d.value = value - x
+	d.length = y - x
+	if d.length < acMinLength {
+		d.renorm()
+	}
+	*(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(m.count)), uintptr(sym)*4))++
+	m.until--
+	if m.until == 0 {
+		m.update()
+	}
+	return sym
+}
+
+// bitModel is an adaptive model of one binary decision.
+type bitModel struct {
+	c0, total, prob, until, cycle uint32
+}
+
+func (m *bitModel) reset() {
+	*m = bitModel{c0: 1, total: 2, prob: 1 << (bmLengthShift - 1), until: 4, cycle: 4}
+}
+
+func (m *bitModel) update() {
+	m.total += m.cycle
+	if m.total > bmMaxCount {
+		m.total = (m.total + 1) >> 1
+		m.c0 = (m.c0 + 1) >> 1
+		if m.c0 == m.total {
+			m.total++
+		}
+	}
+	scale := 0x80000000 / m.total
+	m.prob = (m.c0 * scale) >> (31 - bmLengthShift)
+	m.cycle = (5 * m.cycle) >> 2
+	if m.cycle > 64 {
+		m.cycle = 64
+	}
+	m.until = m.cycle
+}
+
+func (d *decoder) decodeBit(m *bitModel) uint32 {
+	x := m.prob * (d.length >> bmLengthShift)
+	var sym uint32
+	if d.value >= x {
+		sym = 1
+		d.value -= x
+		d.length -= x
+	} else {
+		d.length = x
+		m.c0++
+	}
+	if d.length < acMinLength {
+		d.renorm()
+	}
+	m.until--
+	if m.until == 0 {
+		m.update()
+	}
+	return sym
+}
+
+// readBits reads bits (1..32) raw bits.
+func (d *decoder) readBits(bits uint32) uint32 {
+	if bits > 19 {
+		lo := d.readShort()
+		hi := d.readBits(bits - 16)
+		return hi<<16 | lo
+	}
+	d.length >>= bits
+	sym := d.value / d.length
+	d.value -= d.length * sym
+	if d.length < acMinLength {
+		d.renorm()
+	}
+	return sym
+}
+
+func (d *decoder) readShort() uint32 {
+	d.length >>= 16
+	sym := d.value / d.length
+	d.value -= d.length * sym
+	if d.length < acMinLength {
+		d.renorm()
+	}
+	return sym & 0xFFFF
+}
+
+func (d *decoder) readInt() uint32 {
+	lo := d.readShort()
+	hi := d.readShort()
+	return hi<<16 | lo
+}
+
+func (d *decoder) readInt64() uint64 {
+	lo := uint64(d.readInt())
+	hi := uint64(d.readInt())
+	return hi<<32 | lo
+}
