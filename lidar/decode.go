@@ -28,6 +28,9 @@ type pointDecoder struct {
 	// a z transform, or an attribute that may be NaN), so the plain path pays nothing.
 	samples *sample.Filter
 	qx, qy  float64 // compact: the quanta, for the region's absolute coordinates
+	// what a LAZ decoder must decode besides x, y, z and the returns
+	classesOrFlags bool
+	field          string
 }
 
 func newPointDecoder(h Header, f Filter, dst *sample.Samples) (*pointDecoder, error) {
@@ -40,6 +43,8 @@ func newPointDecoder(h Header, f Filter, dst *sample.Samples) (*pointDecoder, er
 	if s := f.Samples; s != nil && (s.Region != nil || s.Transforms() || attr.kind == attrF64) {
 		d.samples = s
 	}
+	d.classesOrFlags = len(f.Classes) > 0 || f.DropWithheld || f.DropOverlap
+	d.field = strings.ToLower(f.Field)
 	if dst.IsCompact() {
 		var okX, okY bool
 		d.shiftX, okX = latticeShift(h.Scale[0], h.Offset[0], dst.QuantumX, dst.OriginX)

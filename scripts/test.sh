@@ -5,6 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
+# LASzip's own decoder (laz-perf, WebAssembly) is the LAZ tests' independent oracle
+if command -v npm >/dev/null; then
+	scripts/lazperf/setup.sh >/dev/null
+	export AIDW_LAZPERF=1
+fi
 go vet ./...
 go test -count=1 ./...
 bench=$(mktemp -d)

@@ -3,7 +3,8 @@
 //
 //   node laz2las.js in.laz out.bin          raw point records, count*recordLength bytes
 //   node laz2las.js --las in.laz out.las    a LAS file: the LAZ header and VLRs with the
-//                                           laszip bit cleared, then the point records
+//                                           laszip bit cleared, the point records, then
+//                                           the EVLRs of LAS 1.4
 // Prints "format length count" on stdout. Used by lidar/laz's oracle test.
 'use strict';
 const fs = require('fs');
@@ -39,7 +40,15 @@ async function main() {
     const offset = input.readUInt32LE(96);
     const head = Buffer.from(input.subarray(0, offset));
     head[104] &= 0x3f; // clear the compression bits of the point format
-    fs.writeFileSync(args[1], Buffer.concat([head, out]));
+    const parts = [head, out];
+    // LAS 1.4 keeps EVLRs (a WKT CRS, COPC's hierarchy) after the points: move them after the
+    // uncompressed points, and say where they now start.
+    if (input[25] >= 4 && input.readUInt32LE(243) > 0) {
+      const start = Number(input.readBigUInt64LE(235));
+      head.writeBigUInt64LE(BigInt(offset + out.length), 235);
+      parts.push(input.subarray(start));
+    }
+    fs.writeFileSync(args[1], Buffer.concat(parts));
   } else {
     fs.writeFileSync(args[1], out);
   }

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// lazPerf returns node and laz-perf's laz2las.js (scripts/lazperf), skipping the test when
+// they are missing; AIDW_LAZPERF=1 makes that a failure (CI installs them).
+func lazPerf(t *testing.T) (node, script string) {
+	t.Helper()
+	dir, _ := filepath.Abs(filepath.Join("..", "..", "scripts", "lazperf"))
+	node, err := exec.LookPath("node")
+	_, modErr := os.Stat(filepath.Join(dir, "node_modules", "laz-perf"))
+	if err != nil || modErr != nil {
+		if os.Getenv("AIDW_LAZPERF") == "1" {
+			t.Fatalf("AIDW_LAZPERF=1 but node (%v) or laz-perf (%v) is missing: run scripts/lazperf/setup.sh", err, modErr)
+		}
+		t.Skip("laz-perf is not installed (scripts/lazperf/setup.sh)")
+	}
+	return node, filepath.Join(dir, "laz2las.js")
+}
+
+// Every LAZ fixture grids, with nearest and with local AIDW, to the raster its points give when
+// LASzip's own decoder (laz-perf, WebAssembly) turns them into LAS: bit for bit.
+func TestLAZGridsAsLazPerfLAS(t *testing.T) {
+	node, script := lazPerf(t)
+	fixtures, err := filepath.Glob(filepath.Join("..", "..", "testdata", "laz", "*.laz"))
+	if err != nil || len(fixtures) == 0 {
+		t.Fatalf("no LAZ fixtures: %v", err)
+	}
+	dir := t.TempDir()
+	for _, laz := range fixtures {
+		name := strings.TrimSuffix(filepath.Base(laz), ".laz")
+		t.Run(name, func(t *testing.T) {
+			las := filepath.Join(dir, name+".las")
+			out, err := exec.Command(node, script, "--las", laz, las).CombinedOutput()
+			if err != nil && name == "fullwave" {
+				// laz-perf 0.0.7 fails on point format 10's wave packets: aidw must still grid it
+				if code, _, stderr := runAidw(t, "grid", "-q", "-outsize", "64", "64", laz, filepath.Join(dir, "fw.tif")); code != 0 {
+					t.Fatalf("fullwave: exit %d: %s", code, stderr)
+				}
+				t.Skipf("laz-perf 0.0.7 cannot decode %s to compare with: %s", name, firstLine(string(out)))
+			}
+			if err != nil {
+				t.Fatalf("laz-perf: %v: %s", err, out)
+			}
+			for _, alg := range []string{"nearest", "aidw:max_points=12"} {
+				want := filepath.Join(dir, name+"-las.tif")
+				got := filepath.Join(dir, name+"-laz.tif")
+				for _, c := range [][2]string{{las, want}, {laz, got}} {
+					if code, _, stderr := runAidw(t, "grid", "-q", "-a", alg, "-outsize", "64", "64", c[0], c[1]); code != 0 {
+						t.Fatalf("%s %s: exit %d: %s", alg, c[0], code, stderr)
+					}
+				}
+				sameRaster(t, name+" "+alg, readRaster(t, got, 1), readRaster(t, want, 1))
+			}
+		})
+	}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
+}
+
+// A COPC file gridded for a quarter of its extent, from a server on loopback, reads only the
+// octree nodes that meet the quarter: fewer bytes than the file, and the raster of the whole
+// file's points (decoded by laz-perf as LAS) cropped the same way.
+func TestCOPCReadsOnlyTheNodesItNeeds(t *testing.T) {
+	node, script := lazPerf(t)
+	copc := filepath.Join("..", "..", "testdata", "laz", "simple.copc.laz")
+	data, err := os.ReadFile(copc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	las := filepath.Join(dir, "simple.las")
+	if out, err := exec.Command(node, script, "--las", copc, las).CombinedOutput(); err != nil {
+		t.Fatalf("laz-perf: %v: %s", err, out)
+	}
+	var served atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/simple.copc.laz" {
+			http.NotFound(w, r)
+			return
+		}
+		http.ServeContent(countingWriter{w, &served}, r, "simple.copc.laz", time.Time{}, bytes.NewReader(data))
+	}))
+	defer srv.Close()
+	h := readLASBox(t, data)
+	midX, midY := (h[0]+h[2])/2, (h[1]+h[3])/2
+	spat := []string{"-spat", fmt.Sprint(h[0]), fmt.Sprint(h[1]), fmt.Sprint(midX), fmt.Sprint(midY),
+		"-txe", fmt.Sprint(h[0]), fmt.Sprint(midX), "-tye", fmt.Sprint(h[1]), fmt.Sprint(midY), "-outsize", "40", "40"}
+	want, got := filepath.Join(dir, "las.tif"), filepath.Join(dir, "copc.tif")
+	// GDAL fetches 16 KiB blocks, half this small file: ask for 1 KiB ones
+	for _, c := range [][2]string{{las, want}, {"/vsicurl/" + srv.URL + "/simple.copc.laz", got}} {
+		args := append(append([]string{"grid", "-q", "-a", "nearest", "--config", "CPL_VSIL_CURL_CHUNK_SIZE", "1024",
+			"--config", "GDAL_DISABLE_READDIR_ON_OPEN", "EMPTY_DIR"}, spat...), c[0], c[1])
+		if code, _, stderr := runAidw(t, args...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", c[0], code, stderr)
+		}
+	}
+	sameRaster(t, "a quarter of simple.copc.laz", readRaster(t, got, 1), readRaster(t, want, 1))
+	if n := served.Load(); n >= int64(len(data)) || n == 0 {
+		t.Errorf("the server sent %d bytes of a %d-byte file for a quarter of it", n, len(data))
+	} else {
+		t.Logf("a quarter read %d of the file's %d bytes", n, len(data))
+	}
+}
+
+// readLASBox is the header's x and y bounds: xmin ymin xmax ymax.
+func readLASBox(t *testing.T, b []byte) [4]float64 {
+	f := func(at int) float64 { return math.Float64frombits(binary.LittleEndian.Uint64(b[at:])) }
+	return [4]float64{f(187), f(203), f(179), f(195)}
+}
+
+// countingWriter counts the bytes of the responses it writes.
+type countingWriter struct {
+	http.ResponseWriter
+	n *atomic.Int64
+}
+
+func (w countingWriter) Write(b []byte) (int, error) {
+	n, err := w.ResponseWriter.Write(b)
+	w.n.Add(int64(n))
+	return n, err
+}
