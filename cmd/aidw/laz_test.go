@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/binary"
 	"fmt"
@@ -136,4 +137,62 @@ func (w countingWriter) Write(b []byte) (int, error) {
 	n, err := w.ResponseWriter.Write(b)
 	w.n.Add(int64(n))
 	return n, err
+}
+
+// A header that declares more points than memory holds (1.5e9 here, in a LAZ file whose size
+// cannot contradict it) is refused from the header, before any point is read: a one-line
+// error saying what it needs, not Go's out-of-memory dump.
+func TestHugePointCountRefused(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "laz", "simple.laz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary.LittleEndian.PutUint32(data[107:], 1_500_000_000)
+	dir := t.TempDir()
+	src, dst := filepath.Join(dir, "huge.laz"), filepath.Join(dir, "o.tif")
+	if err := os.WriteFile(src, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runAidw(t, "grid", "-q", src, dst)
+	if code == 0 || !strings.Contains(stderr, "1.5e+09 points") || !strings.Contains(stderr, "GiB of memory available") ||
+		strings.Contains(stderr, "goroutine") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(dst); err == nil {
+		t.Error("an output was left")
+	}
+}
+
+// The README's Haystack DEM command on a /vsizip/ copy of the survey gives the raster of the
+// plain file, bit for bit.
+func TestHaystackDEMFromZip(t *testing.T) {
+	las := filepath.Join("..", "..", "testdata", "Haystack_Rock.las")
+	data, err := os.ReadFile(las)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	zipPath := filepath.Join(dir, "survey.zip")
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	w, err := zw.Create("lidar/Haystack_Rock.las")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(data)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(zipPath, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	readme := []string{"grid", "-q", "-a", "aidw:max_points=12", "-txe", "2230738", "2231105", "-tye", "252070", "252411",
+		"-tr", "1", "1", "-ot", "Float32", "-co", "COMPRESS=DEFLATE"}
+	want, got := filepath.Join(dir, "plain.tif"), filepath.Join(dir, "zip.tif")
+	for _, c := range [][2]string{{las, want}, {"/vsizip/" + zipPath + "/lidar/Haystack_Rock.las", got}} {
+		if code, _, stderr := runAidw(t, append(readme, c[0], c[1])...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", c[0], code, stderr)
+		}
+	}
+	sameRaster(t, "Haystack DEM from /vsizip/", readRaster(t, got, 1), readRaster(t, want, 1))
 }
