@@ -34,6 +34,9 @@ func LeaveOneOut(ctx context.Context, alg Algorithm, s *Samples, t Target, threa
 	if n < 2 {
 		return nil, fmt.Errorf("leave-one-out needs at least 2 samples, got %d", n)
 	}
+	if err := checkCoordinates(s, t); err != nil {
+		return nil, err
+	}
 	p := &Problem{Samples: s, Target: t, Alg: alg, leaveOneOut: true}
 	prep, err := (&CPU{Threads: threads}).Prepare(ctx, p)
 	if err != nil {
@@ -65,6 +68,9 @@ func KFold(ctx context.Context, alg Algorithm, s *Samples, t Target, fold []int,
 	}
 	if k < 2 || k > n {
 		return nil, fmt.Errorf("%d folds: need 2 to %d (the number of samples)", k, n)
+	}
+	if err := checkCoordinates(s, t); err != nil {
+		return nil, err
 	}
 	out := make([]float64, n)
 	eng := &CPU{Threads: threads}

@@ -74,6 +74,12 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			w.Abort() // no temporary file outlives a panic (see protect)
+			panic(r)
+		}
+	}()
 	var preview *gdalio.Preview
 	if a.preview != "" {
 		preview, err = gdalio.NewPreview(target, outSRS, ropt.NoData, ropt.SetNoData)

@@ -4,25 +4,77 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/aidw/aidw/interp"
 )
 
 var version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	setMemoryLimit()
-	if err := newApp().RunContext(ctx, os.Args); err != nil {
-		fmt.Fprintf(os.Stderr, "ERROR: %v\n", err)
-		stop()
-		os.Exit(1)
+	code := exitCode(newApp().RunContext(ctx, os.Args), os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// exitCode prints err's one-line ERROR (with the stack of an internal error when AIDW_DEBUG
+// is set) and returns the exit code: 0 without error, 2 for an internal error, else 1.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
 	}
+	var ie *internalError
+	if errors.As(err, &ie) {
+		fmt.Fprintf(stderr, "ERROR: internal error: %s\n", oneLine(fmt.Sprint(ie.value)))
+		if os.Getenv("AIDW_DEBUG") != "" {
+			stderr.Write(ie.stack)
+		}
+		return 2
+	}
+	fmt.Fprintf(stderr, "ERROR: %v\n", err)
+	return 1
+}
+
+// internalError is a panic recovered in a command: a bug, not bad input.
+type internalError struct {
+	value any
+	stack []byte
+}
+
+func (e *internalError) Error() string { return fmt.Sprintf("internal error: %v", e.value) }
+
+// protect runs a command and turns a panic into an internalError, so that the command's
+// deferred cleanups have run (no temporary file is left) and the user gets one line instead
+// of a Go stack dump (AIDW_DEBUG=1 prints it). A panic of a worker goroutine comes with the
+// worker's stack.
+func protect(run func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			ie := &internalError{value: r, stack: debug.Stack()}
+			if pe, ok := r.(*interp.PanicError); ok {
+				ie.value, ie.stack = pe.Value, pe.Stack
+			}
+			err = ie
+		}
+	}()
+	return run()
+}
+
+// oneLine keeps the first line of s.
+func oneLine(s string) string {
+	first, _, _ := strings.Cut(s, "\n")
+	return first
 }
 
 func newApp() *cli.App {
@@ -46,7 +98,7 @@ func newApp() *cli.App {
 					if err != nil {
 						return err
 					}
-					return runGrid(c.Context, a, c.App.Writer, c.App.ErrWriter)
+					return protect(func() error { return runGrid(c.Context, a, c.App.Writer, c.App.ErrWriter) })
 				},
 			},
 			benchCommand(),
@@ -65,7 +117,7 @@ func newApp() *cli.App {
 					if err != nil {
 						return err
 					}
-					return runCV(c.Context, a, c.App.Writer, c.App.ErrWriter)
+					return protect(func() error { return runCV(c.Context, a, c.App.Writer, c.App.ErrWriter) })
 				},
 			},
 		},
