@@ -90,3 +90,36 @@ func TestPanicRemovesTemporaryFile(t *testing.T) {
 		t.Errorf("AIDW_DEBUG=1 printed %q, want the stack", out.String())
 	}
 }
+
+// TestGPKGAndZarrOutput: GeoPackage and Zarr refused the temporary file that was created
+// before the driver ran ("already exists") (issue 12, defect 2). Both are written, and equal
+// the GeoTIFF of the same command.
+func TestGPKGAndZarrOutput(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"grid", "-q", "-zfield", "elevation", "-ot", "Float32", "-outsize", "20", "20", "../../testdata/n43_samples.csv"}
+	ref := filepath.Join(dir, "o.tif")
+	if code, _, stderr := runAidw(t, append(args, ref)...); code != 0 {
+		t.Fatalf("tif: exit %d: %s", code, stderr)
+	}
+	want := readRaster(t, ref, 1)
+	for _, name := range []string{"o.gpkg", "o.zarr", "o.zarr"} { // the second Zarr replaces the first
+		dst := filepath.Join(dir, name)
+		if code, _, stderr := runAidw(t, append(args, dst)...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, stderr)
+		}
+		got := readRaster(t, dst, 1)
+		if got.cols != 20 || got.rows != 20 {
+			t.Fatalf("%s: %dx%d", name, got.cols, got.rows)
+		}
+		for i := range want.values {
+			if got.values[i] != want.values[i] {
+				t.Fatalf("%s: node %d = %v, the GeoTIFF has %v", name, i, got.values[i], want.values[i])
+			}
+		}
+	}
+	for _, n := range dirNames(t, dir) {
+		if strings.Contains(n, "aidwtmp") {
+			t.Errorf("left %s", n)
+		}
+	}
+}
