@@ -156,6 +156,9 @@ func runCV(ctx context.Context, c *cvArgs, stdout, stderr io.Writer) error {
 		if err := gdalio.CheckVectorDestination(c.residuals); err != nil {
 			return fmt.Errorf("-residuals: %w", err)
 		}
+		if err := gdalio.CheckNotSource(c.residuals, c.srcs); err != nil {
+			return fmt.Errorf("-residuals: %w", err)
+		}
 	}
 	if c.plot != "" {
 		if err := gdalio.CheckDestination(c.plot); err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -121,5 +122,71 @@ func TestGPKGAndZarrOutput(t *testing.T) {
 		if strings.Contains(n, "aidwtmp") {
 			t.Errorf("left %s", n)
 		}
+	}
+}
+
+// runAidwIn runs the binary in a working directory.
+func runAidwIn(t *testing.T, dir string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(aidwBin, args...)
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), stderr.String()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0, stderr.String()
+}
+
+// TestDestinationIsSource: a destination that is one of the sources was overwritten silently
+// (issue 12, defect 3). It is refused before any reading, whatever the spelling (./s.xyz, a
+// hard link, a glob), and so is a destination inside a source directory of LAS tiles.
+func TestDestinationIsSource(t *testing.T) {
+	dir := t.TempDir()
+	text := "x y elevation\n0 0 1\n1 0 2\n0 1 3\n1 1 4\n"
+	writeFile(t, dir, "s.xyz", text)
+	if err := os.Link(filepath.Join(dir, "s.xyz"), filepath.Join(dir, "link.xyz")); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink("s.xyz", filepath.Join(dir, "sym.xyz"))
+	tiles := filepath.Join(dir, "tiles")
+	os.Mkdir(tiles, 0o755)
+	las, _ := os.ReadFile("../../testdata/Haystack_Rock.las")
+	os.WriteFile(filepath.Join(tiles, "a.las"), las, 0o644)
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"same name", []string{"s.xyz", "s.xyz"}, "is the source"},
+		{"dot slash", []string{"./s.xyz", "s.xyz"}, "is the source"},
+		{"hard link", []string{"s.xyz", "link.xyz"}, "is the source"},
+		{"symbolic link", []string{"sym.xyz", "s.xyz"}, "is the source"},
+		{"absolute", []string{filepath.Join(dir, "s.xyz"), "s.xyz"}, "is the source"},
+		{"glob", []string{"*.xyz", "link.xyz"}, "is the source"},
+		{"second source", []string{"tiles", "s.xyz", "./link.xyz"}, "is the source"},
+		{"inside a LAS directory", []string{"tiles", "tiles/dem.xyz"}, "inside the source directory"},
+		{"inside a LAS directory, other spelling", []string{"./tiles/", "tiles/../tiles/dem.xyz"}, "inside the source directory"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"grid", "-q", "-zfield", "elevation", "-of", "XYZ", "-outsize", "20", "20"}, c.args...)
+			code, stderr := runAidwIn(t, dir, args...)
+			if msg := strings.TrimSpace(stderr); code != 1 || !strings.Contains(msg, c.want) || strings.Contains(msg, "\n") {
+				t.Errorf("exit %d, stderr %q: want exit 1 and one line saying %q", code, stderr, c.want)
+			}
+			if b, _ := os.ReadFile(filepath.Join(dir, "s.xyz")); string(b) != text {
+				t.Fatalf("the source was changed: %q", b)
+			}
+			if _, err := os.Stat(filepath.Join(tiles, "dem.xyz")); err == nil {
+				t.Fatal("wrote into the source directory")
+			}
+		})
+	}
+	// a destination beside the sources is fine
+	if code, stderr := runAidwIn(t, dir, "grid", "-q", "-zfield", "elevation", "-outsize", "4", "4", "s.xyz", "out.tif"); code != 0 {
+		t.Errorf("exit %d: %s", code, stderr)
 	}
 }

@@ -32,11 +32,17 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 	if err := gdalio.CheckDestination(a.dst); err != nil {
 		return err
 	}
+	if err := gdalio.CheckNotSource(a.dst, a.srcs); err != nil {
+		return err
+	}
 	if a.preview != "" {
 		if !strings.EqualFold(filepath.Ext(a.preview), ".png") {
 			return fmt.Errorf("-preview %s: the quick look is a PNG: give a .png file", a.preview)
 		}
 		if err := gdalio.CheckDestination(a.preview); err != nil {
+			return fmt.Errorf("-preview: %w", err)
+		}
+		if err := gdalio.CheckNotSource(a.preview, a.srcs); err != nil {
 			return fmt.Errorf("-preview: %w", err)
 		}
 	}
