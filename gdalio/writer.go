@@ -8,6 +8,7 @@ import "C"
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -59,6 +60,7 @@ type Writer struct {
 	ds         *godal.Dataset
 	bands      []godal.Band
 	errs       godal.ErrorHandler
+	warn       func(string)
 	// tmp is the dataset written; copyTo, when set, is the temporary CreateCopy output for a
 	// driver that cannot Create (tmp is then a GTiff).
 	tmp, copyTo string
@@ -190,7 +192,8 @@ func Create(path string, t interp.Target, opt RasterOptions) (*Writer, error) {
 		return nil, err
 	}
 	w := &Writer{path: path, format: format, create: opt.Create, cols: t.Cols, rows: t.Rows,
-		errs: godalErrors(warner(opt.Warn))}
+		warn: warner(opt.Warn)}
+	w.errs = godalErrors(w.warn)
 	createFormat, createOpts, ext := format, opt.Create, filepath.Ext(path)
 	if !canCreate {
 		if !canCopy {
@@ -306,7 +309,11 @@ func (w *Writer) Describe(band int, text string) error {
 
 // Commit flushes the raster, converts it when the driver can only CreateCopy, and renames the
 // finished files onto the destination. On failure it cleans up as Abort does.
-func (w *Writer) Commit() error {
+func (w *Writer) Commit() error { return w.CommitContext(context.Background()) }
+
+// CommitContext is Commit, stopped (and cleaned up) within a block of lines of the conversion
+// when ctx is done; it then returns ctx's error.
+func (w *Writer) CommitContext(ctx context.Context) error {
 	if w.ds == nil {
 		return errors.New("writer is closed")
 	}
@@ -314,7 +321,7 @@ func (w *Writer) Commit() error {
 	w.ds, w.bands = nil, nil
 	final := w.tmp
 	if err == nil && w.copyTo != "" {
-		err = w.copy()
+		err = w.copy(ctx)
 		final = w.copyTo
 	}
 	if err == nil {
@@ -325,28 +332,23 @@ func (w *Writer) Commit() error {
 	}
 	if err != nil {
 		w.Abort()
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return err
+		}
 		return fmt.Errorf("writing %s: %w", w.path, flat(err))
 	}
 	w.Abort() // the GTiff a CreateCopy read from, if any
 	return nil
 }
 
-// copy runs the driver's CreateCopy from the temporary GTiff, with the -co options.
-func (w *Writer) copy() error {
-	src, err := godal.Open(w.tmp, godal.RasterOnly(), godal.SiblingFiles(), godal.ErrLogger(w.errs))
-	if err != nil {
-		return err
-	}
-	defer src.Close(godal.ErrLogger(w.errs))
+// copy runs the driver's CreateCopy from the temporary GTiff, with the -co options; it stops
+// when ctx is done.
+func (w *Writer) copy(ctx context.Context) error {
 	args := []string{"-of", w.format}
 	for _, co := range w.create {
 		args = append(args, "-co", co)
 	}
-	out, err := src.Translate(w.copyTo, args, godal.ErrLogger(w.errs))
-	if err != nil {
-		return err
-	}
-	return out.Close(godal.ErrLogger(w.errs))
+	return translate(ctx, w.tmp, w.copyTo, args, w.warn)
 }
 
 // Abort closes and removes every temporary file; an existing destination stays as it was.

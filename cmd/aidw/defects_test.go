@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // writeFile writes text to dir/name and returns the path.
@@ -188,5 +190,61 @@ func TestDestinationIsSource(t *testing.T) {
 	// a destination beside the sources is fine
 	if code, stderr := runAidwIn(t, dir, "grid", "-q", "-zfield", "elevation", "-outsize", "4", "4", "s.xyz", "out.tif"); code != 0 {
 		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
+
+// TestInterruptDuringCopy: formats written in two steps (XYZ, PNG, COG: a GTiff, then the
+// driver's CreateCopy) ignored SIGINT and SIGTERM during the copy (issue 12, defect 4). The
+// copy now stops within a second and leaves no file.
+func TestInterruptDuringCopy(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			src := writeFile(t, dir, "s.csv", "x,y,z\n0,0,1\n10,0,2\n0,10,3\n10,10,4\n5,5,5\n")
+			out := filepath.Join(dir, "out")
+			os.Mkdir(out, 0o755)
+			cmd := exec.Command(aidwBin, "grid", "-q", "-a", "nearest", "-outsize", "3000", "3000", "-of", "XYZ", src, filepath.Join(out, "o.xyz"))
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			// the copy has begun when the driver's temporary .xyz appears beside the GTiff
+			deadline := time.Now().Add(60 * time.Second)
+			for copying := false; !copying; time.Sleep(5 * time.Millisecond) {
+				select {
+				case err := <-exited:
+					t.Fatalf("finished before the copy was seen: %v %s", err, stderr.String())
+				default:
+				}
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					t.Fatal("no copy phase seen in 60 s")
+				}
+				for _, n := range dirNames(t, out) {
+					copying = copying || strings.HasSuffix(n, ".xyz") && strings.Contains(n, "aidwtmp")
+				}
+			}
+			time.Sleep(50 * time.Millisecond)
+			sent := time.Now()
+			cmd.Process.Signal(sig)
+			select {
+			case <-exited:
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				t.Fatal("still running 10 s after the signal")
+			}
+			if took := time.Since(sent); took > 2*time.Second {
+				t.Errorf("exited %v after the signal, want within 2 s", took)
+			}
+			if cmd.ProcessState.ExitCode() == 0 {
+				t.Errorf("exit 0 after %v", sig)
+			}
+			if names := dirNames(t, out); len(names) != 0 {
+				t.Errorf("left %v", names)
+			}
+		})
 	}
 }

@@ -104,7 +104,7 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 		w.Abort()
 		return err
 	}
-	if err := w.Commit(); err != nil {
+	if err := w.CommitContext(ctx); err != nil {
 		return err
 	}
 	if preview != nil {
