@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -75,6 +76,7 @@ func TestPanicRemovesTemporaryFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = protect(func() error { return runGrid(context.Background(), a, panicWriter{}, io.Discard) })
+	openProgress.Store(nil) // the panicking writer's progress line: nothing to end
 	var ie *internalError
 	if !errors.As(err, &ie) {
 		t.Fatalf("error %v, want an internal error", err)
@@ -239,8 +241,104 @@ func TestInterruptDuringCopy(t *testing.T) {
 			if took := time.Since(sent); took > 2*time.Second {
 				t.Errorf("exited %v after the signal, want within 2 s", took)
 			}
-			if cmd.ProcessState.ExitCode() == 0 {
-				t.Errorf("exit 0 after %v", sig)
+			if code, want := cmd.ProcessState.ExitCode(), 128+int(sig); code != want {
+				t.Errorf("exit %d after %v, want %d", code, sig, want)
+			}
+			if msg := strings.TrimSpace(stderr.String()); !strings.HasPrefix(msg, "ERROR: ") || strings.Contains(msg, "context") {
+				t.Errorf("stderr %q, want one ERROR line saying it was interrupted", msg)
+			}
+			if names := dirNames(t, out); len(names) != 0 {
+				t.Errorf("left %v", names)
+			}
+		})
+	}
+}
+
+// TestMessages checks the wording fixed by issue 12, defect 8: column messages read as
+// English, a bad -a_srs says it is not a CRS, and a binary file's bytes never reach the
+// terminal.
+func TestMessages(t *testing.T) {
+	dir := t.TempDir()
+	noZ := writeFile(t, dir, "noz.csv", "x,y,height\n1,2,3\n2,3,4\n")
+	garbage := writeFile(t, dir, "garbage.csv", "\x7fELF\x02\x01,\x00\x00\x1b[31mRED,\x01zz"+strings.Repeat("A", 200)+"\n1,2,3\n4,5,6\n")
+	garbageValue := writeFile(t, dir, "value.csv", "x,y,z\n1,2,3\n1,2,\x1b[2J\x1b[31mRED\x07\x00"+strings.Repeat("\xff", 100)+"\n")
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no z column", []string{noZ}, "no column named z in the header (columns: x, y, height)"},
+		{"no zfield column", []string{"-zfield", "elev", noZ}, `no -zfield column "elev" in the header`},
+		{"bad a_srs", []string{"-a_srs", "garbage", noZ}, "-a_srs garbage: not a valid CRS ("},
+		{"binary header", []string{garbage}, `\x7fELF\x02\x01`},
+		{"binary value", []string{garbageValue}, `z value "\x1b[2J\x1b[31mRED\x07\x00\xff`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out := t.TempDir()
+			code, _, stderr := runAidw(t, append(append([]string{"grid", "-q"}, c.args...), filepath.Join(out, "o.tif"))...)
+			msg := strings.TrimSuffix(stderr, "\n")
+			if code != 1 || !strings.HasPrefix(msg, "ERROR: ") || !strings.Contains(msg, c.want) {
+				t.Errorf("exit %d, stderr %q: want exit 1 and an ERROR containing %q", code, stderr, c.want)
+			}
+			for _, b := range []byte(msg) {
+				if b < 0x20 || b == 0x7f || b >= 0x80 {
+					t.Fatalf("stderr %q has the byte %#x", stderr, b)
+				}
+			}
+			if len(msg) > 300 {
+				t.Errorf("stderr is %d bytes long: %q", len(msg), msg)
+			}
+		})
+	}
+	// cv checks -a_srs too
+	if code, _, stderr := runAidw(t, "cv", "-q", "-a_srs", "garbage", noZ); code != 1 || !strings.Contains(stderr, "-a_srs garbage: not a valid CRS") {
+		t.Errorf("cv: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestInterruptWhileComputing: an interrupt reported "context canceled" with exit 1, after
+// the progress on the same line (issue 12, defect 8). It now says so on a line of its own and
+// exits as shells report the signal: 130 for SIGINT, 143 for SIGTERM.
+func TestInterruptWhileComputing(t *testing.T) {
+	dir := t.TempDir()
+	var csv strings.Builder
+	csv.WriteString("x,y,z\n")
+	for i := range 20000 {
+		fmt.Fprintf(&csv, "%d,%d,%d\n", i%200, i/200, i%7)
+	}
+	src := writeFile(t, dir, "s.csv", csv.String())
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			out := t.TempDir()
+			cmd := exec.Command(aidwBin, "grid", "-a", "invdist", "-threads", "1", "-outsize", "2000", "2000", src, filepath.Join(out, "o.tif"))
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd.Stdout, cmd.Stderr = w, w // as a terminal shows them: one stream
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			w.Close()
+			var got strings.Builder
+			buf := make([]byte, 64)
+			for !strings.Contains(got.String(), "0.") {
+				n, err := r.Read(buf)
+				if err != nil {
+					t.Fatalf("output ended before progress: %q", got.String())
+				}
+				got.Write(buf[:n])
+			}
+			cmd.Process.Signal(sig)
+			rest, _ := io.ReadAll(r)
+			got.Write(rest)
+			cmd.Wait()
+			want := map[syscall.Signal]string{syscall.SIGINT: "interrupted", syscall.SIGTERM: "terminated"}[sig]
+			if code := cmd.ProcessState.ExitCode(); code != 128+int(sig) {
+				t.Errorf("exit %d, want %d", code, 128+int(sig))
+			}
+			if !strings.Contains(got.String(), "\nERROR: "+want+"\n") || strings.Contains(got.String(), "context") {
+				t.Errorf("output %q: want the progress, then ERROR: %s on its own line", got.String(), want)
 			}
 			if names := dirNames(t, out); len(names) != 0 {
 				t.Errorf("left %v", names)

@@ -29,6 +29,9 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := gdalio.CheckSRS("-a_srs", a.srs); err != nil {
+		return err
+	}
 	if err := gdalio.CheckDestination(a.dst); err != nil {
 		return err
 	}

@@ -21,18 +21,48 @@ import (
 var version = "dev"
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGINT and SIGTERM cancel the work, which cleans up and exits as shells report a
+	// process killed by the signal (130, 143); a second signal is caught too, so cleanup
+	// finishes.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() {
+		s := <-sigs
+		cancel(signalError{s.(syscall.Signal)})
+	}()
 	setMemoryLimit()
-	code := exitCode(newApp().RunContext(ctx, os.Args), os.Stderr)
-	stop()
-	os.Exit(code)
+	err := newApp().RunContext(ctx, os.Args)
+	var se signalError
+	if err != nil && errors.As(context.Cause(ctx), &se) {
+		err = se
+	}
+	os.Exit(exitCode(err, os.Stderr))
+}
+
+// signalError is the cause of a run cancelled by a signal.
+type signalError struct{ sig syscall.Signal }
+
+func (e signalError) Error() string {
+	if e.sig == syscall.SIGTERM {
+		return "terminated"
+	}
+	return "interrupted"
 }
 
 // exitCode prints err's one-line ERROR (with the stack of an internal error when AIDW_DEBUG
-// is set) and returns the exit code: 0 without error, 2 for an internal error, else 1.
+// is set) and returns the exit code: 0 without error, 128 + the signal's number for a run a
+// signal stopped, 2 for an internal error, else 1. A progress line left unfinished is ended
+// first, so the error starts a line of its own.
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
+	}
+	endProgressLine()
+	var se signalError
+	if errors.As(err, &se) {
+		fmt.Fprintf(stderr, "ERROR: %v\n", se)
+		return 128 + int(se.sig)
 	}
 	var ie *internalError
 	if errors.As(err, &ie) {
