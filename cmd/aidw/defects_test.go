@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -342,6 +343,59 @@ func TestInterruptWhileComputing(t *testing.T) {
 			}
 			if names := dirNames(t, out); len(names) != 0 {
 				t.Errorf("left %v", names)
+			}
+		})
+	}
+}
+
+// TestWhereOnCSV: -where on a CSV goes through OGR's CSV driver, which found no geometry
+// columns and read z as text ("Type mismatch") unless -oo X_POSSIBLE_NAMES=x was given (issue
+// 12, defect 9). It now finds the columns as the native reader does; the raster equals the
+// one of the same filter done by hand.
+func TestWhereOnCSV(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(9, 9))
+	for _, header := range []string{"x,y,z", "X;Y;Z", "Easting,x,y,z", ""} {
+		t.Run(header, func(t *testing.T) {
+			delim := ","
+			if strings.Contains(header, ";") {
+				delim = ";"
+			}
+			var all, kept strings.Builder
+			if header != "" {
+				all.WriteString(header + "\n")
+				kept.WriteString(header + "\n")
+			}
+			for range 300 {
+				x, y, z := 1000+rng.Float64()*100, 2000+rng.Float64()*100, rng.Float64()*200
+				row := fmt.Sprintf("%.3f%s%.3f%s%.3f\n", x, delim, y, delim, z)
+				if strings.HasPrefix(header, "Easting") {
+					row = "7" + delim + row
+				}
+				all.WriteString(row)
+				if z > 100 {
+					kept.WriteString(row)
+				}
+			}
+			src := writeFile(t, dir, "all.csv", all.String())
+			hand := writeFile(t, dir, "kept.csv", kept.String())
+			zname := "z"
+			if header == "" {
+				zname = "field_3"
+			}
+			grid := []string{"grid", "-q", "-a", "invdistnn:radius=20", "-txe", "1000", "1100", "-tye", "2000", "2100", "-outsize", "30", "30"}
+			a, b := filepath.Join(dir, "where.tif"), filepath.Join(dir, "hand.tif")
+			if code, _, stderr := runAidw(t, append(grid, "-where", zname+" > 100", src, a)...); code != 0 {
+				t.Fatalf("-where: exit %d: %s", code, stderr)
+			}
+			if code, _, stderr := runAidw(t, append(grid, hand, b)...); code != 0 {
+				t.Fatalf("by hand: exit %d: %s", code, stderr)
+			}
+			got, want := readRaster(t, a, 1), readRaster(t, b, 1)
+			for i := range want.values {
+				if got.values[i] != want.values[i] {
+					t.Fatalf("node %d: %v with -where, %v filtered by hand", i, got.values[i], want.values[i])
+				}
 			}
 		})
 	}
