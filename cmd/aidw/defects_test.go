@@ -400,3 +400,24 @@ func TestWhereOnCSV(t *testing.T) {
 		})
 	}
 }
+
+// TestUsageAndUnknownCommand: `aidw grid` and `aidw cv` without arguments exited 0, and an
+// unknown command printed help and exited 0 (issue 12, defect 10). Now: usage on stderr and
+// exit 1 (gdal_grid's), and `unknown command "..."` with exit 1; -h still prints usage on
+// stdout with exit 0.
+func TestUsageAndUnknownCommand(t *testing.T) {
+	for _, cmd := range []string{"grid", "cv"} {
+		code, stdout, stderr := runAidw(t, cmd)
+		if code != 1 || stdout != "" || !strings.HasPrefix(stderr, "Usage: aidw "+cmd+" ") {
+			t.Errorf("aidw %s: exit %d, stdout %q, stderr %.40q: want exit 1 and the usage on stderr", cmd, code, stdout, stderr)
+		}
+		code, stdout, _ = runAidw(t, cmd, "-h")
+		if code != 0 || !strings.HasPrefix(stdout, "Usage: aidw "+cmd+" ") {
+			t.Errorf("aidw %s -h: exit %d, stdout %.40q: want exit 0 and the usage", cmd, code, stdout)
+		}
+	}
+	code, stdout, stderr := runAidw(t, "nosuchcmd")
+	if code != 1 || stdout != "" || !strings.HasPrefix(stderr, `ERROR: unknown command "nosuchcmd"`) || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("aidw nosuchcmd: exit %d, stdout %.40q, stderr %q", code, stdout, stderr)
+	}
+}

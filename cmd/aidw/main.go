@@ -40,6 +40,9 @@ func main() {
 	os.Exit(exitCode(err, os.Stderr))
 }
 
+// errUsage ends a command called without arguments, after its usage: exit 1, no ERROR line.
+var errUsage = errors.New("usage")
+
 // signalError is the cause of a run cancelled by a signal.
 type signalError struct{ sig syscall.Signal }
 
@@ -57,6 +60,9 @@ func (e signalError) Error() string {
 func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return 0
+	}
+	if errors.Is(err, errUsage) {
+		return 1
 	}
 	endProgressLine()
 	var se signalError
@@ -112,6 +118,12 @@ func newApp() *cli.App {
 		Name:    "aidw",
 		Usage:   "grid scattered points into rasters by adaptive IDW and gdal_grid's algorithms",
 		Version: version,
+		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return fmt.Errorf("unknown command %q: the commands are grid, cv and bench (aidw --help)", c.Args().First())
+			}
+			return cli.ShowAppHelp(c)
+		},
 		Commands: []*cli.Command{
 			{
 				Name:            "grid",
@@ -120,7 +132,11 @@ func newApp() *cli.App {
 				SkipFlagParsing: true,
 				Action: func(c *cli.Context) error {
 					args := c.Args().Slice()
-					if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+					if len(args) == 0 { // as gdal_grid: usage on stderr, exit 1
+						fmt.Fprintln(c.App.ErrWriter, "Usage: aidw grid "+gridUsage)
+						return errUsage
+					}
+					if args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
 						fmt.Fprintln(c.App.Writer, "Usage: aidw grid "+gridUsage)
 						return nil
 					}
@@ -139,7 +155,11 @@ func newApp() *cli.App {
 				SkipFlagParsing: true,
 				Action: func(c *cli.Context) error {
 					args := c.Args().Slice()
-					if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+					if len(args) == 0 { // as gdal_grid: usage on stderr, exit 1
+						fmt.Fprintln(c.App.ErrWriter, "Usage: aidw cv "+cvUsage)
+						return errUsage
+					}
+					if args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
 						fmt.Fprintln(c.App.Writer, "Usage: aidw cv "+cvUsage)
 						return nil
 					}
