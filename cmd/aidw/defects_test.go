@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/airbusgeo/godal"
 )
 
 // writeFile writes text to dir/name and returns the path.
@@ -419,5 +421,72 @@ func TestUsageAndUnknownCommand(t *testing.T) {
 	code, stdout, stderr := runAidw(t, "nosuchcmd")
 	if code != 1 || stdout != "" || !strings.HasPrefix(stderr, `ERROR: unknown command "nosuchcmd"`) || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("aidw nosuchcmd: exit %d, stdout %.40q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// makeTemplate writes a Float32 GeoTIFF template over [0,10] x [0,10], 10 x 10, with the
+// given nodata on its left column and top row.
+func makeTemplate(t *testing.T, path string, nodata float64) {
+	t.Helper()
+	ds, err := godal.Create(godal.GTiff, path, 1, godal.Float32, 10, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds.SetGeoTransform([6]float64{0, 1, 0, 10, 0, -1})
+	b := ds.Bands()[0]
+	b.SetNoData(nodata)
+	v := make([]float32, 100)
+	for i := range v {
+		if i%10 == 0 || i < 10 {
+			v[i] = float32(nodata)
+		} else {
+			v[i] = 1
+		}
+	}
+	if err := b.Write(0, 0, v, 10, 10); err != nil {
+		t.Fatal(err)
+	}
+	if err := ds.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLikeTemplateNoData: with -like, a template with nodata made the output's nodata the
+// algorithm's default, 0, so real zeros were masked (issue 12, defect 11). The output takes
+// the template's nodata (or the -a string's nodata= when given) for masked nodes, nodes the
+// algorithm cannot compute, and the band.
+func TestLikeTemplateNoData(t *testing.T) {
+	dir := t.TempDir()
+	tmpl := filepath.Join(dir, "tmpl.tif")
+	makeTemplate(t, tmpl, -9999)
+	// values are 0 on the left half, 7 on the right; the far corner has no sample within 1.5
+	src := writeFile(t, dir, "s.csv", "x,y,z\n1,1,0\n2,5,0\n3,9,0\n6,1,7\n7,5,7\n7.5,7.5,7\n")
+	for _, c := range []struct {
+		alg    string
+		nodata float64
+	}{{"nearest:radius1=3:radius2=3", -9999}, {"nearest:radius1=3:radius2=3:nodata=-1", -1}} {
+		dst := filepath.Join(dir, "out.tif")
+		if code, _, stderr := runAidw(t, "grid", "-q", "-a", c.alg, "-like", tmpl, src, dst); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		r := readRaster(t, dst, 1)
+		if !r.hasNoData || r.nodata != c.nodata {
+			t.Fatalf("%s: band nodata %v (set %v), want %v", c.alg, r.nodata, r.hasNoData, c.nodata)
+		}
+		zeros, empty := 0, 0
+		for i, v := range r.values {
+			masked := i%10 == 0 || i < 10
+			switch {
+			case masked && v != c.nodata:
+				t.Fatalf("%s: masked node %d = %v, want %v", c.alg, i, v, c.nodata)
+			case !masked && v == 0:
+				zeros++
+			case !masked && v == c.nodata:
+				empty++
+			}
+		}
+		if zeros == 0 || empty == 0 {
+			t.Errorf("%s: %d real zeros and %d empty nodes: want both", c.alg, zeros, empty)
+		}
 	}
 }

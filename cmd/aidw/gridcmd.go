@@ -76,9 +76,10 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 	}
 
 	names := interp.BandNames(alg)
+	nodata, setNoData := outputNoData(a, alg, tmpl)
 	ropt := gdalio.RasterOptions{Format: a.format, Type: a.outType, Create: a.creation,
-		SRS: outSRS, Bands: len(sources) * len(names), NoData: alg.NoData(),
-		SetNoData: a.nodataGiven || target.Mask != nil}
+		SRS: outSRS, Bands: len(sources) * len(names), NoData: nodata,
+		SetNoData: setNoData || target.Mask != nil}
 	w, err := gdalio.Create(a.dst, target, ropt)
 	if err != nil {
 		return err
