@@ -490,3 +490,52 @@ func TestLikeTemplateNoData(t *testing.T) {
 		}
 	}
 }
+
+// TestLiDARNoDataDefault: a DEM from LAS/LAZ (a file, or a directory of tiles) marks its empty
+// cells -9999 and sets the band's nodata unless the -a string names nodata=; other inputs keep
+// gdal_grid's default (0, no nodata).
+func TestLiDARNoDataDefault(t *testing.T) {
+	dir := t.TempDir()
+	las, _ := filepath.Abs("../../testdata/Haystack_Rock.las")
+	tiles := filepath.Join(dir, "tiles")
+	os.Mkdir(tiles, 0o755)
+	os.Symlink(las, filepath.Join(tiles, "a.las"))
+	// a box wider than the points, and a small radius, so that some cells are empty
+	grid := []string{"grid", "-q", "-txe", "2230700", "2231150", "-tye", "252050", "252450", "-outsize", "45", "40"}
+	for _, c := range []struct {
+		name, alg, src string
+		nodata         float64
+		set            bool
+	}{
+		{"las", "invdistnn:radius=5", las, -9999, true},
+		{"tiles directory", "invdistnn:radius=5", tiles, -9999, true},
+		{"las with nodata=", "invdistnn:radius=5:nodata=-32768", las, -32768, true},
+		{"csv", "invdistnn:radius=0.012", "../../testdata/n43_samples.csv", 0, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dst := filepath.Join(t.TempDir(), "dem.tif")
+			args := append([]string{}, grid...)
+			if c.src != las && c.src != tiles {
+				args = []string{"grid", "-q", "-zfield", "elevation", "-outsize", "45", "40"}
+			}
+			if code, _, stderr := runAidw(t, append(args, "-a", c.alg, c.src, dst)...); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			r := readRaster(t, dst, 1)
+			if r.hasNoData != c.set || (c.set && r.nodata != c.nodata) {
+				t.Fatalf("band nodata %v (set %v), want %v (set %v)", r.nodata, r.hasNoData, c.nodata, c.set)
+			}
+			empty, values := 0, 0
+			for _, v := range r.values {
+				if v == c.nodata {
+					empty++
+				} else {
+					values++
+				}
+			}
+			if empty == 0 || values == 0 {
+				t.Errorf("%d empty cells and %d values: want both", empty, values)
+			}
+		})
+	}
+}

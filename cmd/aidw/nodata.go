@@ -1,6 +1,9 @@
 package main
 
 import (
+	"path/filepath"
+	"strings"
+
 	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/interp"
 )
@@ -16,6 +19,27 @@ func outputNoData(a *gridArgs, alg interp.Algorithm, tmpl *gdalio.Template) (flo
 	case tmpl != nil && tmpl.NoData != nil:
 		interp.WithNoData(alg, *tmpl.NoData)
 		return *tmpl.NoData, true
+	case hasLAS(a.srcs):
+		interp.WithNoData(alg, lidarNoData)
+		return lidarNoData, true
 	}
 	return alg.NoData(), false
+}
+
+// lidarNoData marks the empty cells of a DEM gridded from LAS/LAZ, as PDAL's writers.gdal
+// and LAStools do: 0 is a real height.
+const lidarNoData = -9999
+
+// hasLAS says whether any input is LAS or LAZ, directories and globs expanded.
+func hasLAS(srcs []string) bool {
+	inputs, err := gdalio.ExpandInputs(srcs)
+	if err != nil {
+		return false
+	}
+	for _, p := range inputs {
+		if ext := strings.ToLower(filepath.Ext(p)); ext == ".las" || ext == ".laz" {
+			return true
+		}
+	}
+	return false
 }
