@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -537,5 +538,49 @@ func TestLiDARNoDataDefault(t *testing.T) {
 				t.Errorf("%d empty cells and %d values: want both", empty, values)
 			}
 		})
+	}
+}
+
+// TestTargetAlignedPixels: -tap with -tr snaps the extent outwards to whole multiples of the
+// resolution, so that cells are exactly the resolution asked (gdalwarp's -tap); -tap without
+// -tr is an error; -tr alone keeps gdal_grid's rounding.
+func TestTargetAlignedPixels(t *testing.T) {
+	dir := t.TempDir()
+	src := writeFile(t, dir, "s.csv", "x,y,z\n1000.37,2000.81,1\n1010.2,2003.05,2\n1004.9,2007.66,3\n")
+	for _, c := range []struct {
+		xres, yres             float64
+		xmin, ymax, cols, rows float64
+		tr0, tr1               string
+	}{
+		{1, 1, 1000, 2008, 11, 8, "1", "1"},         // floor 1000.37, ceil 1010.2 -> 1011; 2000 .. 2008
+		{0.5, 2, 1000, 2008, 21, 4, "0.5", "2"},     // 1000 .. 1010.5; 2000 .. 2008
+		{3, 0.25, 999, 2007.75, 4, 28, "3", "0.25"}, // 999 .. 1011; 2000.75 .. 2007.75
+	} {
+		dst := filepath.Join(dir, "out.tif")
+		if code, _, stderr := runAidw(t, "grid", "-q", "-a", "nearest", "-tr", c.tr0, c.tr1, "-tap", src, dst); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		r := readRaster(t, dst, 1)
+		want := [6]float64{c.xmin, c.xres, 0, c.ymax, 0, -c.yres}
+		if r.gt != want || float64(r.cols) != c.cols || float64(r.rows) != c.rows {
+			t.Errorf("-tr %s %s -tap: %dx%d %v, want %vx%v %v", c.tr0, c.tr1, r.cols, r.rows, r.gt, c.cols, c.rows, want)
+		}
+		for _, v := range []float64{r.gt[0] / c.xres, r.gt[3] / c.yres, (r.gt[3] + float64(r.rows)*r.gt[5]) / c.yres} {
+			if v != math.Round(v) {
+				t.Errorf("-tr %s %s -tap: edge at %v resolutions, want whole", c.tr0, c.tr1, v)
+			}
+		}
+	}
+	// -tr alone keeps the samples' box and rounds the size, as gdal_grid
+	dst := filepath.Join(dir, "plain.tif")
+	if code, _, stderr := runAidw(t, "grid", "-q", "-a", "nearest", "-tr", "1", "1", src, dst); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if r := readRaster(t, dst, 1); r.gt[0] != 1000.37 || r.cols != 10 {
+		t.Errorf("-tr without -tap: %d columns from %v, want 10 from 1000.37", r.cols, r.gt[0])
+	}
+	code, _, stderr := runAidw(t, "grid", "-q", "-tap", "-outsize", "4", "4", src, filepath.Join(dir, "x.tif"))
+	if code != 1 || !strings.Contains(stderr, "-tap needs -tr") {
+		t.Errorf("-tap without -tr: exit %d, stderr %q", code, stderr)
 	}
 }

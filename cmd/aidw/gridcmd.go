@@ -244,6 +244,8 @@ func (a *gridArgs) target(tmpl *gdalio.Template, src gdalio.Source) (interp.Targ
 	switch {
 	case a.outsize != nil:
 		cols, rows = a.outsize[0], a.outsize[1]
+	case a.tr != nil && a.tap:
+		return alignedTarget(xmin, ymin, xmax, ymax, a.tr[0], a.tr[1])
 	case a.tr != nil:
 		// gdal_grid's rule: the extent stays, the size is rounded to the nearest whole cell.
 		if a.tr[0] <= 0 || a.tr[1] <= 0 {
@@ -257,5 +259,22 @@ func (a *gridArgs) target(tmpl *gdalio.Template, src gdalio.Source) (interp.Targ
 		cols, rows = int(fx), int(fy)
 	}
 	t := interp.NorthUp(xmin, ymin, xmax, ymax, cols, rows)
+	return t, t.Validate()
+}
+
+// alignedTarget is -tap's grid, as gdalwarp's: the extent grows outwards to whole multiples of
+// the resolution, so that cells are exactly xres x yres and the grids of different runs line
+// up.
+func alignedTarget(xmin, ymin, xmax, ymax, xres, yres float64) (interp.Target, error) {
+	if xres <= 0 || yres <= 0 {
+		return interp.Target{}, fmt.Errorf("-tr %g %g: resolutions must be positive", xres, yres)
+	}
+	x0, x1 := math.Floor(xmin/xres)*xres, math.Ceil(xmax/xres)*xres
+	y0, y1 := math.Floor(ymin/yres)*yres, math.Ceil(ymax/yres)*yres
+	fx, fy := math.Round((x1-x0)/xres), math.Round((y1-y0)/yres)
+	if fx < 1 || fy < 1 || fx > math.MaxInt32 || fy > math.MaxInt32 {
+		return interp.Target{}, fmt.Errorf("-tap -tr %g %g gives an invalid output size over the extent", xres, yres)
+	}
+	t := interp.Target{Cols: int(fx), Rows: int(fy), GeoTransform: [6]float64{x0, xres, 0, y1, 0, -yres}}
 	return t, t.Validate()
 }
