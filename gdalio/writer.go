@@ -307,6 +307,18 @@ func (w *Writer) Describe(band int, text string) error {
 	return nil
 }
 
+// SetMetadata sets a metadata item of the dataset (the default domain): what GDAL shows as
+// the raster's metadata, kept by drivers that store it (in the file or its .aux.xml).
+func (w *Writer) SetMetadata(key, value string) error {
+	if w.ds == nil {
+		return errors.New("writer is closed")
+	}
+	if err := w.ds.SetMetadata(key, value, godal.ErrLogger(w.errs)); err != nil {
+		return fmt.Errorf("metadata %s of %s: %w", key, w.path, flat(err))
+	}
+	return nil
+}
+
 // Commit flushes the raster, converts it when the driver can only CreateCopy, and renames the
 // finished files onto the destination. On failure it cleans up as Abort does.
 func (w *Writer) Commit() error { return w.CommitContext(context.Background()) }

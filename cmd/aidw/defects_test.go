@@ -584,3 +584,79 @@ func TestTargetAlignedPixels(t *testing.T) {
 		t.Errorf("-tap without -tr: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestProvenanceMetadata: the output records how it was made as dataset metadata: the
+// algorithm as given, its name and every parameter's value, the inputs, the sample filters
+// and aidw's version.
+func TestProvenanceMetadata(t *testing.T) {
+	dir := t.TempDir()
+	tiles := filepath.Join(dir, "tiles")
+	os.Mkdir(tiles, 0o755)
+	las, _ := filepath.Abs("../../testdata/Haystack_Rock.las")
+	os.Symlink(las, filepath.Join(tiles, "a.las"))
+	os.Symlink(las, filepath.Join(tiles, "b.las"))
+	for _, ext := range []string{"tif", "png"} { // GTiff, and a CreateCopy format (metadata in .aux.xml)
+		dst := filepath.Join(dir, "dem."+ext)
+		args := []string{"grid", "-q", "-a", "invdistnn:radius=5:max_points=8", "-class", "0,2", "-zrange", "-10", "300", "-returns", "first", "-outsize", "20", "20"}
+		if ext == "png" {
+			args = append(args, "-ot", "Byte")
+		}
+		if code, _, stderr := runAidw(t, append(args, tiles, dst)...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", ext, code, stderr)
+		}
+		ds, err := godal.Open(dst, godal.SiblingFiles()) // a PNG's metadata is in its .aux.xml
+		if err != nil {
+			t.Fatal(err)
+		}
+		md := ds.Metadatas()
+		ds.Close()
+		code, version, _ := runAidw(t, "--version")
+		if code != 0 {
+			t.Fatalf("--version: exit %d", code)
+		}
+		want := map[string]string{
+			"AIDW_ALGORITHM":      "invdistnn:radius=5:max_points=8",
+			"AIDW_ALGORITHM_NAME": "invdistnn",
+			"AIDW_INPUT_COUNT":    "2",
+			"AIDW_INPUTS":         filepath.Join(tiles, "a.las") + ", " + filepath.Join(tiles, "b.las"),
+			"AIDW_FILTERS":        "-class 0,2 -returns first -zrange -10 300",
+			"AIDW_VERSION":        strings.TrimSpace(version),
+		}
+		for k, v := range want {
+			if md[k] != v {
+				t.Errorf("%s: %s = %q, want %q", ext, k, md[k], v)
+			}
+		}
+		for _, p := range []string{"Radius=5", "MaxPoints=8", "Power=2", "NodataValue=-9999"} {
+			if !strings.Contains(md["AIDW_ALGORITHM_PARAMETERS"], p) {
+				t.Errorf("%s: AIDW_ALGORITHM_PARAMETERS = %q, want %s among them", ext, md["AIDW_ALGORITHM_PARAMETERS"], p)
+			}
+		}
+	}
+}
+
+// TestVersion: --version prints aidw's version, its VCS stamp when the build has one, and the
+// GDAL release it runs on.
+func TestVersion(t *testing.T) {
+	code, out, _ := runAidw(t, "--version")
+	v := godal.Version()
+	gdal := fmt.Sprintf(" GDAL %d.%d.%d\n", v.Major(), v.Minor(), v.Revision())
+	if code != 0 || !strings.HasPrefix(out, "aidw ") || !strings.HasSuffix(out, gdal) {
+		t.Errorf("--version: exit %d, %q: want aidw <version> ... GDAL %d.%d.%d", code, out, v.Major(), v.Minor(), v.Revision())
+	}
+	for _, c := range []struct {
+		ldflags, main string
+		settings      map[string]string
+		want          string
+	}{
+		{"dev", "(devel)", map[string]string{"vcs.revision": "abc1234def567", "vcs.time": "2026-11-23T10:00:00Z", "vcs.modified": "true"},
+			"aidw dev (git abc1234, 2026-11-23, modified) GDAL 3.6.2"},
+		{"dev", "v0.4.0", map[string]string{"vcs.revision": "0123456789", "vcs.time": "2026-01-02T00:00:00Z", "vcs.modified": "false"},
+			"aidw v0.4.0 (git 0123456, 2026-01-02) GDAL 3.6.2"},
+		{"0.5.0", "(devel)", nil, "aidw 0.5.0 GDAL 3.6.2"},
+	} {
+		if got := formatVersion(c.ldflags, c.main, c.settings, "3.6.2"); got != c.want {
+			t.Errorf("formatVersion(%q, %q, %v) = %q, want %q", c.ldflags, c.main, c.settings, got, c.want)
+		}
+	}
+}

@@ -99,6 +99,9 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 		err = describeBands(w, names, sources)
 	}
 	if err == nil {
+		err = writeProvenance(w, a, alg)
+	}
+	if err == nil {
 		err = gridBands(ctx, eng, alg, target, sources, w, preview, a.quiet, stdout)
 	}
 	if err == nil && preview != nil {

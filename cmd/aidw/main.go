@@ -18,6 +18,7 @@ import (
 	"github.com/aidw/aidw/interp"
 )
 
+// version is set by -ldflags "-X main.version=..." for releases; see versionString.
 var version = "dev"
 
 func main() {
@@ -114,6 +115,7 @@ func oneLine(s string) string {
 }
 
 func newApp() *cli.App {
+	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprintln(c.App.Writer, versionString()) }
 	return &cli.App{
 		Name:    "aidw",
 		Usage:   "grid scattered points into rasters by adaptive IDW and gdal_grid's algorithms",
