@@ -90,3 +90,22 @@ func TestDelaunayDegenerateNoPanic(t *testing.T) {
 		}()
 	}
 }
+
+// TestWorkerPanicReachesCaller: a panic in a CPU worker goroutine is re-raised on the goroutine
+// that waits for the workers, as a *PanicError with the worker's stack, so the program's top
+// level can recover it and clean up (a panic in a worker would end the program at once).
+func TestWorkerPanicReachesCaller(t *testing.T) {
+	cp := &cpuPrepared{threads: 4}
+	defer func() {
+		pe, ok := recover().(*PanicError)
+		if !ok || pe.Value != "boom" || !strings.Contains(string(pe.Stack), "TestWorkerPanicReachesCaller") {
+			t.Fatalf("recovered %#v, want a *PanicError of boom with the worker's stack", pe)
+		}
+	}()
+	cp.forEach(context.Background(), 10000, func(sc *scratch, lo, hi int) {
+		if lo >= 5000 {
+			panic("boom")
+		}
+	})
+	t.Fatal("no panic")
+}
