@@ -112,7 +112,7 @@ func setWhere(l C.OGRLayerH, where string, warn func(string)) error {
 // readOGR reads the -sql results and then the -l layers (or the only layer), one source each,
 // in gdal_grid's band order.
 func readOGR(path string, opt SourceOptions, flt *sample.Filter, warn func(string)) ([]Source, error) {
-	ds, err := openVector(path, opt.OpenOptions, warn)
+	ds, err := openVector(path, csvOpenOptions(path, opt.OpenOptions), warn)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
 	}

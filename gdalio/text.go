@@ -256,7 +256,7 @@ func findColumns(names []string, zfield string) ([3]int, error) {
 		if zfield != "" {
 			k, ok := ogrFieldNumber(zfield)
 			if !ok {
-				return cols, fmt.Errorf("-zfield %q: the file has no header line; name the column field_N (N from 1)", zfield)
+				return cols, fmt.Errorf("-zfield %q: the file has no header line; name the column field_N (N from 1)", printable(zfield))
 			}
 			cols[2] = k
 		}
@@ -280,13 +280,13 @@ func findColumns(names []string, zfield string) ([3]int, error) {
 	}
 	var cols [3]int
 	for k, name := range []string{"x", "y", "z"} {
-		label := "a column named " + name
+		label := "column named " + name
 		if k == 2 && zfield != "" {
 			name = zfield
-			label = fmt.Sprintf("the -zfield column %q", zfield)
+			label = fmt.Sprintf("-zfield column %q", printable(zfield))
 		}
 		if cols[k] = find(name); cols[k] < 0 {
-			return cols, fmt.Errorf("no %s in the header (columns: %s)", label, strings.Join(names, ", "))
+			return cols, fmt.Errorf("no %s in the header (columns: %s)", label, printable(strings.Join(names, ", ")))
 		}
 	}
 	return cols, nil

@@ -233,7 +233,7 @@ func parseChunk(j textJob, p *textParams, out *sampleBuf) textResult {
 				v, err := parseFloat(fields[k])
 				if err != nil {
 					name := [3]string{"x", "y", p.zName}[k]
-					r.err = fmt.Errorf("line %d: %s value %q is not a number", lineNo, name, fields[k])
+					r.err = fmt.Errorf("line %d: %s value \"%s\" is not a number", lineNo, name, printable(string(fields[k])))
 					return r
 				}
 				vals[k] = v

@@ -219,7 +219,7 @@ func layerName(tmp string) string {
 func removeDataset(tmp string) {
 	files, _ := datasetFiles(tmp)
 	for _, f := range files {
-		os.Remove(f)
+		os.RemoveAll(f) // a unique temporary name: a directory there is a dataset's (Zarr)
 	}
 }
 

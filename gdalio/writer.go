@@ -8,13 +8,17 @@ import "C"
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"unsafe"
 
@@ -55,39 +59,96 @@ type Writer struct {
 	ds         *godal.Dataset
 	bands      []godal.Band
 	errs       godal.ErrorHandler
+	warn       func(string)
 	// tmp is the dataset written; copyTo, when set, is the temporary CreateCopy output for a
 	// driver that cannot Create (tmp is then a GTiff).
 	tmp, copyTo string
 }
 
-// tempInfix marks the temporary files of a Writer, so that a failed run's leftovers are
-// recognisable.
-const tempInfix = "_aidwtmp"
+// tempInfix marks the temporary files of a Writer: <stem>.aidwtmp-<pid>-<random><ext>, so
+// that a killed run's leftovers are recognisable, and the next run to the same destination
+// removes them once their writer is gone (see removeStale).
+const tempInfix = ".aidwtmp-"
 
 // CheckDestination fails early when path cannot be written: its folder is missing or not
-// writable, or path is a folder. It creates nothing.
+// writable, or path is a folder (other than a Zarr store, which a Zarr output replaces). It
+// creates nothing.
 func CheckDestination(path string) error {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
+	if st, err := os.Stat(path); err == nil && st.IsDir() && !isZarrStore(path) {
 		return fmt.Errorf("destination %s is a directory", path)
 	}
-	f, err := reserve(path, filepath.Ext(path))
-	if err != nil {
-		return err
-	}
-	return os.Remove(f)
+	_, err := reserve(path, filepath.Ext(path))
+	return err
 }
 
-// reserve creates an empty, uniquely named file beside path with the given extension.
+// tempSeq makes the names one process reserves distinct.
+var tempSeq atomic.Uint64
+
+// reserve returns a unique temporary name beside path with the given extension, after
+// checking that the folder takes a file of that name; the file itself does not exist, so that
+// drivers that refuse an existing path (GPKG, Zarr) create it. The name holds this process's
+// PID: no other live process can want it, and a dead process that had the PID left at most a
+// file that the exclusive probe finds, so the name is free until the driver takes it.
 func reserve(path, ext string) (string, error) {
 	dir := filepath.Dir(path)
 	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	f, err := os.CreateTemp(dir, strings.ReplaceAll(stem, "*", "_")+tempInfix+"*"+ext)
-	if err != nil {
-		return "", fmt.Errorf("cannot write %s: %w", path, err)
+	for {
+		name := filepath.Join(dir, fmt.Sprintf("%s%s%d-%x%x%s", stem, tempInfix, os.Getpid(),
+			tempSeq.Add(1), rand.Uint32(), ext))
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("cannot write %s: %w", path, err)
+		}
+		f.Close()
+		if err := os.Remove(name); err != nil {
+			return "", fmt.Errorf("cannot write %s: %w", path, err)
+		}
+		return name, nil
 	}
-	name := f.Name()
-	f.Close()
-	return name, nil
+}
+
+// removeStale removes the temporary files that earlier runs to path left behind (killed
+// before they could clean up): those whose writer's PID is no longer a live process. A live
+// process's files, this one's included, stay.
+func removeStale(path string) {
+	dir := filepath.Dir(path)
+	prefix := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)) + tempInfix
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok {
+			continue
+		}
+		digits, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(digits)
+		if !ok || err != nil || pid <= 0 || processAlive(pid) {
+			continue
+		}
+		os.RemoveAll(filepath.Join(dir, e.Name()))
+	}
+}
+
+// processAlive says whether a process with this PID exists (signal 0 checks without sending;
+// EPERM means it exists under another user).
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// isZarrStore says whether dir is a Zarr store (v2 or v3), which a Zarr output may replace.
+func isZarrStore(dir string) bool {
+	for _, f := range []string{".zgroup", ".zarray", "zarr.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Create starts the output raster: it checks the driver, the data type, the memory the row
@@ -98,9 +159,10 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
+	if st, err := os.Stat(path); err == nil && st.IsDir() && !isZarrStore(path) {
 		return nil, fmt.Errorf("destination %s is a directory", path)
 	}
+	removeStale(path)
 	bands := max(opt.Bands, 1)
 	format, err := outputFormat(path, opt.Format)
 	if err != nil {
@@ -129,7 +191,8 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 		return nil, err
 	}
 	w := &Writer{path: path, format: format, create: opt.Create, cols: t.Cols, rows: t.Rows,
-		errs: godalErrors(warner(opt.Warn))}
+		warn: warner(opt.Warn)}
+	w.errs = godalErrors(w.warn)
 	createFormat, createOpts, ext := format, opt.Create, filepath.Ext(path)
 	if !canCreate {
 		if !canCopy {
@@ -243,9 +306,25 @@ func (w *Writer) Describe(band int, text string) error {
 	return nil
 }
 
+// SetMetadata sets a metadata item of the dataset (the default domain): what GDAL shows as
+// the raster's metadata, kept by drivers that store it (in the file or its .aux.xml).
+func (w *Writer) SetMetadata(key, value string) error {
+	if w.ds == nil {
+		return errors.New("writer is closed")
+	}
+	if err := w.ds.SetMetadata(key, value, godal.ErrLogger(w.errs)); err != nil {
+		return fmt.Errorf("metadata %s of %s: %w", key, w.path, flat(err))
+	}
+	return nil
+}
+
 // Commit flushes the raster, converts it when the driver can only CreateCopy, and renames the
 // finished files onto the destination. On failure it cleans up as Abort does.
-func (w *Writer) Commit() error {
+func (w *Writer) Commit() error { return w.CommitContext(context.Background()) }
+
+// CommitContext is Commit, stopped (and cleaned up) within a block of lines of the conversion
+// when ctx is done; it then returns ctx's error.
+func (w *Writer) CommitContext(ctx context.Context) error {
 	if w.ds == nil {
 		return errors.New("writer is closed")
 	}
@@ -253,7 +332,7 @@ func (w *Writer) Commit() error {
 	w.ds, w.bands = nil, nil
 	final := w.tmp
 	if err == nil && w.copyTo != "" {
-		err = w.copy()
+		err = w.copy(ctx)
 		final = w.copyTo
 	}
 	if err == nil {
@@ -264,28 +343,23 @@ func (w *Writer) Commit() error {
 	}
 	if err != nil {
 		w.Abort()
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return err
+		}
 		return fmt.Errorf("writing %s: %w", w.path, flat(err))
 	}
 	w.Abort() // the GTiff a CreateCopy read from, if any
 	return nil
 }
 
-// copy runs the driver's CreateCopy from the temporary GTiff, with the -co options.
-func (w *Writer) copy() error {
-	src, err := godal.Open(w.tmp, godal.RasterOnly(), godal.SiblingFiles(), godal.ErrLogger(w.errs))
-	if err != nil {
-		return err
-	}
-	defer src.Close(godal.ErrLogger(w.errs))
+// copy runs the driver's CreateCopy from the temporary GTiff, with the -co options; it stops
+// when ctx is done.
+func (w *Writer) copy(ctx context.Context) error {
 	args := []string{"-of", w.format}
 	for _, co := range w.create {
 		args = append(args, "-co", co)
 	}
-	out, err := src.Translate(w.copyTo, args, godal.ErrLogger(w.errs))
-	if err != nil {
-		return err
-	}
-	return out.Close(godal.ErrLogger(w.errs))
+	return translate(ctx, w.tmp, w.copyTo, args, w.warn)
 }
 
 // Abort closes and removes every temporary file; an existing destination stays as it was.
@@ -299,10 +373,7 @@ func (w *Writer) Abort() {
 		if tmp == "" {
 			continue
 		}
-		files, _ := datasetFiles(tmp)
-		for _, f := range files {
-			os.Remove(f)
-		}
+		removeDataset(tmp)
 	}
 	w.tmp, w.copyTo = "", ""
 }
@@ -349,6 +420,9 @@ func renameDataset(tmp, dst string) error {
 			return err
 		}
 	}
+	if st, err := os.Stat(tmp); err == nil && st.IsDir() {
+		return replaceDir(tmp, dst)
+	}
 	if err := os.Rename(tmp, dst); err != nil {
 		return err
 	}
@@ -360,9 +434,32 @@ func renameDataset(tmp, dst string) error {
 	return nil
 }
 
+// replaceDir moves a dataset that is a directory (a Zarr store) onto dst, which may be an
+// older store: it is moved aside first and removed once the new one is in place.
+func replaceDir(tmp, dst string) error {
+	if st, err := os.Stat(dst); err == nil && st.IsDir() {
+		old, err := reserve(dst, filepath.Ext(dst))
+		if err != nil {
+			return err
+		}
+		if err := os.Rename(dst, old); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, dst); err != nil {
+			os.Rename(old, dst)
+			return err
+		}
+		return os.RemoveAll(old)
+	}
+	return os.Rename(tmp, dst)
+}
+
 // chmodUmask gives the finished raster the mode a newly created file gets (0666 less the
 // umask), as gdal_grid's output has: the temporary file it was written to is 0600.
 func chmodUmask(path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil // a Zarr store: the driver made it with the umask's mode
+	}
 	mask := syscall.Umask(0)
 	syscall.Umask(mask)
 	return os.Chmod(path, os.FileMode(0o666&^mask))
@@ -389,6 +486,9 @@ func outputFormat(path, format string) (string, error) {
 				found = append(found, C.GoString(C.GDALGetDriverShortName(d)))
 			}
 		}
+	}
+	if len(found) == 0 && ext == "zarr" {
+		found = append(found, "Zarr") // GDAL 3.6's Zarr driver declares no extension
 	}
 	if len(found) == 0 {
 		return "", fmt.Errorf("cannot guess the output format of %s from its extension: give -of", path)

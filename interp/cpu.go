@@ -142,12 +142,14 @@ func (c *cpuPrepared) Compute(ctx context.Context, b *Block) error {
 func (c *cpuPrepared) forEach(ctx context.Context, n int, chunk func(sc *scratch, lo, hi int)) error {
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var panicked atomic.Pointer[PanicError]
 	for w := 0; w < c.threads; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer catchPanic(&panicked)
 			sc := &scratch{}
-			for ctx.Err() == nil {
+			for ctx.Err() == nil && panicked.Load() == nil {
 				lo := int(next.Add(chunkNodes)) - chunkNodes
 				if lo >= n {
 					return
@@ -157,6 +159,9 @@ func (c *cpuPrepared) forEach(ctx context.Context, n int, chunk func(sc *scratch
 		}()
 	}
 	wg.Wait()
+	if p := panicked.Load(); p != nil {
+		panic(p)
+	}
 	return ctx.Err()
 }
 

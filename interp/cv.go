@@ -37,6 +37,9 @@ func LeaveOneOut(ctx context.Context, alg Algorithm, s *sample.Samples, t raster
 	if n < 2 {
 		return nil, fmt.Errorf("leave-one-out needs at least 2 samples, got %d", n)
 	}
+	if err := checkCoordinates(s, t); err != nil {
+		return nil, err
+	}
 	p := &Problem{Samples: s, Target: t, Alg: alg, leaveOneOut: true}
 	prep, err := (&CPU{Threads: threads}).Prepare(ctx, p)
 	if err != nil {
@@ -68,6 +71,9 @@ func KFold(ctx context.Context, alg Algorithm, s *sample.Samples, t raster.Targe
 	}
 	if k < 2 || k > n {
 		return nil, fmt.Errorf("%d folds: need 2 to %d (the number of samples)", k, n)
+	}
+	if err := checkCoordinates(s, t); err != nil {
+		return nil, err
 	}
 	out := make([]float64, n)
 	eng := &CPU{Threads: threads}

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 )
@@ -36,15 +37,25 @@ func prevHalfedge(e int32) int32 {
 // exact enough (a filter, then double-double arithmetic; a test still undecided there keeps
 // the edge, which leaves the triangulation valid). Of coincident points only the first in
 // input order becomes a vertex. Fewer than three points, or all on one line, give no
-// triangles.
-func delaunay(x, y []float64) *triangulation {
+// triangles. Coordinates that are not finite, or whose squared distances overflow float64,
+// are an error: the sweep's predicates and circumcentres need finite squares.
+func delaunay(x, y []float64) (tr *triangulation, err error) {
 	n := len(x)
 	if n < 3 {
-		return &triangulation{}
+		return &triangulation{}, nil
 	}
+	if err := checkSpan(x, y); err != nil {
+		return nil, err
+	}
+	// A degenerate input that slips past the checks must not bring the program down.
+	defer func() {
+		if r := recover(); r != nil {
+			tr, err = nil, fmt.Errorf("triangulation failed on degenerate coordinates: %v", r)
+		}
+	}()
 	i0, i1, i2, ok := seedTriangle(x, y)
 	if !ok {
-		return &triangulation{}
+		return &triangulation{}, nil
 	}
 	if orient(x[i0], y[i0], x[i1], y[i1], x[i2], y[i2]) < 0 {
 		i1, i2 = i2, i1
@@ -76,7 +87,27 @@ func delaunay(x, y []float64) *triangulation {
 		// order, so within rounding of another point) lies on the hull: it is left out.
 		sw.insert(i)
 	}
-	return &triangulation{tri: sw.tri, half: sw.half}
+	return &triangulation{tri: sw.tri, half: sw.half}, nil
+}
+
+// checkSpan refuses coordinates the sweep cannot compute with: not finite, or spread so wide
+// that a squared distance, or a product of two in the in-circle test, overflows.
+func checkSpan(x, y []float64) error {
+	minX, maxX := math.Inf(1), math.Inf(-1)
+	minY, maxY := math.Inf(1), math.Inf(-1)
+	for i := range x {
+		if !finite(x[i]) || !finite(y[i]) {
+			return fmt.Errorf("triangulation: point %d (%g, %g) is not finite", i+1, x[i], y[i])
+		}
+		minX, maxX = math.Min(minX, x[i]), math.Max(maxX, x[i])
+		minY, maxY = math.Min(minY, y[i]), math.Max(maxY, y[i])
+	}
+	w, h := maxX-minX, maxY-minY
+	// in-circle multiplies a squared length by a product of two lengths: the fourth power
+	if !(math.Max(w, h) <= 1e75) {
+		return fmt.Errorf("triangulation: the points span %g x %g, too wide for float64 arithmetic", w, h)
+	}
+	return nil
 }
 
 // seedTriangle picks the point nearest the bounding box's centre, the point nearest it, and the
@@ -95,6 +126,9 @@ func seedTriangle(x, y []float64) (i0, i1, i2 int32, ok bool) {
 		return best
 	}
 	i0 = nearest(cx, cy, func(int) bool { return false })
+	if i0 < 0 {
+		return 0, 0, 0, false
+	}
 	i1 = nearest(x[i0], y[i0], func(i int) bool { return x[i] == x[i0] && y[i] == y[i0] })
 	if i1 < 0 {
 		return 0, 0, 0, false

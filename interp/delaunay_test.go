@@ -128,7 +128,7 @@ func checkTriangulation(t *testing.T, x, y []float64, tr *triangulation) {
 func TestDelaunayRandom(t *testing.T) {
 	s := utmSamples(300, 1000, 8)
 	s.MoveOrigin(451500, 5401500)
-	tr := delaunay(s.X, s.Y)
+	tr := mustDelaunay(t, s.X, s.Y)
 	checkTriangulation(t, s.X, s.Y, tr)
 	used := map[int32]bool{}
 	for _, v := range tr.tri {
@@ -146,7 +146,7 @@ func TestDelaunayLattice(t *testing.T) {
 			x, y = append(x, 0.1*float64(i)-0.7), append(y, 0.1*float64(j)-0.7) // inexact decimals
 		}
 	}
-	tr := delaunay(x, y)
+	tr := mustDelaunay(t, x, y)
 	checkTriangulation(t, x, y, tr)
 	if tr.triangles() != 2*14*14 {
 		t.Errorf("%d triangles, want %d", tr.triangles(), 2*14*14)
@@ -165,7 +165,7 @@ func TestDelaunayDuplicatesAndCircles(t *testing.T) {
 		i := rng.IntN(len(x))
 		x, y = append(x, x[i]), append(y, y[i])
 	}
-	tr := delaunay(x, y)
+	tr := mustDelaunay(t, x, y)
 	checkTriangulation(t, x, y, tr)
 	for _, v := range tr.tri {
 		if v >= 61 {
@@ -190,14 +190,14 @@ func TestDelaunayDegenerate(t *testing.T) {
 		"diagonal":   func() [2][]float64 { x, y := line(20, 0.5, -0.25); return [2][]float64{x, y} }(),
 	}
 	for name, c := range cases {
-		if tr := delaunay(c[0], c[1]); tr.triangles() != 0 {
+		if tr := mustDelaunay(t, c[0], c[1]); tr.triangles() != 0 {
 			t.Errorf("%s: %d triangles, want none", name, tr.triangles())
 		}
 	}
 	// A line and one point off it.
 	x, y := line(20, 1, 0)
 	x, y = append(x, 10), append(y, 5)
-	tr := delaunay(x, y)
+	tr := mustDelaunay(t, x, y)
 	checkTriangulation(t, x, y, tr)
 	if tr.triangles() != 19 {
 		t.Errorf("%d triangles for a line of 20 and a point, want 19", tr.triangles())
@@ -205,4 +205,14 @@ func TestDelaunayDegenerate(t *testing.T) {
 	if !slices.Contains(tr.tri, 20) {
 		t.Error("the point off the line is not a vertex")
 	}
+}
+
+// mustDelaunay triangulates points the triangulation accepts.
+func mustDelaunay(t *testing.T, x, y []float64) *triangulation {
+	t.Helper()
+	tr, err := delaunay(x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
 }

@@ -50,7 +50,10 @@ const (
 
 func (a *Linear) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
 	s := p.Samples.Plain() // the triangulation takes every sample's coordinates
-	tri := delaunay(s.X, s.Y)
+	tri, err := delaunay(s.X, s.Y)
+	if err != nil {
+		return nil, err
+	}
 	loc := newTriLocator(s, tri)
 	nn := &gdalNearest{s: s, ix: ix, order: newGDALOrder(s), nodata: a.NodataValue}
 	minX, minY, maxX, maxY := s.Bounds()
@@ -157,7 +160,11 @@ func (h *holes) interpolate(id int32, x, y float64) (float64, bool) {
 	for _, v := range h.link[h.start[id]:h.start[id+1]] {
 		add(v)
 	}
-	return newTriLocator(around, delaunay(around.X, around.Y)).interpolate(x, y)
+	tri, err := delaunay(around.X, around.Y)
+	if err != nil { // the neighbours of a triangulated vertex: cannot happen; no triangle then
+		tri = &triangulation{}
+	}
+	return newTriLocator(around, tri).interpolate(x, y)
 }
 
 // triLocator finds the triangle holding a point by walking from a seed triangle: the one found

@@ -168,7 +168,7 @@ func TestLinearLarge(t *testing.T) {
 	tg := utmTarget(1000, 10, 40)
 	local := cloneSamples(s)
 	local.MoveOrigin(tg.Centre())
-	tr := delaunay(local.X, local.Y)
+	tr := mustDelaunay(t, local.X, local.Y)
 	got := gridValues(t, "linear:radius=0:nodata=-1e9", s, tg)
 	inside := 0
 	ox, oy := tg.Centre()

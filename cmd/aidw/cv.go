@@ -155,8 +155,14 @@ func runCV(ctx context.Context, c *cvArgs, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := gdalio.CheckSRS("-a_srs", c.srs); err != nil {
+		return err
+	}
 	if c.residuals != "" {
 		if err := gdalio.CheckVectorDestination(c.residuals); err != nil {
+			return fmt.Errorf("-residuals: %w", err)
+		}
+		if err := gdalio.CheckNotSource(c.residuals, c.srcs); err != nil {
 			return fmt.Errorf("-residuals: %w", err)
 		}
 	}

@@ -43,6 +43,7 @@ type gridArgs struct {
 	las                  lidar.Filter
 	nodataGiven          bool   // the -a string sets nodata, so the band gets it (as gdal_grid)
 	preview              string // -preview: a PNG quick look of the first band
+	tap                  bool   // -tap: the extent snaps outwards to whole multiples of -tr
 }
 
 // flagSpec is one flag: how many values follow it and what to do with them.
@@ -85,6 +86,7 @@ var gridFlags = map[string]flagSpec{
 	"-threads":       {1, setThreads},
 	"-device":        {1, setDevice},
 	"-preview":       {1, func(a *gridArgs, v []string) error { a.preview = v[0]; return nil }},
+	"-tap":           {0, func(a *gridArgs, v []string) error { a.tap = true; return nil }},
 }
 
 // parseGridArgs parses gdal_grid-style arguments: single-dash flags, several values after one
@@ -104,6 +106,9 @@ func parseGridArgs(args []string) (*gridArgs, error) {
 	}
 	if a.outsize != nil && a.tr != nil {
 		return nil, fmt.Errorf("-outsize and -tr options cannot be used at the same time")
+	}
+	if a.tap && a.tr == nil {
+		return nil, fmt.Errorf("-tap needs -tr: it aligns the extent on the resolution")
 	}
 	if a.like != "" && (a.outsize != nil || a.tr != nil || a.txe != nil || a.tye != nil) {
 		return nil, fmt.Errorf("-like takes size and extent from the template: it cannot be combined with -outsize, -tr, -txe or -tye")

@@ -31,7 +31,13 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := gdalio.CheckSRS("-a_srs", a.srs); err != nil {
+		return err
+	}
 	if err := gdalio.CheckDestination(a.dst); err != nil {
+		return err
+	}
+	if err := gdalio.CheckNotSource(a.dst, a.srcs); err != nil {
 		return err
 	}
 	if a.preview != "" {
@@ -39,6 +45,9 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-preview %s: the quick look is a PNG: give a .png file", a.preview)
 		}
 		if err := gdalio.CheckDestination(a.preview); err != nil {
+			return fmt.Errorf("-preview: %w", err)
+		}
+		if err := gdalio.CheckNotSource(a.preview, a.srcs); err != nil {
 			return fmt.Errorf("-preview: %w", err)
 		}
 	}
@@ -69,13 +78,20 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 	}
 
 	names := interp.BandNames(alg)
+	nodata, setNoData := outputNoData(a, alg, tmpl)
 	ropt := gdalio.RasterOptions{Format: a.format, Type: a.outType, Create: a.creation,
-		SRS: outSRS, Bands: len(sources) * len(names), NoData: alg.NoData(),
-		SetNoData: a.nodataGiven || target.Mask != nil}
+		SRS: outSRS, Bands: len(sources) * len(names), NoData: nodata,
+		SetNoData: setNoData || target.Mask != nil}
 	w, err := gdalio.Create(a.dst, target, ropt)
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			w.Abort() // no temporary file outlives a panic (see protect)
+			panic(r)
+		}
+	}()
 	var preview *report.Preview
 	if a.preview != "" {
 		var geographic bool
@@ -88,6 +104,9 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 		err = describeBands(w, names, sources)
 	}
 	if err == nil {
+		err = writeProvenance(w, a, alg)
+	}
+	if err == nil {
 		err = gridBands(ctx, eng, alg, target, sources, w, preview, a.quiet, stdout)
 	}
 	if err == nil && preview != nil {
@@ -97,7 +116,7 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 		w.Abort()
 		return err
 	}
-	if err := w.Commit(); err != nil {
+	if err := w.CommitContext(ctx); err != nil {
 		return err
 	}
 	if preview != nil {
@@ -233,6 +252,8 @@ func (a *gridArgs) target(tmpl *gdalio.Template, src gdalio.Source) (raster.Targ
 	switch {
 	case a.outsize != nil:
 		cols, rows = a.outsize[0], a.outsize[1]
+	case a.tr != nil && a.tap:
+		return alignedTarget(xmin, ymin, xmax, ymax, a.tr[0], a.tr[1])
 	case a.tr != nil:
 		// gdal_grid's rule: the extent stays, the size is rounded to the nearest whole cell.
 		if a.tr[0] <= 0 || a.tr[1] <= 0 {
@@ -246,5 +267,22 @@ func (a *gridArgs) target(tmpl *gdalio.Template, src gdalio.Source) (raster.Targ
 		cols, rows = int(fx), int(fy)
 	}
 	t := raster.NorthUp(xmin, ymin, xmax, ymax, cols, rows)
+	return t, t.Validate()
+}
+
+// alignedTarget is -tap's grid, as gdalwarp's: the extent grows outwards to whole multiples of
+// the resolution, so that cells are exactly xres x yres and the grids of different runs line
+// up.
+func alignedTarget(xmin, ymin, xmax, ymax, xres, yres float64) (raster.Target, error) {
+	if xres <= 0 || yres <= 0 {
+		return raster.Target{}, fmt.Errorf("-tr %g %g: resolutions must be positive", xres, yres)
+	}
+	x0, x1 := math.Floor(xmin/xres)*xres, math.Ceil(xmax/xres)*xres
+	y0, y1 := math.Floor(ymin/yres)*yres, math.Ceil(ymax/yres)*yres
+	fx, fy := math.Round((x1-x0)/xres), math.Round((y1-y0)/yres)
+	if fx < 1 || fy < 1 || fx > math.MaxInt32 || fy > math.MaxInt32 {
+		return raster.Target{}, fmt.Errorf("-tap -tr %g %g gives an invalid output size over the extent", xres, yres)
+	}
+	t := raster.Target{Cols: int(fx), Rows: int(fy), GeoTransform: [6]float64{x0, xres, 0, y1, 0, -yres}}
 	return t, t.Validate()
 }

@@ -4,32 +4,128 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/aidw/aidw/interp"
 )
 
+// version is set by -ldflags "-X main.version=..." for releases; see versionString.
 var version = "dev"
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// SIGINT and SIGTERM cancel the work, which cleans up and exits as shells report a
+	// process killed by the signal (130, 143); a second signal is caught too, so cleanup
+	// finishes.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() {
+		s := <-sigs
+		cancel(signalError{s.(syscall.Signal)})
+	}()
 	setMemoryLimit()
-	if err := newApp().RunContext(ctx, os.Args); err != nil {
-		fmt.Fprintf(os.Stderr, "ERROR: %v\n", err)
-		stop()
-		os.Exit(1)
+	err := newApp().RunContext(ctx, os.Args)
+	var se signalError
+	if err != nil && errors.As(context.Cause(ctx), &se) {
+		err = se
 	}
+	os.Exit(exitCode(err, os.Stderr))
+}
+
+// errUsage ends a command called without arguments, after its usage: exit 1, no ERROR line.
+var errUsage = errors.New("usage")
+
+// signalError is the cause of a run cancelled by a signal.
+type signalError struct{ sig syscall.Signal }
+
+func (e signalError) Error() string {
+	if e.sig == syscall.SIGTERM {
+		return "terminated"
+	}
+	return "interrupted"
+}
+
+// exitCode prints err's one-line ERROR (with the stack of an internal error when AIDW_DEBUG
+// is set) and returns the exit code: 0 without error, 128 + the signal's number for a run a
+// signal stopped, 2 for an internal error, else 1. A progress line left unfinished is ended
+// first, so the error starts a line of its own.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	if errors.Is(err, errUsage) {
+		return 1
+	}
+	endProgressLine()
+	var se signalError
+	if errors.As(err, &se) {
+		fmt.Fprintf(stderr, "ERROR: %v\n", se)
+		return 128 + int(se.sig)
+	}
+	var ie *internalError
+	if errors.As(err, &ie) {
+		fmt.Fprintf(stderr, "ERROR: internal error: %s\n", oneLine(fmt.Sprint(ie.value)))
+		if os.Getenv("AIDW_DEBUG") != "" {
+			stderr.Write(ie.stack)
+		}
+		return 2
+	}
+	fmt.Fprintf(stderr, "ERROR: %v\n", err)
+	return 1
+}
+
+// internalError is a panic recovered in a command: a bug, not bad input.
+type internalError struct {
+	value any
+	stack []byte
+}
+
+func (e *internalError) Error() string { return fmt.Sprintf("internal error: %v", e.value) }
+
+// protect runs a command and turns a panic into an internalError, so that the command's
+// deferred cleanups have run (no temporary file is left) and the user gets one line instead
+// of a Go stack dump (AIDW_DEBUG=1 prints it). A panic of a worker goroutine comes with the
+// worker's stack.
+func protect(run func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			ie := &internalError{value: r, stack: debug.Stack()}
+			if pe, ok := r.(*interp.PanicError); ok {
+				ie.value, ie.stack = pe.Value, pe.Stack
+			}
+			err = ie
+		}
+	}()
+	return run()
+}
+
+// oneLine keeps the first line of s.
+func oneLine(s string) string {
+	first, _, _ := strings.Cut(s, "\n")
+	return first
 }
 
 func newApp() *cli.App {
+	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprintln(c.App.Writer, versionString()) }
 	return &cli.App{
 		Name:    "aidw",
 		Usage:   "grid scattered points into rasters by adaptive IDW and gdal_grid's algorithms",
 		Version: version,
+		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return fmt.Errorf("unknown command %q: the commands are grid, cv and bench (aidw --help)", c.Args().First())
+			}
+			return cli.ShowAppHelp(c)
+		},
 		Commands: []*cli.Command{
 			{
 				Name:            "grid",
@@ -38,7 +134,11 @@ func newApp() *cli.App {
 				SkipFlagParsing: true,
 				Action: func(c *cli.Context) error {
 					args := c.Args().Slice()
-					if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+					if len(args) == 0 { // as gdal_grid: usage on stderr, exit 1
+						fmt.Fprintln(c.App.ErrWriter, "Usage: aidw grid "+gridUsage)
+						return errUsage
+					}
+					if args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
 						fmt.Fprintln(c.App.Writer, "Usage: aidw grid "+gridUsage)
 						return nil
 					}
@@ -46,7 +146,7 @@ func newApp() *cli.App {
 					if err != nil {
 						return err
 					}
-					return runGrid(c.Context, a, c.App.Writer, c.App.ErrWriter)
+					return protect(func() error { return runGrid(c.Context, a, c.App.Writer, c.App.ErrWriter) })
 				},
 			},
 			benchCommand(),
@@ -57,7 +157,11 @@ func newApp() *cli.App {
 				SkipFlagParsing: true,
 				Action: func(c *cli.Context) error {
 					args := c.Args().Slice()
-					if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+					if len(args) == 0 { // as gdal_grid: usage on stderr, exit 1
+						fmt.Fprintln(c.App.ErrWriter, "Usage: aidw cv "+cvUsage)
+						return errUsage
+					}
+					if args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
 						fmt.Fprintln(c.App.Writer, "Usage: aidw cv "+cvUsage)
 						return nil
 					}
@@ -65,7 +169,7 @@ func newApp() *cli.App {
 					if err != nil {
 						return err
 					}
-					return runCV(c.Context, a, c.App.Writer, c.App.ErrWriter)
+					return protect(func() error { return runCV(c.Context, a, c.App.Writer, c.App.ErrWriter) })
 				},
 			},
 		},
@@ -76,7 +180,7 @@ const gridUsage = `[-a <algorithm>[:<key>=<value>]...] [-zfield <field>] [-z_inc
     [-l <layer>]... [-where <expr>] [-sql <select>]... [-spat <xmin> <ymin> <xmax> <ymax>]
     [-clipsrc <xmin> <ymin> <xmax> <ymax>|<WKT>|<datasource>|spat_extent]
     [-clipsrcsql <select>] [-clipsrclayer <layer>] [-clipsrcwhere <expr>] [-oo <NAME>=<VALUE>]...
-    [-txe <xmin> <xmax>] [-tye <ymin> <ymax>] [-tr <xres> <yres>] [-outsize <xsize> <ysize>]
+    [-txe <xmin> <xmax>] [-tye <ymin> <ymax>] [-tr <xres> <yres> [-tap]] [-outsize <xsize> <ysize>]
     [-like <template raster>] [-ot <type>] [-of <format>] [-co <NAME>=<VALUE>]... [-a_srs <srs>]
     [-threads <n>] [-device auto|gpu|cpu] [-preview <png>] [-q] [--config <KEY> <VALUE>]
     [-class <code>[,<code>]...] [-returns first|last|all] [-drop_withheld] [-drop_overlap]

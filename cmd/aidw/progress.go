@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"sync/atomic"
 )
 
 // termProgress prints progress the way GDAL's command-line tools do
@@ -13,7 +14,22 @@ type termProgress struct {
 	lastTick int
 }
 
-func newTermProgress(w io.Writer) *termProgress { return &termProgress{w: w, lastTick: -1} }
+func newTermProgress(w io.Writer) *termProgress {
+	p := &termProgress{w: w, lastTick: -1}
+	openProgress.Store(p)
+	return p
+}
+
+// openProgress is the progress line being printed, if any: an error that ends the run starts
+// on a new line rather than after "0...10...20".
+var openProgress atomic.Pointer[termProgress]
+
+// endProgressLine ends a progress line that was started and not finished.
+func endProgressLine() {
+	if p := openProgress.Swap(nil); p != nil && p.lastTick >= 0 && p.lastTick < 40 {
+		fmt.Fprintln(p.w)
+	}
+}
 
 // Update reports the fraction done, 0..1; fractions never go back.
 func (p *termProgress) Update(done float64) {

@@ -1,0 +1,212 @@
+package gdalio
+
+import (
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/aidw/aidw/raster"
+)
+
+// driverSkips are the raster drivers that write files but that a small gridded raster cannot
+// go to as it is, each with the reason (GDAL 3.6).
+var driverSkips = map[string]string{
+	"MEM":             "writes no file (refused by Create)",
+	"VRT":             "cannot be written through (VRTSourcedRasterBand)",
+	"PDS4":            "its label names the image file, which the final rename changes",
+	"NITF":            "its geotransform (IGEOLO) needs a geographic or UTM CRS",
+	"DTED":            "needs a 1x1 degree tile in WGS 84 of a fixed size",
+	"SRTMHGT":         "needs a 1x1 degree tile of 1201 or 3601 nodes",
+	"USGSDEM":         "resamples onto its own product grid",
+	"ADRG":            "needs three bands (RGB)",
+	"WEBP":            "lossy, and three or four bands (RGB/RGBA)",
+	"LCP":             "a landscape of 5, 7, 8 or 10 fixed bands",
+	"NTv2":            "a datum grid shift of four bands in geographic degrees",
+	"BLX":             "needs a size that is a multiple of 128",
+	"KMLSUPEROVERLAY": "needs geographic coordinates in WGS 84",
+	"BYN":             "a geoid grid in geographic degrees",
+	"MBTiles":         "needs Web Mercator tiles at a zoom level's pixel size",
+	"PDF":             "Create makes vector PDFs only; raster PDFs are rendered images",
+	"PCRaster":        "needs the PCRASTER_VALUESCALE creation option",
+	"Terragen":        "needs a heightfield span in metres (creation options)",
+	"Leveller":        "needs the MINUSERPIXELVALUE creation option",
+	"JPEG":            "lossy",
+	"JP2OpenJPEG":     "lossy by default",
+	"XPM":             "a palette image: values are quantised to its colours",
+	"CALS":            "one-bit images",
+	"NWT_GRD":         "rescales values into its own colour bands",
+	"MFF2":            "writes a directory of its own layout and has no extension",
+	"PostGISRaster":   "a database connection, not a file",
+	"NGW":             "a web service",
+	"WMS":             "a web service description",
+	"WMTS":            "a web service description",
+}
+
+// driverExtensions give the drivers that declare no extension the one their files take.
+var driverExtensions = map[string]string{
+	"Zarr": "zarr", "ENVI": "bin", "ISCE": "slc", "ELAS": "elas", "HDF4Image": "hdf", "ISIS2": "cub",
+	"VICAR": "vic", "FIT": "fit", "PAux": "raw", "LAN": "lan", "CTable2": "ct2", "ROI_PAC": "dem", "ARG": "arg",
+}
+
+// driverTypes override the data type for drivers whose declared list is not what they take.
+var driverTypes = map[string]string{"ROI_PAC": "Int16"}
+
+// noGeoTransform are drivers that keep a geotransform only with a CRS they know.
+var noGeoTransform = map[string]string{
+	"ILWIS": "keeps georeferencing only with a CRS it can describe",
+	"MFF":   "keeps georeferencing only in geographic coordinates",
+	"VICAR": "writes no georeferencing by default",
+	"PNM":   "has no georeferencing",
+}
+
+// TestWriterEveryDriver writes a small raster with every GDAL raster driver that can create
+// files (DCAP_CREATE or DCAP_CREATECOPY) and has an extension, through the Writer, and reads
+// the values back. GPKG and Zarr refuse an existing path: the temporary name must not exist
+// when the driver creates it (issue 12, defect 2).
+func TestWriterEveryDriver(t *testing.T) {
+	tg := raster.NorthUp(440720, 3750120, 440840, 3750210, 4, 3)
+	tested := 0
+	for _, d := range rasterWriters() {
+		if why, ok := driverSkips[d.Name]; ok {
+			t.Logf("skip %s: %s", d.Name, why)
+			continue
+		}
+		ext := driverExtensions[d.Name]
+		if len(d.Extensions) > 0 {
+			ext = d.Extensions[0]
+		}
+		if ext == "" {
+			t.Errorf("%s: no extension known: add it to driverExtensions or driverSkips", d.Name)
+			continue
+		}
+		typ := "Byte"
+		if len(d.Types) > 0 && !slices.Contains(d.Types, "Byte") {
+			typ = d.Types[0]
+			for _, pref := range []string{"Float32", "Int16", "Float64", "Int32", "UInt16"} {
+				if slices.Contains(d.Types, pref) {
+					typ = pref
+					break
+				}
+			}
+		}
+		if ty, ok := driverTypes[d.Name]; ok {
+			typ = ty
+		}
+		t.Run(d.Name, func(t *testing.T) {
+			dir := t.TempDir()
+			dst := filepath.Join(dir, "out."+ext)
+			w, err := Create(dst, tg, RasterOptions{Format: d.Name, Type: typ, SRS: "EPSG:26711", Warn: func(string) {}})
+			if err != nil {
+				t.Fatalf("Create %s (%s): %v", dst, typ, err)
+			}
+			writeAll(t, w, tg, 1, func(b, r, c int) float64 { return float64(10*r + c + 1) })
+			if err := w.Commit(); err != nil {
+				t.Fatalf("Commit %s (%s): %v", dst, typ, err)
+			}
+			for _, f := range dirFiles(t, dir) {
+				if strings.Contains(f, tempInfix) {
+					t.Errorf("temporary file %s left", f)
+				}
+			}
+			ds := openRaster(t, dst)
+			st := ds.Structure()
+			if st.SizeX != 4 || st.SizeY != 3 {
+				t.Fatalf("size %dx%d, want 4x3", st.SizeX, st.SizeY)
+			}
+			got := readBand(t, ds, 0)
+			want := []float64{1, 2, 3, 4, 11, 12, 13, 14, 21, 22, 23, 24}
+			for i := range want {
+				if math.Abs(got[i]-want[i]) > 1e-6 {
+					t.Fatalf("values %v, want %v", got, want)
+				}
+			}
+			if _, ok := noGeoTransform[d.Name]; ok {
+				return
+			}
+			if gt, err := ds.GeoTransform(); err != nil || gt != tg.GeoTransform {
+				for i := range gt {
+					if math.Abs(gt[i]-tg.GeoTransform[i]) > 1e-6*math.Max(1, math.Abs(gt[i])) {
+						t.Errorf("geotransform %v, want %v", gt, tg.GeoTransform)
+						break
+					}
+				}
+			}
+		})
+		tested++
+	}
+	for _, must := range []string{"GTiff", "GPKG", "Zarr", "XYZ", "PNG", "AAIGrid", "HFA", "ENVI"} {
+		if _, err := outputFormat("x", must); err != nil {
+			t.Errorf("%s: %v", must, err)
+		}
+	}
+	if tested < 20 {
+		t.Errorf("only %d drivers tested", tested)
+	}
+}
+
+// TestWriterReplacesZarrStore writes a Zarr store twice to the same destination: the second
+// replaces the first (a Zarr dataset is a directory).
+func TestWriterReplacesZarrStore(t *testing.T) {
+	dir := t.TempDir()
+	dst := filepath.Join(dir, "o.zarr")
+	tg := raster.NorthUp(0, 0, 3, 2, 3, 2)
+	for _, v := range []float64{1, 2} {
+		w, err := Create(dst, tg, RasterOptions{Format: "Zarr", Type: "Float32"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeAll(t, w, tg, 1, func(b, r, c int) float64 { return v })
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if got := readBand(t, openRaster(t, dst), 0); !slices.Equal(got, []float64{v, v, v, v, v, v}) {
+			t.Fatalf("values %v, want %v", got, v)
+		}
+	}
+	if files := dirFiles(t, dir); !slices.Equal(files, []string{"o.zarr"}) {
+		t.Fatalf("files %v, want o.zarr only", files)
+	}
+}
+
+// TestWriterRemovesStaleTemporaries: a run that was killed leaves its temporary file; the next
+// run to the same destination removes it when its writer's PID is gone, and never a live
+// process's (issue 12, defect 12).
+func TestWriterRemovesStaleTemporaries(t *testing.T) {
+	dir := t.TempDir()
+	dst := filepath.Join(dir, "dem.tif")
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := cmd.Process.Pid
+	if processAlive(dead) {
+		t.Skipf("PID %d was reused at once", dead)
+	}
+	stale := []string{"dem" + tempInfix + strconv.Itoa(dead) + "-1a2b.tif", "dem" + tempInfix + strconv.Itoa(dead) + "-1a2c.tif.aux.xml"}
+	live := []string{"dem" + tempInfix + strconv.Itoa(os.Getpid()) + "-99.tif", "dem" + tempInfix + "1-77.tif"} // this test's, and init's
+	other := []string{"other" + tempInfix + strconv.Itoa(dead) + "-5.tif", "dem_notes.txt"}                     // not dem.tif's
+	for _, f := range slices.Concat(stale, live, other) {
+		os.WriteFile(filepath.Join(dir, f), nil, 0o644)
+	}
+	os.Mkdir(filepath.Join(dir, "dem"+tempInfix+strconv.Itoa(dead)+"-3.zarr"), 0o755) // a killed Zarr output
+	os.WriteFile(filepath.Join(dir, "dem"+tempInfix+strconv.Itoa(dead)+"-3.zarr", ".zgroup"), nil, 0o644)
+	tg := raster.NorthUp(0, 0, 2, 2, 2, 2)
+	w, err := Create(dst, tg, RasterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeAll(t, w, tg, 1, func(b, r, c int) float64 { return 1 })
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	want := slices.Concat([]string{"dem.tif"}, live, other)
+	slices.Sort(want)
+	if got := dirFiles(t, dir); !slices.Equal(got, want) {
+		t.Fatalf("files %v, want %v", got, want)
+	}
+}

@@ -1,0 +1,63 @@
+package interp
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/sample"
+)
+
+// maxOffset bounds how far a sample or a node may lie from the samples' origin (the target's
+// centre). Every algorithm squares differences of coordinates: beyond 1e150 two of them give
+// 1e300 and more, near float64's limit of 1.8e308, and sums of such squares overflow to +Inf;
+// long before that, distances between nearby samples have lost all their digits.
+const maxOffset = 1e150
+
+// checkCoordinates refuses samples and targets that cannot be computed in float64: a
+// non-finite coordinate, or one farther than maxOffset from the samples' origin. It runs
+// before any work, for every algorithm and for cross-validation.
+func checkCoordinates(s *sample.Samples, t raster.Target) error {
+	ox, oy := s.OriginX, s.OriginY
+	if !finite(ox) || !finite(oy) {
+		return fmt.Errorf("the samples' origin (%g, %g) is not finite", ox, oy)
+	}
+	far := func(v float64) bool { return !(math.Abs(v) <= maxOffset) } // NaN is far
+	if s.IsCompact() {
+		if s.Len() > 0 {
+			lx, hx := float64(slices.Min(s.QX))*s.QuantumX, float64(slices.Max(s.QX))*s.QuantumX
+			ly, hy := float64(slices.Min(s.QY))*s.QuantumY, float64(slices.Max(s.QY))*s.QuantumY
+			if !far(lx) && !far(hx) && !far(ly) && !far(hy) {
+				return checkTarget(s, t)
+			}
+		}
+	}
+	for i := range int32(s.Len()) {
+		x, y := s.XY(i)
+		if far(x) || far(y) {
+			ax, ay := x+ox, y+oy
+			if !finite(ax) || !finite(ay) {
+				return fmt.Errorf("sample %d has a coordinate that is not finite (%g, %g)", i+1, ax, ay)
+			}
+			return fmt.Errorf("sample %d at (%g, %g) is more than %g from the grid's centre (%g, %g): "+
+				"its squared distances overflow float64, so it cannot be gridded", i+1, ax, ay, maxOffset, ox, oy)
+		}
+	}
+	return checkTarget(s, t)
+}
+
+// checkTarget refuses a target whose corners lie farther than maxOffset from the samples'
+// origin.
+func checkTarget(s *sample.Samples, t raster.Target) error {
+	xmin, ymin, xmax, ymax := t.Extent()
+	for _, d := range []float64{xmin - s.OriginX, xmax - s.OriginX, ymin - s.OriginY, ymax - s.OriginY} {
+		if !(math.Abs(d) <= maxOffset) {
+			return fmt.Errorf("the output extent %g,%g - %g,%g is more than %g from the samples' origin (%g, %g): "+
+				"its squared distances overflow float64", xmin, ymin, xmax, ymax, maxOffset, s.OriginX, s.OriginY)
+		}
+	}
+	return nil
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
