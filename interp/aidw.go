@@ -97,37 +97,27 @@ func parseAIDW(kv *keyValues) (Algorithm, error) {
 		return nil, fmt.Errorf("alphas=%s: need exactly %d numbers, got %d", formatFloats(alphas), len(a.Alphas), len(alphas))
 	}
 	copy(a.Alphas[:], alphas)
-	if err := a.Validate(); err != nil {
+	if err := a.validate(kv.decl); err != nil {
 		return nil, err
 	}
 	return &a, nil
 }
 
-// Validate checks every option, naming the one at fault.
-func (a *AIDW) Validate() error {
-	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+// Validate checks every option, naming the one at fault: the ranges that aidwDeclaration
+// declares, then the rules between options.
+func (a *AIDW) Validate() error { return a.validate(&aidwDeclaration) }
+
+// validate is Validate with the declaration passed in (parseAIDW's, which cannot name
+// aidwDeclaration without an initialization cycle).
+func (a *AIDW) validate(d *Declaration) error {
+	if err := d.checkFields(a); err != nil {
+		return err
+	}
 	switch {
-	case a.K < 1:
-		return fmt.Errorf("k=%d: must be at least 1", a.K)
-	case !finite(a.Area) || a.Area < 0:
-		return fmt.Errorf("area=%g: must be a finite number >= 0 (0 derives it)", a.Area)
-	case !finite(a.RMin):
-		return fmt.Errorf("rmin=%g: must be a finite number", a.RMin)
-	case !finite(a.RMax) || a.RMax <= a.RMin:
+	case a.RMax <= a.RMin:
 		return fmt.Errorf("rmax=%g: must be a finite number greater than rmin=%g", a.RMax, a.RMin)
-	case a.MaxPoints < 0:
-		return fmt.Errorf("max_points=%d: must be >= 0 (0 weighs all samples)", a.MaxPoints)
-	case !finite(a.Radius) || a.Radius < 0:
-		return fmt.Errorf("radius=%g: must be a finite number >= 0 (0 is unbounded)", a.Radius)
-	case a.MinPoints < 0:
-		return fmt.Errorf("min_points=%d: must be >= 0", a.MinPoints)
 	case a.MaxPoints > 0 && a.MinPoints > a.MaxPoints:
 		return fmt.Errorf("min_points=%d exceeds max_points=%d: every node would be nodata", a.MinPoints, a.MaxPoints)
-	}
-	for _, v := range a.Alphas {
-		if !finite(v) || v < 0 {
-			return fmt.Errorf("alphas=%s: each must be a finite number >= 0", formatFloats(a.Alphas[:]))
-		}
 	}
 	return nil
 }

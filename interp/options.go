@@ -148,6 +148,41 @@ func (o *Option) outOfRange(v float64) string {
 	return fmt.Sprintf("%s=%v: must be %s", o.Name, v, rule)
 }
 
+// checkFields checks the declared ranges of the option fields of a (a pointer to the
+// algorithm's struct), in the declared order, and returns the first violation: numbers must be
+// finite (unless NonFinite) and within Min and Max, each number of a list too.
+func (d *Declaration) checkFields(a any) error {
+	v := reflect.ValueOf(a).Elem()
+	for i := range d.Options {
+		o := &d.Options[i]
+		if o.Field == "" || o.NonFinite {
+			continue
+		}
+		f := v.FieldByName(o.Field)
+		finiteRule := "a finite number"
+		if r := o.Range(); r != "" {
+			finiteRule += " " + r
+		}
+		switch f.Kind() {
+		case reflect.Int:
+			if o.outOfRange(float64(f.Int())) != "" {
+				return fmt.Errorf("%s=%d: must be %s", o.Name, f.Int(), strings.ReplaceAll(o.Range(), ", ", " and "))
+			}
+		case reflect.Float64:
+			if x := f.Float(); !isFinite(x) || o.outOfRange(x) != "" {
+				return fmt.Errorf("%s=%v: must be %s", o.Name, x, finiteRule)
+			}
+		case reflect.Array, reflect.Slice:
+			for j := range f.Len() {
+				if x := f.Index(j).Float(); !isFinite(x) || o.outOfRange(x) != "" {
+					return fmt.Errorf("%s=%s: each must be %s", o.Name, formatValue(f), finiteRule)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // Names lists the algorithms' names in the registry's order.
 func Names() []string {
 	names := make([]string, len(Registry))
