@@ -44,13 +44,13 @@ var invDistDeclaration = Declaration{
 	GDAL: true,
 	Options: options(
 		[]Option{
-			{Name: "power", Type: Float, Default: "2", Min: bound(0), Field: "Power", Help: "weighting power"},
-			{Name: "smoothing", Type: Float, Default: "0", Min: bound(0), Field: "Smoothing",
+			{Name: "power", Type: TypeFloat, Default: "2", Min: bound(0), Field: "Power", Help: "weighting power"},
+			{Name: "smoothing", Type: TypeFloat, Default: "0", Min: bound(0), Field: "Smoothing",
 				Help: "smoothing: distances are sqrt(d^2 + smoothing^2)"},
 		},
 		invDistEllipseOptions(),
 		[]Option{
-			{Name: "max_points", Type: Int, Default: "0", Min: bound(0), Field: "MaxPoints",
+			{Name: "max_points", Type: TypeInt, Default: "0", Min: bound(0), Field: "MaxPoints",
 				Help: "with a search ellipse, stop after max_points + 1 samples in input order (0: no limit)"},
 			minPointsOption(),
 		},
@@ -86,12 +86,12 @@ var invDistNNDeclaration = Declaration{
 	GDAL: true,
 	Options: options(
 		[]Option{
-			{Name: "power", Type: Float, Default: "2", Min: bound(0), Field: "Power", Help: "weighting power"},
-			{Name: "smoothing", Type: Float, Default: "0", Min: bound(0), Field: "Smoothing",
+			{Name: "power", Type: TypeFloat, Default: "2", Min: bound(0), Field: "Power", Help: "weighting power"},
+			{Name: "smoothing", Type: TypeFloat, Default: "0", Min: bound(0), Field: "Smoothing",
 				Help: "smoothing: distances are sqrt(d^2 + smoothing^2)"},
-			{Name: "radius", Type: Float, Default: "1", Min: bound(0), MinExclusive: true, Field: "Radius",
+			{Name: "radius", Type: TypeFloat, Default: "1", Min: bound(0), MinExclusive: true, Field: "Radius",
 				Invalid: "Radius value should be strictly positive", Help: "radius of the search circle"},
-			{Name: "max_points", Type: Int, Default: "12", Min: bound(0), Field: "MaxPoints",
+			{Name: "max_points", Type: TypeInt, Default: "12", Min: bound(0), Field: "MaxPoints",
 				Help: "weigh at most the max_points nearest samples"},
 			minPointsOption(),
 		},

@@ -28,7 +28,7 @@ var linearDeclaration = Declaration{
 	Help: "barycentric interpolation in the Delaunay triangulation of the samples",
 	GDAL: true,
 	Options: []Option{
-		{Name: "radius", Type: Float, Default: "-1", Field: "Radius",
+		{Name: "radius", Type: TypeFloat, Default: "-1", Field: "Radius",
 			Help: "outside the triangulation: < 0 the nearest sample, 0 nodata, > 0 the nearest sample within radius"},
 		nodataOption(),
 	},

@@ -56,7 +56,7 @@ var averageDeclaration = Declaration{
 	GDAL: true,
 	Options: options(ellipseOptions(), []Option{
 		minPointsOption(),
-		{Name: "max_points", Type: Int, Default: "0", Min: bound(0), Field: "MaxPoints",
+		{Name: "max_points", Type: TypeInt, Default: "0", Min: bound(0), Field: "MaxPoints",
 			Help: "with a quadrant search, take at most max_points samples in all (else ignored)"},
 	}, quadrantOptions(), []Option{nodataOption()}),
 	parse: parseAverage,

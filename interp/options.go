@@ -29,26 +29,26 @@ type OptionType int
 
 // The option types.
 const (
-	// Int is a whole number; gdal_grid's algorithms also take "12.0", as gdal does.
-	Int OptionType = iota
-	// Float is a number; finite unless the option says otherwise (nodata).
-	Float
-	// FloatList is comma-separated numbers.
-	FloatList
-	// YesNo is a boolean: yes/no, true/false, on/off or 1/0.
-	YesNo
+	// TypeInt is a whole number; gdal_grid's algorithms also take "12.0", as gdal does.
+	TypeInt OptionType = iota
+	// TypeFloat is a number; finite unless the option says otherwise (nodata).
+	TypeFloat
+	// TypeFloatList is comma-separated numbers.
+	TypeFloatList
+	// TypeYesNo is a boolean: yes/no, true/false, on/off or 1/0.
+	TypeYesNo
 )
 
 // String is the type's name in help and in `aidw algorithms --json`.
 func (t OptionType) String() string {
 	switch t {
-	case Int:
+	case TypeInt:
 		return "int"
-	case Float:
+	case TypeFloat:
 		return "float"
-	case FloatList:
+	case TypeFloatList:
 		return "float_list"
-	case YesNo:
+	case TypeYesNo:
 		return "bool"
 	}
 	return fmt.Sprintf("OptionType(%d)", int(t))
@@ -84,7 +84,7 @@ func bound(v float64) *float64 { return &v }
 
 // nodataOption is the nodata key that every algorithm has.
 func nodataOption() Option {
-	return Option{Name: "nodata", Type: Float, Default: "0", NonFinite: true, Field: "NodataValue",
+	return Option{Name: "nodata", Type: TypeFloat, Default: "0", NonFinite: true, Field: "NodataValue",
 		Help: "value of nodes that cannot be computed; given, it is also the band's nodata"}
 }
 
@@ -293,9 +293,9 @@ func MarkdownTable() string {
 	return b.String()
 }
 
-// Help is the algorithms' part of `aidw grid --help`, as gdal_grid's usage lists its
+// AlgorithmsHelp is the algorithms' part of `aidw grid --help`, as gdal_grid's usage lists its
 // algorithms: each with its keys and defaults.
-func Help() string {
+func AlgorithmsHelp() string {
 	var b strings.Builder
 	b.WriteString("Algorithms (-a <name>[:<key>=<value>]...; `aidw algorithms` describes every key):\n")
 	for i, d := range Registry {
@@ -346,27 +346,27 @@ func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 func ellipseOptions() []Option {
 	return []Option{
-		{Name: "radius", Type: Float, Min: bound(0),
+		{Name: "radius", Type: TypeFloat, Min: bound(0),
 			Help: "sets radius1 and radius2 (the search ellipse is then a circle)"},
-		{Name: "radius1", Type: Float, Default: "0", Min: bound(0), Field: "Radius1",
+		{Name: "radius1", Type: TypeFloat, Default: "0", Min: bound(0), Field: "Radius1",
 			Help: "first semi-axis of the search ellipse (along x when angle is 0); with radius2=0 every sample is searched"},
-		{Name: "radius2", Type: Float, Default: "0", Min: bound(0), Field: "Radius2",
+		{Name: "radius2", Type: TypeFloat, Default: "0", Min: bound(0), Field: "Radius2",
 			Help: "second semi-axis of the search ellipse (along y when angle is 0)"},
-		{Name: "angle", Type: Float, Default: "0", Field: "Angle",
+		{Name: "angle", Type: TypeFloat, Default: "0", Field: "Angle",
 			Help: "rotation of the search ellipse, degrees counter-clockwise"},
 	}
 }
 
 func minPointsOption() Option {
-	return Option{Name: "min_points", Type: Int, Default: "0", Min: bound(0), Field: "MinPoints",
+	return Option{Name: "min_points", Type: TypeInt, Default: "0", Min: bound(0), Field: "MinPoints",
 		Help: "nodes with fewer samples in the search area are nodata"}
 }
 
 func quadrantOptions() []Option {
 	return []Option{
-		{Name: "min_points_per_quadrant", Type: Int, Default: "0", Min: bound(0), Field: "MinPerQuadrant",
+		{Name: "min_points_per_quadrant", Type: TypeInt, Default: "0", Min: bound(0), Field: "MinPerQuadrant",
 			Help: "take the nearest samples from the four quadrants in turn; a quadrant with fewer gives nodata (0: no quadrant search)"},
-		{Name: "max_points_per_quadrant", Type: Int, Default: "0", Min: bound(0), Field: "MaxPerQuadrant",
+		{Name: "max_points_per_quadrant", Type: TypeInt, Default: "0", Min: bound(0), Field: "MaxPerQuadrant",
 			Help: "take at most this many samples from each quadrant (0: no quadrant search)"},
 	}
 }

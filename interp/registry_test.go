@@ -71,7 +71,7 @@ func checkRange(t *testing.T, d *Declaration, o Option) {
 	}
 	for _, v := range bad {
 		value := fmt.Sprint(v)
-		if o.Type == FloatList {
+		if o.Type == TypeFloatList {
 			value = strings.Repeat(value+",", 4) + value
 		}
 		s := d.Name + ":" + o.Name + "=" + value

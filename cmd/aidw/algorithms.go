@@ -83,13 +83,13 @@ func jsonDefault(o interp.Option) any {
 		return nil
 	}
 	switch o.Type {
-	case interp.Int, interp.Float:
+	case interp.TypeInt, interp.TypeFloat:
 		f, err := strconv.ParseFloat(o.Default, 64)
 		if err != nil {
 			panic(err)
 		}
 		return f
-	case interp.FloatList:
+	case interp.TypeFloatList:
 		var out []float64
 		for _, s := range strings.Split(o.Default, ",") {
 			f, err := strconv.ParseFloat(s, 64)
@@ -99,7 +99,7 @@ func jsonDefault(o interp.Option) any {
 			out = append(out, f)
 		}
 		return out
-	case interp.YesNo:
+	case interp.TypeYesNo:
 		return o.Default == "yes"
 	}
 	return o.Default

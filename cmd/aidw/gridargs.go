@@ -150,7 +150,7 @@ func gridHelp() string {
 			fmt.Fprintf(&b, "  %-*s  %s\n", column, left, f.help)
 		}
 	}
-	b.WriteString("\n" + interp.Help())
+	b.WriteString("\n" + interp.AlgorithmsHelp())
 	return b.String()
 }
 
