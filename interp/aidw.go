@@ -39,85 +39,89 @@ const exactHitD2 = 1e-13
 // muKnots are the mu at which alpha equals each level; alpha is linear in between.
 var muKnots = [5]float64{0.1, 0.3, 0.5, 0.7, 0.9}
 
-func init() { parsers["aidw"] = parseAIDW }
+// aidwDeclaration is aidw's options; unknown keys and invalid values are errors (see Validate,
+// which checks the ranges declared here).
+var aidwDeclaration = Declaration{
+	Name: "aidw",
+	Help: "adaptive IDW (Lu & Wong 2008): the power adapts to how clustered the samples are",
+	Options: []Option{
+		{Name: "k", Type: TypeInt, Default: "15", Min: bound(1), Field: "K",
+			Help: "nearest samples whose mean distance r_obs measures the local density (clamped to n)"},
+		{Name: "area", Type: TypeFloat, Default: "0", Min: bound(0), Field: "Area",
+			Help: "study area for the expected distance r_exp; 0 takes the samples' bounding box"},
+		{Name: "rmin", Type: TypeFloat, Default: "0", Field: "RMin",
+			Help: "R at which mu is 0 and the power a1"},
+		{Name: "rmax", Type: TypeFloat, Default: "2", Field: "RMax",
+			Help: "R at which mu is 1 and the power a5; must exceed rmin"},
+		{Name: "alphas", Type: TypeFloatList, Default: "1.5,2,2.5,3,3.5", Min: bound(0), Field: "Alphas",
+			Help: "the five power levels a1..a5, from clustered to dispersed samples"},
+		{Name: "max_points", Type: TypeInt, Default: "0", Min: bound(0), Field: "MaxPoints",
+			Help: "weigh only the max_points nearest samples; 0 weighs all"},
+		{Name: "radius", Type: TypeFloat, Default: "0", Min: bound(0), Field: "Radius",
+			Help: "weigh only the samples within radius; 0 is unbounded"},
+		{Name: "min_points", Type: TypeInt, Default: "0", Min: bound(0), Field: "MinPoints",
+			Help: "nodes with fewer samples to weigh are nodata"},
+		nodataOption(),
+		{Name: "diagnostics", Type: TypeYesNo, Default: "no", Field: "Diagnostics",
+			Help: "yes adds the bands alpha, r_obs, R and the neighbour count after the value"},
+	},
+	parse: parseAIDW,
+}
 
 // DefaultAIDW returns AIDW with every option at its default.
 func DefaultAIDW() AIDW {
-	return AIDW{K: 15, RMax: 2, Alphas: [5]float64{1.5, 2, 2.5, 3, 3.5}}
+	a, _, err := ParseAlgorithm("aidw")
+	if err != nil {
+		panic(err)
+	}
+	return *a.(*AIDW)
 }
 
 func parseAIDW(kv *keyValues) (Algorithm, error) {
-	a := DefaultAIDW()
-	a.K = kv.Int("k", a.K)
-	a.Area = kv.Float("area", a.Area)
-	a.RMin = kv.Float("rmin", a.RMin)
-	a.RMax = kv.Float("rmax", a.RMax)
-	alphas := kv.Floats("alphas", a.Alphas[:])
-	a.MaxPoints = kv.Int("max_points", a.MaxPoints)
-	a.Radius = kv.Float("radius", a.Radius)
-	a.MinPoints = kv.Int("min_points", a.MinPoints)
-	a.NodataValue = kv.Float("nodata", a.NodataValue)
-	a.Diagnostics = yesNo(kv, "diagnostics")
+	a := AIDW{}
+	a.K = kv.Int("k")
+	a.Area = kv.Float("area")
+	a.RMin = kv.Float("rmin")
+	a.RMax = kv.Float("rmax")
+	alphas := kv.Floats("alphas")
+	a.MaxPoints = kv.Int("max_points")
+	a.Radius = kv.Float("radius")
+	a.MinPoints = kv.Int("min_points")
+	a.NodataValue = kv.Float("nodata")
+	a.Diagnostics = kv.YesNo("diagnostics")
 	if kv.err != nil {
 		return nil, kv.err
 	}
-	if u := kv.unknown(); len(u) > 0 {
-		return nil, fmt.Errorf("unknown option %s (known: k, area, rmin, rmax, alphas, max_points, radius, min_points, nodata, diagnostics)",
-			strings.Join(u, ", "))
+	if err := kv.unknownError(); err != nil {
+		return nil, err
 	}
 	if len(alphas) != len(a.Alphas) {
 		return nil, fmt.Errorf("alphas=%s: need exactly %d numbers, got %d", formatFloats(alphas), len(a.Alphas), len(alphas))
 	}
 	copy(a.Alphas[:], alphas)
-	if err := a.Validate(); err != nil {
+	if err := a.validate(kv.decl); err != nil {
 		return nil, err
 	}
 	return &a, nil
 }
 
-// Validate checks every option, naming the one at fault.
-func (a *AIDW) Validate() error {
-	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+// Validate checks every option, naming the one at fault: the ranges that aidwDeclaration
+// declares, then the rules between options.
+func (a *AIDW) Validate() error { return a.validate(&aidwDeclaration) }
+
+// validate is Validate with the declaration passed in (parseAIDW's, which cannot name
+// aidwDeclaration without an initialization cycle).
+func (a *AIDW) validate(d *Declaration) error {
+	if err := d.checkFields(a); err != nil {
+		return err
+	}
 	switch {
-	case a.K < 1:
-		return fmt.Errorf("k=%d: must be at least 1", a.K)
-	case !finite(a.Area) || a.Area < 0:
-		return fmt.Errorf("area=%g: must be a finite number >= 0 (0 derives it)", a.Area)
-	case !finite(a.RMin):
-		return fmt.Errorf("rmin=%g: must be a finite number", a.RMin)
-	case !finite(a.RMax) || a.RMax <= a.RMin:
+	case a.RMax <= a.RMin:
 		return fmt.Errorf("rmax=%g: must be a finite number greater than rmin=%g", a.RMax, a.RMin)
-	case a.MaxPoints < 0:
-		return fmt.Errorf("max_points=%d: must be >= 0 (0 weighs all samples)", a.MaxPoints)
-	case !finite(a.Radius) || a.Radius < 0:
-		return fmt.Errorf("radius=%g: must be a finite number >= 0 (0 is unbounded)", a.Radius)
-	case a.MinPoints < 0:
-		return fmt.Errorf("min_points=%d: must be >= 0", a.MinPoints)
 	case a.MaxPoints > 0 && a.MinPoints > a.MaxPoints:
 		return fmt.Errorf("min_points=%d exceeds max_points=%d: every node would be nodata", a.MinPoints, a.MaxPoints)
 	}
-	for _, v := range a.Alphas {
-		if !finite(v) || v < 0 {
-			return fmt.Errorf("alphas=%s: each must be a finite number >= 0", formatFloats(a.Alphas[:]))
-		}
-	}
 	return nil
-}
-
-// yesNo reads a boolean key: yes/no, true/false, on/off or 1/0; absent is no.
-func yesNo(kv *keyValues, key string) bool {
-	v, ok := kv.raw(key)
-	if !ok {
-		return false
-	}
-	switch strings.ToLower(v) {
-	case "yes", "true", "on", "1":
-		return true
-	case "no", "false", "off", "0":
-		return false
-	}
-	kv.fail(fmt.Errorf("%s=%q: must be yes or no", key, v))
-	return false
 }
 
 func formatFloats(v []float64) string {

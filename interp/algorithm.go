@@ -2,6 +2,7 @@ package interp
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,35 +17,48 @@ type Algorithm interface {
 	NoData() float64
 }
 
-// parser is how each algorithm is built from its key=value pairs.
-type parser func(kv *keyValues) (Algorithm, error)
-
-// parsers maps algorithm names to their parsers; each algorithm's file registers itself in
-// its init, so adding an algorithm touches one file.
-var parsers = map[string]parser{}
-
 // ParseAlgorithm parses an `-a` string. Warnings are what gdal_grid itself would warn about
 // (unknown keys of gdal_grid's algorithms); aidw's unknown keys are errors.
 func ParseAlgorithm(s string) (Algorithm, []string, error) {
+	p, err := Parse(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p.Algorithm, p.Warnings, nil
+}
+
+// Parsed is a parsed `-a` string: the algorithm, gdal_grid's warnings and the keys given.
+type Parsed struct {
+	Algorithm Algorithm
+	Warnings  []string
+	given     []string // the keys given, lower case
+}
+
+// Given says whether the `-a` string set key (lower case), as `nodata` decides whether the
+// band gets a nodata value.
+func (p *Parsed) Given(key string) bool { return slices.Contains(p.given, key) }
+
+// NoDataGiven says whether the `-a` string set nodata.
+func (p *Parsed) NoDataGiven() bool { return p.Given("nodata") }
+
+// Parse parses an `-a` string through the algorithm's declaration (see Registry).
+func Parse(s string) (*Parsed, error) {
 	parts := strings.Split(s, ":")
 	name := strings.ToLower(strings.TrimSpace(parts[0]))
-	p, ok := parsers[name]
-	if !ok {
-		names := make([]string, 0, len(parsers))
-		for n := range parsers {
-			names = append(names, n)
-		}
+	d := Lookup(name)
+	if d == nil {
+		names := Names()
 		sort.Strings(names)
-		return nil, nil, fmt.Errorf("unknown algorithm %q (known: %s)", parts[0], strings.Join(names, ", "))
+		return nil, fmt.Errorf("unknown algorithm %q (known: %s)", parts[0], strings.Join(names, ", "))
 	}
-	kv := &keyValues{alg: name, values: map[string]string{}}
+	kv := &keyValues{decl: d, values: map[string]string{}}
 	for _, part := range parts[1:] {
 		if part == "" {
 			continue
 		}
 		k, v, found := strings.Cut(part, "=")
 		if !found {
-			return nil, nil, fmt.Errorf("algorithm %s: option %q is not key=value", name, part)
+			return nil, fmt.Errorf("algorithm %s: option %q is not key=value", name, part)
 		}
 		key := strings.ToLower(strings.TrimSpace(k))
 		if _, dup := kv.values[key]; dup {
@@ -54,17 +68,17 @@ func ParseAlgorithm(s string) (Algorithm, []string, error) {
 		kv.order = append(kv.order, key)
 		kv.given = append(kv.given, strings.TrimSpace(k))
 	}
-	a, err := p(kv)
+	a, err := d.parse(kv)
 	if err != nil {
-		return nil, nil, fmt.Errorf("algorithm %s: %w", name, err)
+		return nil, fmt.Errorf("algorithm %s: %w", name, err)
 	}
-	return a, kv.warnings, nil
+	return &Parsed{Algorithm: a, Warnings: kv.warnings, given: kv.order}, nil
 }
 
-// keyValues hands out an algorithm's options and remembers which were used, so that unknown
-// keys can be reported.
+// keyValues hands out an algorithm's options, with the defaults and types its declaration
+// gives, and remembers which were used, so that unknown keys can be reported.
 type keyValues struct {
-	alg      string
+	decl     *Declaration
 	values   map[string]string
 	order    []string // keys in the order given, lower case
 	given    []string // the same keys as written, for messages
@@ -82,8 +96,23 @@ func (kv *keyValues) raw(key string) (string, bool) {
 	return v, ok
 }
 
-// Float returns key's value, or def when absent; a malformed value is remembered as the error.
-func (kv *keyValues) Float(key string, def float64) float64 {
+// option is key's declaration; reading an undeclared key is a mistake in the algorithm's code.
+func (kv *keyValues) option(key string) *Option {
+	o := kv.decl.Option(key)
+	if o == nil {
+		panic(fmt.Sprintf("algorithm %s reads the undeclared option %s", kv.decl.Name, key))
+	}
+	return o
+}
+
+// Float returns key's value, or its default when absent; a malformed value is remembered as
+// the error.
+func (kv *keyValues) Float(key string) float64 {
+	return kv.floatOr(key, kv.option(key).defaultFloat())
+}
+
+// floatOr is Float with another default than the declared one.
+func (kv *keyValues) floatOr(key string, def float64) float64 {
 	v, ok := kv.raw(key)
 	if !ok {
 		return def
@@ -96,8 +125,9 @@ func (kv *keyValues) Float(key string, def float64) float64 {
 	return f
 }
 
-// Int returns key's value as an integer, or def when absent.
-func (kv *keyValues) Int(key string, def int) int {
+// Int returns key's value as an integer, or its default when absent.
+func (kv *keyValues) Int(key string) int {
+	def := int(kv.option(key).defaultFloat())
 	v, ok := kv.raw(key)
 	if !ok {
 		return def
@@ -110,28 +140,74 @@ func (kv *keyValues) Int(key string, def int) int {
 	return n
 }
 
-// Floats returns key's value as a comma-separated list of numbers, or def when absent.
-func (kv *keyValues) Floats(key string, def []float64) []float64 {
+// Floats returns key's value as a comma-separated list of numbers, or its default when absent.
+func (kv *keyValues) Floats(key string) []float64 {
+	def, err := parseFloats(kv.option(key).Default)
+	if err != nil {
+		panic(fmt.Sprintf("option %s: default %q is not a list of numbers", key, kv.option(key).Default))
+	}
 	v, ok := kv.raw(key)
 	if !ok {
 		return def
 	}
+	out, err := parseFloats(v)
+	if err != nil {
+		kv.fail(fmt.Errorf("%s=%q is not a list of numbers", key, v))
+		return def
+	}
+	return out
+}
+
+func parseFloats(v string) ([]float64, error) {
 	var out []float64
 	for _, f := range strings.Split(v, ",") {
 		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 		if err != nil {
-			kv.fail(fmt.Errorf("%s=%q is not a list of numbers", key, v))
-			return def
+			return nil, err
 		}
 		out = append(out, x)
 	}
-	return out
+	return out, nil
+}
+
+// YesNo reads a boolean key: yes/no, true/false, on/off or 1/0; absent is its default.
+func (kv *keyValues) YesNo(key string) bool {
+	def, _ := parseYesNo(kv.option(key).Default)
+	v, ok := kv.raw(key)
+	if !ok {
+		return def
+	}
+	b, ok := parseYesNo(v)
+	if !ok {
+		kv.fail(fmt.Errorf("%s=%q: must be yes or no", key, v))
+		return def
+	}
+	return b
+}
+
+func parseYesNo(v string) (value, ok bool) {
+	switch strings.ToLower(v) {
+	case "yes", "true", "on", "1":
+		return true, true
+	case "no", "false", "off", "0":
+		return false, true
+	}
+	return false, false
 }
 
 func (kv *keyValues) fail(err error) {
 	if kv.err == nil {
 		kv.err = err
 	}
+}
+
+// unknownError is the error for keys that no option read (aidw's own algorithms refuse them),
+// or nil.
+func (kv *keyValues) unknownError() error {
+	if u := kv.unknown(); len(u) > 0 {
+		return fmt.Errorf("unknown option %s (known: %s)", strings.Join(u, ", "), strings.Join(kv.decl.optionNames(), ", "))
+	}
+	return nil
 }
 
 // unknown returns the keys that no option read, in the order and case given.

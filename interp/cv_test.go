@@ -143,6 +143,11 @@ func TestLeaveOneOutEveryAlgorithm(t *testing.T) {
 		"average_distance_pts:radius=90", "average_distance_pts:radius1=90:radius2=0",
 		"linear", "linear:radius=0:nodata=-1", "linear:radius=50:nodata=-1",
 	}
+	for _, name := range Names() { // every registered algorithm, at least with its defaults
+		if !slices.ContainsFunc(algs, func(a string) bool { return strings.Split(a, ":")[0] == name }) {
+			algs = append(algs, name)
+		}
+	}
 	for _, n := range []int{101, 160} {
 		s := looSamples(n, uint64(n))
 		tg := utmTarget(1000, 0, 1)

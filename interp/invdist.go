@@ -39,9 +39,67 @@ type InvDistNN struct {
 	QuadrantLimits
 }
 
-func init() {
-	parsers["invdist"] = parseInvDist
-	parsers["invdistnn"] = parseInvDistNN
+var invDistDeclaration = Declaration{
+	Name: "invdist",
+	Help: "inverse distance to a power over the search ellipse, or every sample",
+	GDAL: true,
+	Options: options(
+		[]Option{
+			{Name: "power", Type: TypeFloat, Default: "2", Min: bound(0), Field: "Power", Help: "weighting power"},
+			{Name: "smoothing", Type: TypeFloat, Default: "0", Min: bound(0), Field: "Smoothing",
+				Help: "smoothing: distances are sqrt(d^2 + smoothing^2)"},
+		},
+		invDistEllipseOptions(),
+		[]Option{
+			{Name: "max_points", Type: TypeInt, Default: "0", Min: bound(0), Field: "MaxPoints",
+				Help: "with a search ellipse, stop after max_points + 1 samples in input order (0: no limit)"},
+			minPointsOption(),
+		},
+		invDistQuadrantOptions(),
+		[]Option{nodataOption()},
+	),
+	parse: parseInvDist,
+}
+
+// invDistEllipseOptions are the search ellipse's keys, with gdal 3.6's quirk: invdist reads
+// radius, but it is missing from gdal's list of invdist's keys, so gdal warns about it.
+func invDistEllipseOptions() []Option {
+	e := ellipseOptions()
+	e[0].Ignored = true
+	e[0].Help = "sets radius1 and radius2 (gdal_grid 3.6 reads it, yet warns that it is ignored)"
+	return e
+}
+
+// invDistQuadrantOptions are invdist's per-quadrant keys: given, gdal 3.6 runs invdistnn.
+func invDistQuadrantOptions() []Option {
+	q := quadrantOptions()
+	for i := range q {
+		// Given at all, they select invdistnn (see invDistAsNN), which drops them.
+		q[i].Field, q[i].Default, q[i].Min = "", "", nil
+		q[i].Help = "given (any value), runs invdistnn with radius (default 1) and max_points (default 12) instead, as gdal_grid 3.6 does"
+	}
+	return q
+}
+
+var invDistNNDeclaration = Declaration{
+	Name: "invdistnn",
+	Help: "inverse distance to a power over the nearest samples within a radius",
+	GDAL: true,
+	Options: options(
+		[]Option{
+			{Name: "power", Type: TypeFloat, Default: "2", Min: bound(0), Field: "Power", Help: "weighting power"},
+			{Name: "smoothing", Type: TypeFloat, Default: "0", Min: bound(0), Field: "Smoothing",
+				Help: "smoothing: distances are sqrt(d^2 + smoothing^2)"},
+			{Name: "radius", Type: TypeFloat, Default: "1", Min: bound(0), MinExclusive: true, Field: "Radius",
+				Invalid: "Radius value should be strictly positive", Help: "radius of the search circle"},
+			{Name: "max_points", Type: TypeInt, Default: "12", Min: bound(0), Field: "MaxPoints",
+				Help: "weigh at most the max_points nearest samples"},
+			minPointsOption(),
+		},
+		quadrantOptions(),
+		[]Option{nodataOption()},
+	),
+	parse: parseInvDistNN,
 }
 
 // Name implements Algorithm.
@@ -61,17 +119,16 @@ func parseInvDist(kv *keyValues) (Algorithm, error) {
 	if o.has("min_points_per_quadrant") || o.has("max_points_per_quadrant") {
 		return invDistAsNN(o)
 	}
-	a := &InvDist{Power: o.nonNegative("power", 2), Smoothing: o.nonNegative("smoothing", 0)}
+	a := &InvDist{Power: o.float("power"), Smoothing: o.float("smoothing")}
 	a.Radius1, a.Radius2 = o.radii()
-	a.Angle = o.number("angle", 0)
-	a.MaxPoints = o.count("max_points", 0)
-	a.MinPoints = o.count("min_points", 0)
+	a.Angle = o.float("angle")
+	a.MaxPoints = o.int("max_points")
+	a.MinPoints = o.int("min_points")
 	a.NodataValue = o.nodata()
 	if kv.err != nil {
 		return nil, kv.err
 	}
-	// gdal 3.6's list of invdist keys lacks "radius", which it reads nonetheless.
-	o.warnUnknown("power", "smoothing", "radius1", "radius2", "angle", "max_points", "min_points", "nodata")
+	o.warnUnknown() // gdal 3.6's list of invdist keys lacks "radius", which it reads nonetheless
 	return a, nil
 }
 
@@ -80,36 +137,36 @@ func parseInvDist(kv *keyValues) (Algorithm, error) {
 // smoothing, max_points, min_points and nodata carried over, so that the per-quadrant keys
 // themselves are dropped and max_points defaults to invdistnn's 12.
 func invDistAsNN(o gdalOptions) (Algorithm, error) {
-	radius := o.number("radius", 1)
+	nn := &invDistNNDeclaration
+	radius := o.number("radius", nn.Option("radius").defaultFloat())
 	if !o.has("radius") {
-		r1, r2 := o.number("radius1", 1), o.number("radius2", 1)
+		r1, r2 := o.number("radius1", radius), o.number("radius2", radius)
 		if r1 != r2 {
 			return nil, fmt.Errorf("radius1 != radius2 not supported when min_points_per_quadrant and/or max_points_per_quadrant is specified")
 		}
 		radius = r1
 	}
-	if o.number("angle", 0) != 0 {
+	if o.float("angle") != 0 {
 		return nil, fmt.Errorf("angle != 0 not supported when min_points_per_quadrant and/or max_points_per_quadrant is specified")
 	}
-	a := &InvDistNN{Power: o.nonNegative("power", 2), Smoothing: o.nonNegative("smoothing", 0), Radius: radius}
-	a.MaxPoints = o.count("max_points", 12)
-	a.MinPoints = o.count("min_points", 0)
+	a := &InvDistNN{Power: o.float("power"), Smoothing: o.float("smoothing"), Radius: radius}
+	a.MaxPoints = o.count("max_points", int(nn.Option("max_points").defaultFloat()))
+	a.MinPoints = o.int("min_points")
 	a.NodataValue = o.nodata()
 	return a, a.check(o)
 }
 
 func parseInvDistNN(kv *keyValues) (Algorithm, error) {
 	o := gdalOptions{kv}
-	a := &InvDistNN{Power: o.nonNegative("power", 2), Smoothing: o.nonNegative("smoothing", 0), Radius: o.number("radius", 1)}
-	a.MaxPoints = o.count("max_points", 12)
-	a.MinPoints = o.count("min_points", 0)
+	a := &InvDistNN{Power: o.float("power"), Smoothing: o.float("smoothing"), Radius: o.float("radius")}
+	a.MaxPoints = o.int("max_points")
+	a.MinPoints = o.int("min_points")
 	a.NodataValue = o.nodata()
 	a.QuadrantLimits = o.quadrants()
 	if err := a.check(o); err != nil {
 		return nil, err
 	}
-	o.warnUnknown("power", "smoothing", "radius", "max_points", "min_points", "nodata",
-		"min_points_per_quadrant", "max_points_per_quadrant")
+	o.warnUnknown()
 	return a, nil
 }
 

@@ -24,7 +24,17 @@ type Linear struct {
 	NodataValue float64
 }
 
-func init() { parsers["linear"] = parseLinear }
+var linearDeclaration = Declaration{
+	Name: "linear",
+	Help: "barycentric interpolation in the Delaunay triangulation of the samples",
+	GDAL: true,
+	Options: []Option{
+		{Name: "radius", Type: TypeFloat, Default: "-1", Field: "Radius",
+			Help: "outside the triangulation: < 0 the nearest sample, 0 nodata, > 0 the nearest sample within radius"},
+		nodataOption(),
+	},
+	parse: parseLinear,
+}
 
 // Name implements Algorithm.
 func (a *Linear) Name() string { return "linear" }
@@ -34,11 +44,11 @@ func (a *Linear) NoData() float64 { return a.NodataValue }
 
 func parseLinear(kv *keyValues) (Algorithm, error) {
 	o := gdalOptions{kv}
-	a := &Linear{Radius: o.number("radius", -1), NodataValue: o.nodata()}
+	a := &Linear{Radius: o.float("radius"), NodataValue: o.nodata()}
 	if kv.err != nil {
 		return nil, kv.err
 	}
-	o.warnUnknown("radius", "nodata")
+	o.warnUnknown()
 	return a, nil
 }
 

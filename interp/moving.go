@@ -51,10 +51,36 @@ const (
 	AverageDistancePts MetricKind = "average_distance_pts"
 )
 
-func init() {
-	parsers["average"] = parseAverage
-	for _, k := range []MetricKind{Minimum, Maximum, Range, Count, AverageDistance, AverageDistancePts} {
-		parsers[string(k)] = func(kv *keyValues) (Algorithm, error) { return parseMetric(k, kv) }
+var averageDeclaration = Declaration{
+	Name: "average",
+	Help: "moving average: the mean of the samples in the search ellipse",
+	GDAL: true,
+	Options: options(ellipseOptions(), []Option{
+		minPointsOption(),
+		{Name: "max_points", Type: TypeInt, Default: "0", Min: bound(0), Field: "MaxPoints",
+			Help: "with a quadrant search, take at most max_points samples in all (else ignored)"},
+	}, quadrantOptions(), []Option{nodataOption()}),
+	parse: parseAverage,
+}
+
+// The data metrics' declarations.
+var (
+	minimumDeclaration = metricDeclaration(Minimum, "minimum of the samples in the search ellipse")
+	maximumDeclaration = metricDeclaration(Maximum, "maximum of the samples in the search ellipse")
+	rangeDeclaration   = metricDeclaration(Range, "maximum minus minimum of the samples in the search ellipse")
+	countDeclaration   = metricDeclaration(Count, "number of samples in the search ellipse")
+
+	averageDistanceDeclaration    = metricDeclaration(AverageDistance, "mean distance from the node to the samples in the search ellipse")
+	averageDistancePtsDeclaration = metricDeclaration(AverageDistancePts, "mean distance between the samples in the search ellipse")
+)
+
+func metricDeclaration(kind MetricKind, help string) Declaration {
+	return Declaration{
+		Name:    string(kind),
+		Help:    help,
+		GDAL:    true,
+		Options: options(ellipseOptions(), []Option{minPointsOption()}, quadrantOptions(), []Option{nodataOption()}),
+		parse:   func(kv *keyValues) (Algorithm, error) { return parseMetric(kind, kv) },
 	}
 }
 
@@ -74,9 +100,9 @@ func parseAverage(kv *keyValues) (Algorithm, error) {
 	o := gdalOptions{kv}
 	a := &Average{}
 	a.Radius1, a.Radius2 = o.radii()
-	a.Angle = o.number("angle", 0)
-	a.MinPoints = o.count("min_points", 0)
-	a.MaxPoints = o.count("max_points", 0)
+	a.Angle = o.float("angle")
+	a.MinPoints = o.int("min_points")
+	a.MaxPoints = o.int("max_points")
 	a.NodataValue = o.nodata()
 	a.QuadrantLimits = o.quadrants()
 	if kv.err != nil {
@@ -90,8 +116,7 @@ func parseAverage(kv *keyValues) (Algorithm, error) {
 		kv.warnings = append(kv.warnings,
 			"max_points is ignored unless one of min_points_per_quadrant or max_points_per_quadrant is >= 1")
 	}
-	o.warnUnknown("radius", "radius1", "radius2", "angle", "min_points", "max_points", "nodata",
-		"min_points_per_quadrant", "max_points_per_quadrant")
+	o.warnUnknown()
 	return a, nil
 }
 
@@ -99,8 +124,8 @@ func parseMetric(kind MetricKind, kv *keyValues) (Algorithm, error) {
 	o := gdalOptions{kv}
 	m := &Metric{Kind: kind}
 	m.Radius1, m.Radius2 = o.radii()
-	m.Angle = o.number("angle", 0)
-	m.MinPoints = o.count("min_points", 0)
+	m.Angle = o.float("angle")
+	m.MinPoints = o.int("min_points")
 	m.NodataValue = o.nodata()
 	m.QuadrantLimits = o.quadrants()
 	if kv.err != nil {
@@ -114,8 +139,7 @@ func parseMetric(kind MetricKind, kv *keyValues) (Algorithm, error) {
 			return nil, err
 		}
 	}
-	o.warnUnknown("radius", "radius1", "radius2", "angle", "min_points", "nodata",
-		"min_points_per_quadrant", "max_points_per_quadrant")
+	o.warnUnknown()
 	return m, nil
 }
 

@@ -19,7 +19,13 @@ type Nearest struct {
 	NodataValue             float64
 }
 
-func init() { parsers["nearest"] = parseNearest }
+var nearestDeclaration = Declaration{
+	Name:    "nearest",
+	Help:    "the value of the nearest sample in the search ellipse",
+	GDAL:    true,
+	Options: options(ellipseOptions(), []Option{nodataOption()}),
+	parse:   parseNearest,
+}
 
 // Name implements Algorithm.
 func (a *Nearest) Name() string { return "nearest" }
@@ -31,12 +37,12 @@ func parseNearest(kv *keyValues) (Algorithm, error) {
 	o := gdalOptions{kv}
 	a := &Nearest{}
 	a.Radius1, a.Radius2 = o.radii()
-	a.Angle = o.number("angle", 0)
+	a.Angle = o.float("angle")
 	a.NodataValue = o.nodata()
 	if kv.err != nil {
 		return nil, kv.err
 	}
-	o.warnUnknown("radius", "radius1", "radius2", "angle", "nodata")
+	o.warnUnknown()
 	return a, nil
 }
 

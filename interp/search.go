@@ -55,9 +55,9 @@ func (sc *scratch) within(ix *grid.Index, x, y, r2 float64) []grid.Neighbor {
 	return sc.without(ix.Within(x, y, r2, sc.nb))
 }
 
-// gdalOptions reads one gdal_grid algorithm's key=value options with gdal's defaults. Values
-// gdal would take but that make no sense (a negative radius or power, a fractional count) are
-// errors here; the first is kept in kv.err.
+// gdalOptions reads one gdal_grid algorithm's key=value options with the defaults and ranges
+// of its declaration (gdal's). Values gdal would take but that make no sense (a negative radius
+// or power, a fractional count) are errors here; the first is kept in kv.err.
 type gdalOptions struct{ kv *keyValues }
 
 // has says whether key was given at all, as gdal's CSLFetchNameValue != nullptr.
@@ -65,9 +65,9 @@ func (o gdalOptions) has(key string) bool { _, ok := o.kv.values[key]; return ok
 
 func (o gdalOptions) fail(format string, args ...any) { o.kv.fail(fmt.Errorf(format, args...)) }
 
-// number returns a finite number.
+// number returns a finite number, or def when key is absent (no range check).
 func (o gdalOptions) number(key string, def float64) float64 {
-	v := o.kv.Float(key, def)
+	v := o.kv.floatOr(key, def)
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		o.fail("%s=%v: must be a finite number", key, v)
 		return def
@@ -75,18 +75,24 @@ func (o gdalOptions) number(key string, def float64) float64 {
 	return v
 }
 
-// nonNegative returns a finite number >= 0 (radii, power, smoothing).
-func (o gdalOptions) nonNegative(key string, def float64) float64 {
+// float returns key's value, or its default: finite (unless declared NonFinite, as nodata)
+// and within the declared range.
+func (o gdalOptions) float(key string) float64 {
+	opt := o.kv.option(key)
+	def := opt.defaultFloat()
+	if opt.NonFinite {
+		return o.kv.Float(key)
+	}
 	v := o.number(key, def)
-	if v < 0 {
-		o.fail("%s=%v: must be >= 0", key, v)
+	if msg := opt.outOfRange(v); msg != "" {
+		o.fail("%s", msg)
 		return def
 	}
 	return v
 }
 
-// count returns a point count: gdal truncates any number to an unsigned integer; here it must
-// be a whole number >= 0 ("12.0" is accepted, as QGIS writes such values).
+// count returns a point count, or def when absent: gdal truncates any number to an unsigned
+// integer; here it must be a whole number >= 0 ("12.0" is accepted, as QGIS writes such values).
 func (o gdalOptions) count(key string, def int) int {
 	v := o.number(key, float64(def))
 	if v < 0 || v != math.Trunc(v) || v > math.MaxUint32 {
@@ -96,22 +102,27 @@ func (o gdalOptions) count(key string, def int) int {
 	return int(v)
 }
 
+// int is count with the declared default.
+func (o gdalOptions) int(key string) int { return o.count(key, int(o.kv.option(key).defaultFloat())) }
+
 // nodata returns the nodata value; unlike the other options it may be NaN or infinite.
-func (o gdalOptions) nodata() float64 { return o.kv.Float("nodata", 0) }
+func (o gdalOptions) nodata() float64 { return o.float("nodata") }
 
 // radii reads radius1 and radius2, both set by radius when it is given (gdal 3.6 reads
 // "radius" first for average, nearest, invdist and the data metrics).
 func (o gdalOptions) radii() (r1, r2 float64) {
 	if o.has("radius") {
-		r := o.nonNegative("radius", 0)
+		r := o.float("radius")
 		return r, r
 	}
-	return o.nonNegative("radius1", 0), o.nonNegative("radius2", 0)
+	return o.float("radius1"), o.float("radius2")
 }
 
-// warnUnknown adds gdal's warning for every given key that is not among known, as gdal 3.6
-// does after parsing (its list, which for invdist lacks "radius" although invdist reads it).
-func (o gdalOptions) warnUnknown(known ...string) {
+// warnUnknown adds gdal's warning for every given key that is not among the declared ones, as
+// gdal 3.6 does after parsing (its list, which for invdist lacks "radius" although invdist
+// reads it: see Option.Ignored).
+func (o gdalOptions) warnUnknown() {
+	known := o.kv.decl.knownGDALKeys()
 	for i, k := range o.kv.order {
 		if !slices.Contains(known, k) {
 			o.kv.warnings = append(o.kv.warnings, fmt.Sprintf("Option %s ignored", o.kv.given[i]))
@@ -125,7 +136,7 @@ type QuadrantLimits struct{ MinPerQuadrant, MaxPerQuadrant int }
 func (q QuadrantLimits) active() bool { return q.MinPerQuadrant > 0 || q.MaxPerQuadrant > 0 }
 
 func (o gdalOptions) quadrants() QuadrantLimits {
-	return QuadrantLimits{o.count("min_points_per_quadrant", 0), o.count("max_points_per_quadrant", 0)}
+	return QuadrantLimits{o.int("min_points_per_quadrant"), o.int("max_points_per_quadrant")}
 }
 
 // checkQuadrantSearch is gdal's condition for a per-quadrant search: a positive radius in both

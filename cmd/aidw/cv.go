@@ -106,7 +106,7 @@ func parseSeed(s string, dst *uint64) error {
 // make must be told from a value, so nodata is NaN unless the string sets it.
 func cvAlgorithm(s string, stderr io.Writer) (interp.Algorithm, error) {
 	spec := s
-	if !hasKey(s, "nodata") {
+	if p, err := interp.Parse(s); err == nil && !p.NoDataGiven() {
 		spec += ":nodata=nan"
 	}
 	alg, warnings, err := interp.ParseAlgorithm(spec)
@@ -117,16 +117,6 @@ func cvAlgorithm(s string, stderr io.Writer) (interp.Algorithm, error) {
 		fmt.Fprintf(stderr, "Warning 1: %s\n", w)
 	}
 	return alg, nil
-}
-
-// hasKey says whether an -a string sets key.
-func hasKey(alg, key string) bool {
-	for _, part := range strings.Split(alg, ":")[1:] {
-		if k, _, _ := strings.Cut(part, "="); strings.EqualFold(strings.TrimSpace(k), key) {
-			return true
-		}
-	}
-	return false
 }
 
 // cvResult is one algorithm's predictions and scores.

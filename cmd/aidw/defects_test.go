@@ -627,7 +627,7 @@ func TestProvenanceMetadata(t *testing.T) {
 				t.Errorf("%s: %s = %q, want %q", ext, k, md[k], v)
 			}
 		}
-		for _, p := range []string{"Radius=5", "MaxPoints=8", "Power=2", "NodataValue=-9999"} {
+		for _, p := range []string{"invdistnn:", ":radius=5", ":max_points=8", ":power=2", ":nodata=-9999"} {
 			if !strings.Contains(md["AIDW_ALGORITHM_PARAMETERS"], p) {
 				t.Errorf("%s: AIDW_ALGORITHM_PARAMETERS = %q, want %s among them", ext, md["AIDW_ALGORITHM_PARAMETERS"], p)
 			}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,6 +16,8 @@ import (
 	"testing"
 
 	"github.com/airbusgeo/godal"
+
+	"github.com/aidw/aidw/interp"
 )
 
 // aidwBin is the binary under test, built once by TestMain: end-to-end tests run the real
@@ -473,9 +476,15 @@ func TestSameResultAnyThreadCount(t *testing.T) {
 	}
 	src := filepath.Join(dir, "s.csv")
 	os.WriteFile(src, []byte(csv.String()), 0o644)
-	for _, alg := range []string{"aidw", "aidw:max_points=12", "invdist", "invdist:power=3:smoothing=1",
+	algs := []string{"aidw", "aidw:max_points=12", "invdist", "invdist:power=3:smoothing=1",
 		"invdistnn:radius=100", "nearest", "average:radius1=80:radius2=50:angle=30", "count:radius1=60:radius2=60",
-		"average_distance_pts:radius1=60:radius2=60", "linear"} {
+		"average_distance_pts:radius1=60:radius2=60", "linear"}
+	for _, name := range interp.Names() { // every registered algorithm, at least with its defaults
+		if !slices.ContainsFunc(algs, func(a string) bool { return strings.Split(a, ":")[0] == name }) {
+			algs = append(algs, name)
+		}
+	}
+	for _, alg := range algs {
 		var first []float64
 		for _, threads := range []string{"1", "3"} {
 			dst := filepath.Join(dir, "out"+threads+".tif")

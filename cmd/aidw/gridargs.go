@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aidw/aidw/interp"
+
 	"github.com/aidw/aidw/lidar"
 )
 
@@ -52,41 +54,109 @@ type flagSpec struct {
 	set    func(a *gridArgs, v []string) error
 }
 
+// gridFlag is one flag of `aidw grid` as help shows it: its name, what follows it and one line
+// of help, with its spec.
+type gridFlag struct {
+	name, args, help string
+	flagSpec
+}
+
+// gridFlagList is every flag of `aidw grid`, in the order of its help.
+var gridFlagList = []gridFlag{
+	{"-a", "<algorithm>[:<key>=<value>]...", "the algorithm and its options (default aidw; see Algorithms below)",
+		flagSpec{1, func(a *gridArgs, v []string) error { a.alg = v[0]; return nil }}},
+	{"-zfield", "<field>", "the attribute to grid instead of the points' Z (field, text column, LAS attribute)",
+		flagSpec{1, func(a *gridArgs, v []string) error { a.zfield = v[0]; return nil }}},
+	{"-z_increase", "<v>", "added to every value before -z_multiply",
+		flagSpec{1, func(a *gridArgs, v []string) error { return parseFloat(v[0], &a.zIncrease) }}},
+	{"-z_multiply", "<v>", "multiplies every value (after -z_increase)",
+		flagSpec{1, func(a *gridArgs, v []string) error { return parseFloat(v[0], &a.zMultiply) }}},
+	{"-l", "<layer>", "a layer of the source; repeated, one band each",
+		flagSpec{1, func(a *gridArgs, v []string) error { a.layers = append(a.layers, v[0]); return nil }}},
+	{"-where", "<expr>", "an attribute filter of the features (OGR SQL)",
+		flagSpec{1, func(a *gridArgs, v []string) error { a.where = v[0]; return nil }}},
+	{"-sql", "<select>", "an SQL statement whose result is the layer; repeated, one band each",
+		flagSpec{1, func(a *gridArgs, v []string) error { a.sqls = append(a.sqls, v[0]); return nil }}},
+	{"-spat", "<xmin> <ymin> <xmax> <ymax>", "keeps the samples in this box",
+		flagSpec{4, func(a *gridArgs, v []string) error { a.spat = make([]float64, 4); return parseFloatSlice(v, a.spat) }}},
+	{"-clipsrc", "<xmin> <ymin> <xmax> <ymax>|<WKT>|<datasource>|spat_extent", "keeps the samples inside a box, a WKT geometry, the geometries of a datasource or the -spat box",
+		flagSpec{1, nil}}, // read by parseFlags: one value or four
+	{"-clipsrcsql", "<select>", "the SQL statement that selects -clipsrc's geometries",
+		flagSpec{1, func(a *gridArgs, v []string) error { a.clipsrcSQL = v[0]; return nil }}},
+	{"-clipsrclayer", "<layer>", "the layer of -clipsrc's datasource",
+		flagSpec{1, func(a *gridArgs, v []string) error { a.clipsrcLayer = v[0]; return nil }}},
+	{"-clipsrcwhere", "<expr>", "an attribute filter of -clipsrc's geometries",
+		flagSpec{1, func(a *gridArgs, v []string) error { a.clipsrcWhere = v[0]; return nil }}},
+	{"-oo", "<NAME>=<VALUE>", "an open option of the source's driver; repeatable",
+		flagSpec{1, func(a *gridArgs, v []string) error { a.openOptions = append(a.openOptions, v[0]); return nil }}},
+	{"-txe", "<xmin> <xmax>", "the output's x extent (default: the samples' bounding box)",
+		flagSpec{2, func(a *gridArgs, v []string) error { a.txe = make([]float64, 2); return parseFloatSlice(v, a.txe) }}},
+	{"-tye", "<ymin> <ymax>", "the output's y extent (default: the samples' bounding box)",
+		flagSpec{2, func(a *gridArgs, v []string) error { a.tye = make([]float64, 2); return parseFloatSlice(v, a.tye) }}},
+	{"-tr", "<xres> <yres>", "the cell size; the extent is kept and the size rounded to whole cells",
+		flagSpec{2, func(a *gridArgs, v []string) error { a.tr = make([]float64, 2); return parseFloatSlice(v, a.tr) }}},
+	{"-tap", "", "with -tr: the extent grows to whole multiples of the resolution (target aligned pixels)",
+		flagSpec{0, func(a *gridArgs, v []string) error { a.tap = true; return nil }}},
+	{"-outsize", "<xsize> <ysize>", "the output's size in cells (default 256 256)", flagSpec{2, setOutsize}},
+	{"-like", "<template raster>", "size, georeferencing and CRS from a raster; its nodata nodes stay nodata",
+		flagSpec{1, func(a *gridArgs, v []string) error { a.like = v[0]; return nil }}},
+	{"-ot", "<type>", "the output's data type (default Float64)",
+		flagSpec{1, func(a *gridArgs, v []string) error { a.outType = v[0]; return nil }}},
+	{"-of", "<format>", "the output's GDAL driver (default: from the extension, else GTiff)",
+		flagSpec{1, func(a *gridArgs, v []string) error { a.format = v[0]; return nil }}},
+	{"-co", "<NAME>=<VALUE>", "a creation option of the output's driver; repeatable",
+		flagSpec{1, func(a *gridArgs, v []string) error { a.creation = append(a.creation, v[0]); return nil }}},
+	{"-a_srs", "<srs>", "the output's CRS (and the samples' when they have none)",
+		flagSpec{1, func(a *gridArgs, v []string) error { a.srs = v[0]; return nil }}},
+	{"-threads", "<n>", "CPU workers (default: GDAL_NUM_THREADS, else all cores)", flagSpec{1, setThreads}},
+	{"-device", "auto|gpu|cpu", "the engine: the GPU of the cuda build, or the CPU (default auto)", flagSpec{1, setDevice}},
+	{"-preview", "<png>", "also writes a hillshaded quick look of the first band",
+		flagSpec{1, func(a *gridArgs, v []string) error { a.preview = v[0]; return nil }}},
+	{"-q", "", "quiet: no progress",
+		flagSpec{0, func(a *gridArgs, v []string) error { a.quiet = true; return nil }}},
+	{"-quiet", "", "the same as -q",
+		flagSpec{0, func(a *gridArgs, v []string) error { a.quiet = true; return nil }}},
+	{"--config", "<KEY> <VALUE>", "sets a GDAL configuration option",
+		flagSpec{2, func(a *gridArgs, v []string) error { a.config = append(a.config, v[0]+"="+v[1]); return nil }}},
+	{"-class", "<code>[,<code>]...", "LAS: keeps these classification codes (ground is 2); repeatable", flagSpec{1, setClasses}},
+	{"-returns", "first|last|all", "LAS: keeps first or last returns only (default all)",
+		flagSpec{1, func(a *gridArgs, v []string) error { a.las.Returns = strings.ToLower(v[0]); return nil }}},
+	{"-drop_withheld", "", "LAS: drops points flagged withheld",
+		flagSpec{0, func(a *gridArgs, v []string) error { a.las.DropWithheld = true; return nil }}},
+	{"-drop_overlap", "", "LAS: drops points flagged overlap",
+		flagSpec{0, func(a *gridArgs, v []string) error { a.las.DropOverlap = true; return nil }}},
+	{"-zrange", "<min> <max>", "LAS: keeps the points whose Z is within [min, max]", flagSpec{2, setZRange}},
+}
+
 // gridFlags maps each flag, lower case, to its spec. gdal_grid's flags are case-insensitive.
-var gridFlags = map[string]flagSpec{
-	"-a":             {1, func(a *gridArgs, v []string) error { a.alg = v[0]; return nil }},
-	"-zfield":        {1, func(a *gridArgs, v []string) error { a.zfield = v[0]; return nil }},
-	"-z_increase":    {1, func(a *gridArgs, v []string) error { return parseFloat(v[0], &a.zIncrease) }},
-	"-z_multiply":    {1, func(a *gridArgs, v []string) error { return parseFloat(v[0], &a.zMultiply) }},
-	"-l":             {1, func(a *gridArgs, v []string) error { a.layers = append(a.layers, v[0]); return nil }},
-	"-where":         {1, func(a *gridArgs, v []string) error { a.where = v[0]; return nil }},
-	"-sql":           {1, func(a *gridArgs, v []string) error { a.sqls = append(a.sqls, v[0]); return nil }},
-	"-spat":          {4, func(a *gridArgs, v []string) error { a.spat = make([]float64, 4); return parseFloatSlice(v, a.spat) }},
-	"-clipsrcsql":    {1, func(a *gridArgs, v []string) error { a.clipsrcSQL = v[0]; return nil }},
-	"-clipsrclayer":  {1, func(a *gridArgs, v []string) error { a.clipsrcLayer = v[0]; return nil }},
-	"-clipsrcwhere":  {1, func(a *gridArgs, v []string) error { a.clipsrcWhere = v[0]; return nil }},
-	"-oo":            {1, func(a *gridArgs, v []string) error { a.openOptions = append(a.openOptions, v[0]); return nil }},
-	"-txe":           {2, func(a *gridArgs, v []string) error { a.txe = make([]float64, 2); return parseFloatSlice(v, a.txe) }},
-	"-tye":           {2, func(a *gridArgs, v []string) error { a.tye = make([]float64, 2); return parseFloatSlice(v, a.tye) }},
-	"-tr":            {2, func(a *gridArgs, v []string) error { a.tr = make([]float64, 2); return parseFloatSlice(v, a.tr) }},
-	"-outsize":       {2, setOutsize},
-	"-ot":            {1, func(a *gridArgs, v []string) error { a.outType = v[0]; return nil }},
-	"-of":            {1, func(a *gridArgs, v []string) error { a.format = v[0]; return nil }},
-	"-co":            {1, func(a *gridArgs, v []string) error { a.creation = append(a.creation, v[0]); return nil }},
-	"-a_srs":         {1, func(a *gridArgs, v []string) error { a.srs = v[0]; return nil }},
-	"-q":             {0, func(a *gridArgs, v []string) error { a.quiet = true; return nil }},
-	"-quiet":         {0, func(a *gridArgs, v []string) error { a.quiet = true; return nil }},
-	"--config":       {2, func(a *gridArgs, v []string) error { a.config = append(a.config, v[0]+"="+v[1]); return nil }},
-	"-class":         {1, setClasses},
-	"-returns":       {1, func(a *gridArgs, v []string) error { a.las.Returns = strings.ToLower(v[0]); return nil }},
-	"-drop_withheld": {0, func(a *gridArgs, v []string) error { a.las.DropWithheld = true; return nil }},
-	"-drop_overlap":  {0, func(a *gridArgs, v []string) error { a.las.DropOverlap = true; return nil }},
-	"-zrange":        {2, setZRange},
-	"-like":          {1, func(a *gridArgs, v []string) error { a.like = v[0]; return nil }},
-	"-threads":       {1, setThreads},
-	"-device":        {1, setDevice},
-	"-preview":       {1, func(a *gridArgs, v []string) error { a.preview = v[0]; return nil }},
-	"-tap":           {0, func(a *gridArgs, v []string) error { a.tap = true; return nil }},
+var gridFlags = func() map[string]flagSpec {
+	m := map[string]flagSpec{}
+	for _, f := range gridFlagList {
+		if f.set != nil {
+			m[f.name] = f.flagSpec
+		}
+	}
+	return m
+}()
+
+// gridHelp is `aidw grid --help`: the synopsis, every flag with its help, and every algorithm
+// with its keys and defaults, as gdal_grid's usage lists them.
+func gridHelp() string {
+	var b strings.Builder
+	b.WriteString("Usage: aidw grid " + gridUsage + "\n\n")
+	b.WriteString("Several sources (files, a directory of LAS/LAZ tiles, a quoted glob pattern) are gridded as one\n" +
+		"point cloud.\n\nFlags:\n")
+	const column = 34
+	for _, f := range gridFlagList {
+		left := strings.TrimSpace(f.name + " " + f.args)
+		if len(left) > column {
+			fmt.Fprintf(&b, "  %s\n  %*s  %s\n", left, column, "", f.help)
+		} else {
+			fmt.Fprintf(&b, "  %-*s  %s\n", column, left, f.help)
+		}
+	}
+	b.WriteString("\n" + interp.AlgorithmsHelp())
+	return b.String()
 }
 
 // parseGridArgs parses gdal_grid-style arguments: single-dash flags, several values after one
@@ -116,10 +186,8 @@ func parseGridArgs(args []string) (*gridArgs, error) {
 	if err := a.las.Validate(); err != nil {
 		return nil, err
 	}
-	for _, part := range strings.Split(a.alg, ":")[1:] {
-		if k, _, _ := strings.Cut(part, "="); strings.EqualFold(strings.TrimSpace(k), "nodata") {
-			a.nodataGiven = true
-		}
+	if p, err := interp.Parse(a.alg); err == nil { // else runGrid reports the error
+		a.nodataGiven = p.NoDataGiven()
 	}
 	return a, nil
 }

@@ -135,11 +135,11 @@ func newApp() *cli.App {
 				Action: func(c *cli.Context) error {
 					args := c.Args().Slice()
 					if len(args) == 0 { // as gdal_grid: usage on stderr, exit 1
-						fmt.Fprintln(c.App.ErrWriter, "Usage: aidw grid "+gridUsage)
+						fmt.Fprint(c.App.ErrWriter, gridHelp())
 						return errUsage
 					}
 					if args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
-						fmt.Fprintln(c.App.Writer, "Usage: aidw grid "+gridUsage)
+						fmt.Fprint(c.App.Writer, gridHelp())
 						return nil
 					}
 					a, err := parseGridArgs(args)
@@ -150,6 +150,7 @@ func newApp() *cli.App {
 				},
 			},
 			benchCommand(),
+			algorithmsCommand(),
 			{
 				Name:            "cv",
 				Usage:           "cross-validate algorithms over the samples (leave-one-out or k-fold)",
@@ -185,12 +186,4 @@ const gridUsage = `[-a <algorithm>[:<key>=<value>]...] [-zfield <field>] [-z_inc
     [-threads <n>] [-device auto|gpu|cpu] [-preview <png>] [-q] [--config <KEY> <VALUE>]
     [-class <code>[,<code>]...] [-returns first|last|all] [-drop_withheld] [-drop_overlap]
     [-zrange <min> <max>]
-    <src_datasource>... <dst_filename>
-
-Several sources (files, a directory of LAS/LAZ tiles, a quoted glob pattern) are gridded as one
-point cloud.
-
-Algorithms: aidw (default), invdist, invdistnn, nearest, average, minimum, maximum, range,
-count, average_distance, average_distance_pts, linear.
-aidw keys: k=15 area=<bbox> rmin=0 rmax=2 alphas=1.5,2,2.5,3,3.5 max_points=0 radius=0
-min_points=0 nodata=0 diagnostics=no (yes adds bands alpha, r_obs, R, neighbours)`
+    <src_datasource>... <dst_filename>`

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"reflect"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -51,7 +49,8 @@ func formatVersion(ldflags, mainVersion string, settings map[string]string, gdal
 }
 
 // writeProvenance records how the raster was made as dataset metadata, as PDAL does: the
-// algorithm (the -a string as given, its name, and every parameter with the value used), the
+// algorithm (the -a string as given, its name, and the -a string of every key with the value
+// used, defaults and nodata overrides included), the
 // inputs, the flags that select samples, and aidw's version.
 func writeProvenance(w *gdalio.Writer, a *gridArgs, alg interp.Algorithm) error {
 	inputs, err := gdalio.ExpandInputs(a.srcs)
@@ -61,7 +60,7 @@ func writeProvenance(w *gdalio.Writer, a *gridArgs, alg interp.Algorithm) error 
 	items := [][2]string{
 		{"AIDW_ALGORITHM", a.alg},
 		{"AIDW_ALGORITHM_NAME", alg.Name()},
-		{"AIDW_ALGORITHM_PARAMETERS", algorithmParameters(alg)},
+		{"AIDW_ALGORITHM_PARAMETERS", interp.Canonical(alg)},
 		{"AIDW_INPUT_COUNT", strconv.Itoa(len(inputs))},
 		{"AIDW_INPUTS", strings.Join(inputs, ", ")},
 		{"AIDW_FILTERS", a.filters()},
@@ -73,35 +72,6 @@ func writeProvenance(w *gdalio.Writer, a *gridArgs, alg interp.Algorithm) error 
 		}
 	}
 	return nil
-}
-
-// algorithmParameters lists the parsed algorithm's parameters with the values used (defaults
-// included, nodata after any override), by the names of its Go fields: "Power=2 Radius=5 ...".
-// The option keys of the -a string are in AIDW_ALGORITHM.
-func algorithmParameters(alg interp.Algorithm) string {
-	v := reflect.ValueOf(alg)
-	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
-		if v.IsNil() {
-			return ""
-		}
-		v = v.Elem()
-	}
-	if v.Kind() != reflect.Struct {
-		return fmt.Sprint(alg)
-	}
-	var parts []string
-	for i := range v.NumField() {
-		f := v.Type().Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		switch fv := v.Field(i); fv.Kind() {
-		case reflect.Bool, reflect.Int, reflect.Int32, reflect.Int64, reflect.Float32, reflect.Float64, reflect.String,
-			reflect.Slice, reflect.Array:
-			parts = append(parts, fmt.Sprintf("%s=%v", f.Name, fv.Interface()))
-		}
-	}
-	return strings.Join(parts, " ")
 }
 
 // filters is the command line's sample selection (the flags that choose and change samples),

@@ -7,6 +7,7 @@ reports progress, relays messages and stops aidw when the user cancels.
 """
 
 import codecs
+import json
 import os
 import queue
 import re
@@ -30,13 +31,39 @@ TEXT_EXTENSIONS = ('csv', 'tsv', 'txt', 'xyz')
 Z_FREE_METHODS = ('count', 'average_distance', 'average_distance_pts')
 
 
+# The README on the project's repository: every algorithm's help page is a section of it.
+README_URL = 'https://github.com/aidw/aidw'
+
+# `aidw algorithms --json` as this version of the plugin was built against: used when the aidw
+# executable cannot be run (not found yet, or too old to have the command), and by the tests.
+# A Go test (cmd/aidw TestGeneratedQGISSchema) keeps it equal to aidw's output.
+BUNDLED_CATALOG = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'algorithms.json')
+
+# aidw's option types (`aidw algorithms --json`) as the dialogs' parameter kinds.
+KINDS = {'int': 'int', 'float': 'double', 'float_list': 'list', 'bool': 'bool'}
+
+
+@dataclass(frozen=True)
+class Param:
+    """How a dialog shows one key of an algorithm: presentation only.
+
+    The key's type, default, range and help come from aidw (`aidw algorithms --json`).
+    """
+    key: str  # the key in aidw's -a string
+    param: str  # the Processing parameter name (gdal's grid algorithms' names where they exist)
+    label: str
+    advanced: bool = False
+    optional: bool = False  # no default in the dialog: the key is written only when set
+    only_if_positive: bool = False  # gdal's per-quadrant keys switch a search mode on when >= 1
+
+
 @dataclass(frozen=True)
 class Option:
     """One key of an algorithm string and the Processing parameter that sets it."""
     key: str  # the key in aidw's -a string
     param: str  # the Processing parameter name (gdal's grid algorithms' names where they exist)
     label: str
-    kind: str  # 'int', 'double' or 'list' (comma-separated numbers)
+    kind: str  # 'int', 'double', 'list' (comma-separated numbers) or 'bool'
     default: object = None  # None: optional; the key is written only when set
     minimum: Optional[float] = None
     maximum: Optional[float] = None
@@ -46,8 +73,22 @@ class Option:
 
 
 @dataclass(frozen=True)
+class FamilySpec:
+    """One Processing algorithm as the provider presents it: one aidw algorithm, or (data
+    metrics) several chosen by a list; its keys are aidw's."""
+    id: str
+    display_name: str
+    methods: Tuple[str, ...]
+    method_labels: Tuple[str, ...]
+    params: Tuple[Param, ...]
+    output_label: str
+    help: str
+    anchor: str = 'algorithms'  # the README section of its help page
+
+
+@dataclass(frozen=True)
 class Family:
-    """One Processing algorithm: one aidw algorithm, or (data metrics) several chosen by a list."""
+    """A FamilySpec with its options resolved against aidw's declarations."""
     id: str
     display_name: str
     methods: Tuple[str, ...]
@@ -55,65 +96,46 @@ class Family:
     options: Tuple[Option, ...]
     output_label: str
     help: str
+    help_url: str = README_URL
 
 
-def _radius1():
-    return Option('radius1', 'RADIUS_1', 'First radius of the search ellipse (X axis when angle is 0)',
-                  'double', 0.0, minimum=0.0,
-                  help='0 searches every sample. In the units of the layer (or template) CRS.')
-
-
-def _radius2():
-    return Option('radius2', 'RADIUS_2', 'Second radius of the search ellipse (Y axis when angle is 0)',
-                  'double', 0.0, minimum=0.0, help='0 searches every sample.')
-
-
-def _angle():
-    return Option('angle', 'ANGLE', 'Angle of the search ellipse (degrees, counter-clockwise)',
-                  'double', 0.0, minimum=0.0, maximum=360.0)
-
-
-def _min_points(default=0):
-    return Option('min_points', 'MIN_POINTS', 'Minimum number of samples (fewer gives NoData)',
-                  'int', default, minimum=0)
-
-
-def _quadrant_options():
+def _ellipse_params():
     return (
-        Option('min_points_per_quadrant', 'MIN_POINTS_PER_QUADRANT',
-               'Minimum number of samples per quadrant (0: no quadrant search)', 'int', 0,
-               minimum=0, advanced=True, only_if_positive=True),
-        Option('max_points_per_quadrant', 'MAX_POINTS_PER_QUADRANT',
-               'Maximum number of samples per quadrant (0: no quadrant search)', 'int', 0,
-               minimum=0, advanced=True, only_if_positive=True),
+        Param('radius1', 'RADIUS_1', 'First radius of the search ellipse (X axis when angle is 0)'),
+        Param('radius2', 'RADIUS_2', 'Second radius of the search ellipse (Y axis when angle is 0)'),
+        Param('angle', 'ANGLE', 'Angle of the search ellipse (degrees, counter-clockwise)'),
     )
 
 
-NODATA = Option('nodata', 'NODATA', 'NoData value (empty: none is set; nodes without samples get 0)',
-                'double', None,
-                help='Written into the algorithm string and set as the band\'s NoData value.')
+MIN_POINTS = Param('min_points', 'MIN_POINTS', 'Minimum number of samples (fewer gives NoData)')
+
+QUADRANT_PARAMS = (
+    Param('min_points_per_quadrant', 'MIN_POINTS_PER_QUADRANT',
+          'Minimum number of samples per quadrant (0: no quadrant search)', advanced=True,
+          only_if_positive=True),
+    Param('max_points_per_quadrant', 'MAX_POINTS_PER_QUADRANT',
+          'Maximum number of samples per quadrant (0: no quadrant search)', advanced=True,
+          only_if_positive=True),
+)
+
+NODATA = Param('nodata', 'NODATA', 'NoData value (empty: none is set; nodes without samples get 0)',
+               optional=True)
 
 METRIC_PARAM = 'METRIC'
 
-FAMILIES = (
-    Family(
+FAMILY_SPECS = (
+    FamilySpec(
         'aidw', 'Grid (adaptive IDW)', ('aidw',), ('Adaptive IDW',),
         (
-            Option('k', 'K', 'Nearest samples that measure the local density (k)', 'int', 15, minimum=1,
-                   help='r_obs is the mean distance from a node to its k nearest samples.'),
-            Option('alphas', 'ALPHAS', 'Power levels a1..a5 (five comma-separated numbers)', 'list',
-                   '1.5,2,2.5,3,3.5',
-                   help='The power ramps from a1 (clustered samples) to a5 (dispersed samples).'),
-            Option('rmin', 'RMIN', 'R at which the density index mu is 0 (rmin)', 'double', 0.0),
-            Option('rmax', 'RMAX', 'R at which the density index mu is 1 (rmax)', 'double', 2.0),
-            Option('area', 'AREA', 'Study area for the expected distance (empty: samples\' bounding box)',
-                   'double', None, minimum=0.0, advanced=True,
-                   help='In squared CRS units.'),
-            Option('max_points', 'MAX_POINTS', 'Maximum number of samples weighed (0: all samples)',
-                   'int', 0, minimum=0),
-            Option('radius', 'RADIUS', 'Search radius of the weighed samples (0: unbounded)',
-                   'double', 0.0, minimum=0.0),
-            _min_points(),
+            Param('k', 'K', 'Nearest samples that measure the local density (k)'),
+            Param('alphas', 'ALPHAS', 'Power levels a1..a5 (five comma-separated numbers)'),
+            Param('rmin', 'RMIN', 'R at which the density index mu is 0 (rmin)'),
+            Param('rmax', 'RMAX', 'R at which the density index mu is 1 (rmax)'),
+            Param('area', 'AREA', 'Study area for the expected distance (empty: samples\' bounding box)',
+                  advanced=True, optional=True),
+            Param('max_points', 'MAX_POINTS', 'Maximum number of samples weighed (0: all samples)'),
+            Param('radius', 'RADIUS', 'Search radius of the weighed samples (0: unbounded)'),
+            MIN_POINTS,
         ),
         'Interpolated (adaptive IDW)',
         'Adaptive inverse distance weighting (Lu & Wong 2008): the power of the weights adapts '
@@ -121,71 +143,162 @@ FAMILIES = (
         'nearest samples against the distance expected of randomly spread samples gives the '
         'statistic R, mapped by a cosine ramp between rmin and rmax onto mu in [0, 1], and mu onto '
         'the power through the five levels a1..a5. With max_points or radius only the nearest '
-        'samples are weighed (much faster on large surveys); otherwise every sample is.'),
-    Family(
+        'samples are weighed (much faster on large surveys); otherwise every sample is.',
+        anchor='aidw'),
+    FamilySpec(
         'invdist', 'Grid (inverse distance to a power)', ('invdist',), ('Inverse distance to a power',),
         (
-            Option('power', 'POWER', 'Weighting power', 'double', 2.0, minimum=0.0, maximum=100.0),
-            Option('smoothing', 'SMOOTHING', 'Smoothing', 'double', 0.0, minimum=0.0),
-            _radius1(), _radius2(), _angle(),
-            Option('max_points', 'MAX_POINTS', 'Maximum number of samples (0: all)', 'int', 0, minimum=0),
-            _min_points(),
+            Param('power', 'POWER', 'Weighting power'),
+            Param('smoothing', 'SMOOTHING', 'Smoothing'),
+        ) + _ellipse_params() + (
+            Param('max_points', 'MAX_POINTS', 'Maximum number of samples (0: all)'),
+            MIN_POINTS,
         ),
         'Interpolated (IDW)',
         'Inverse distance to a power, as gdal_grid\'s invdist (same keys and defaults), computed in '
         'double precision.'),
-    Family(
+    FamilySpec(
         'invdistnn', 'Grid (IDW with nearest neighbor searching)', ('invdistnn',),
         ('IDW with nearest neighbor searching',),
         (
-            Option('power', 'POWER', 'Weighting power', 'double', 2.0, minimum=0.0, maximum=100.0),
-            Option('smoothing', 'SMOOTHING', 'Smoothing', 'double', 0.0, minimum=0.0),
-            Option('radius', 'RADIUS', 'Radius of the search circle', 'double', 1.0, minimum=0.0),
-            Option('max_points', 'MAX_POINTS', 'Maximum number of samples', 'int', 12, minimum=0),
-            _min_points(),
-        ) + _quadrant_options(),
+            Param('power', 'POWER', 'Weighting power'),
+            Param('smoothing', 'SMOOTHING', 'Smoothing'),
+            Param('radius', 'RADIUS', 'Radius of the search circle'),
+            Param('max_points', 'MAX_POINTS', 'Maximum number of samples'),
+            MIN_POINTS,
+        ) + QUADRANT_PARAMS,
         'Interpolated (IDW with NN search)',
         'Inverse distance to a power over the nearest samples within a radius, as gdal_grid\'s '
         'invdistnn.'),
-    Family(
+    FamilySpec(
         'nearest', 'Grid (nearest neighbor)', ('nearest',), ('Nearest neighbor',),
-        (_radius1(), _radius2(), _angle()),
+        _ellipse_params(),
         'Interpolated (nearest neighbor)',
         'The value of the nearest sample, as gdal_grid\'s nearest.'),
-    Family(
+    FamilySpec(
         'average', 'Grid (moving average)', ('average',), ('Moving average',),
-        (
-            _radius1(), _radius2(), _angle(), _min_points(),
-            Option('max_points', 'MAX_POINTS', 'Maximum number of samples (with a quadrant search)',
-                   'int', 0, minimum=0, advanced=True, only_if_positive=True),
-        ) + _quadrant_options(),
+        _ellipse_params() + (
+            MIN_POINTS,
+            Param('max_points', 'MAX_POINTS', 'Maximum number of samples (with a quadrant search)',
+                  advanced=True, only_if_positive=True),
+        ) + QUADRANT_PARAMS,
         'Interpolated (moving average)',
         'The mean of the samples in the search ellipse, as gdal_grid\'s average.'),
-    Family(
+    FamilySpec(
         'datametrics', 'Grid (data metrics)',
         ('minimum', 'maximum', 'range', 'count', 'average_distance', 'average_distance_pts'),
         ('Minimum', 'Maximum', 'Range', 'Count', 'Average distance', 'Average distance between points'),
-        (_radius1(), _radius2(), _angle(), _min_points()) + _quadrant_options(),
+        _ellipse_params() + (MIN_POINTS,) + QUADRANT_PARAMS,
         'Interpolated (data metrics)',
         'A statistic of the samples in the search ellipse, as gdal_grid\'s data metrics: minimum, '
         'maximum, range, count, mean distance from the node, mean distance between the samples.'),
-    Family(
+    FamilySpec(
         'linear', 'Grid (linear)', ('linear',), ('Linear',),
-        (
-            Option('radius', 'RADIUS', 'Search distance outside the triangulation (-1: unbounded, 0: NoData)',
-                   'double', -1.0, minimum=-1.0),
-        ),
+        (Param('radius', 'RADIUS', 'Search distance outside the triangulation (-1: unbounded, 0: NoData)'),),
         'Interpolated (linear)',
         'Linear interpolation on the Delaunay triangulation of the samples, as gdal_grid\'s linear; '
         'outside the triangulation, the nearest sample within the search distance.'),
 )
 
-FAMILIES_BY_ID = {f.id: f for f in FAMILIES}
+
+def read_catalog(text: str) -> dict:
+    """`aidw algorithms --json` as a dict of algorithm name to its declaration."""
+    algorithms = json.loads(text)
+    if not isinstance(algorithms, list) or not all(
+            isinstance(a, dict) and 'name' in a and isinstance(a.get('options'), list) for a in algorithms):
+        raise ValueError('not the output of aidw algorithms --json')
+    return {a['name']: a for a in algorithms}
+
+
+def bundled_catalog() -> dict:
+    """The declarations this plugin was built against (see BUNDLED_CATALOG)."""
+    with open(BUNDLED_CATALOG, encoding='utf-8') as f:
+        return read_catalog(f.read())
+
+
+def executable_catalog(executable: str, timeout: float = 30.0) -> dict:
+    """The declarations of the aidw executable: `aidw algorithms --json`.
+
+    Raises RuntimeError when aidw cannot say (an aidw too old for the command, a crash).
+    """
+    kwargs = {}
+    if sys.platform == 'win32':
+        kwargs['creationflags'] = 0x08000000  # CREATE_NO_WINDOW
+    try:
+        out = subprocess.run([executable, 'algorithms', '--json'], stdin=subprocess.DEVNULL,
+                             capture_output=True, timeout=timeout, check=True, **kwargs).stdout
+        return read_catalog(out.decode('utf-8'))
+    except (OSError, subprocess.SubprocessError, ValueError, UnicodeDecodeError) as e:
+        raise RuntimeError('%s algorithms --json: %s' % (executable, e)) from e
+
+
+def load_catalog(configured: Optional[str], path: Optional[str] = None) -> Tuple[dict, str]:
+    """The declarations to build the dialogs from, and a note when they are not aidw's own.
+
+    aidw's (`aidw algorithms --json`, the executable found as find_executable finds it) where
+    it answers, else the bundled ones.
+    """
+    try:
+        catalog = executable_catalog(find_executable(configured, path))
+        build_families(catalog)  # every family must resolve against it
+        return catalog, ''
+    except (FileNotFoundError, RuntimeError, ValueError) as e:
+        return bundled_catalog(), 'aidw\'s algorithms are those bundled with the plugin (%s)' % e
+
+
+def _option(param: Param, declared: dict) -> Option:
+    kind = KINDS.get(declared.get('type'))
+    if kind is None:
+        raise ValueError('option %s: unknown type %r' % (param.key, declared.get('type')))
+    default = None if param.optional else declared.get('default')
+    if kind == 'list' and isinstance(default, list):
+        default = ','.join(format_number(v) for v in default)
+    return Option(param.key, param.param, param.label, kind, default,
+                  minimum=declared.get('min'), maximum=declared.get('max'), advanced=param.advanced,
+                  help=_sentence(declared.get('help', '')), only_if_positive=param.only_if_positive)
+
+
+def _sentence(text: str) -> str:
+    text = (text or '').strip()
+    if not text:
+        return ''
+    text = text[0].upper() + text[1:]
+    return text if text.endswith('.') else text + '.'
+
+
+def build_families(catalog: dict) -> Tuple[Family, ...]:
+    """The Processing algorithms: FAMILY_SPECS with their keys' types, defaults, ranges and help
+    from catalog (`aidw algorithms --json`). Raises ValueError when catalog lacks an algorithm
+    or a key that a family shows."""
+    families = []
+    for spec in FAMILY_SPECS:
+        options = []
+        for param in spec.params + (NODATA,):
+            declared = []
+            for method in spec.methods:
+                alg = catalog.get(method)
+                if alg is None:
+                    raise ValueError('aidw has no algorithm %s' % method)
+                found = [o for o in alg['options'] if o.get('name') == param.key]
+                if not found:
+                    raise ValueError('aidw\'s algorithm %s has no key %s' % (method, param.key))
+                declared.append(found[0])
+            options.append(_option(param, declared[0]))
+        families.append(Family(spec.id, spec.display_name, spec.methods, spec.method_labels,
+                               tuple(options), spec.output_label, spec.help,
+                               '%s#%s' % (README_URL, spec.anchor)))
+    return tuple(families)
 
 
 def family_options(family: Family) -> Tuple[Option, ...]:
-    """The family's options followed by NoData, which every algorithm has."""
-    return family.options + (NODATA,)
+    """The family's options, NoData (which every algorithm has) last."""
+    return family.options
+
+
+def short_description(text: str) -> str:
+    """The first sentence of a help text, ending in exactly one full stop."""
+    first = text.strip().split('. ')[0].rstrip('.').rstrip()
+    return first + '.'
 
 
 def format_number(v) -> str:
@@ -200,7 +313,16 @@ def format_number(v) -> str:
     return repr(f)
 
 
+# The families as the bundled declarations give them (the provider builds its own from aidw's
+# `aidw algorithms --json`, see load_catalog).
+FAMILIES = build_families(bundled_catalog())
+
+FAMILIES_BY_ID = {f.id: f for f in FAMILIES}
+
+
 def _format_value(option: Option, value) -> str:
+    if option.kind == 'bool':
+        return 'yes' if value else 'no'
     if option.kind == 'list':
         parts = [p.strip() for p in re.split(r'[,;\s]+', str(value).strip()) if p.strip()]
         return ','.join(parts)
@@ -233,6 +355,62 @@ def needs_z(method: str) -> bool:
     return method not in Z_FREE_METHODS
 
 
+RETURNS = ('all', 'first', 'last')  # -returns
+
+
+@dataclass
+class LidarFilter:
+    """aidw's LAS point filters (-class, -returns, -zrange, -drop_withheld, -drop_overlap)."""
+    classes: Sequence[int] = ()
+    returns: str = 'all'
+    zrange: Optional[Tuple[float, float]] = None
+    drop_withheld: bool = False
+    drop_overlap: bool = False
+
+    def arguments(self) -> List[str]:
+        """The filters' flags; raises ValueError on a filter aidw would refuse."""
+        for c in self.classes:
+            if not 0 <= c <= 255:
+                raise ValueError('LAS classification %d: codes are 0 to 255.' % c)
+        if self.returns not in RETURNS:
+            raise ValueError('LAS returns %r: use %s.' % (self.returns, ', '.join(RETURNS)))
+        args = []
+        if self.classes:
+            args += ['-class', ','.join(str(c) for c in self.classes)]
+        if self.returns != 'all':
+            args += ['-returns', self.returns]
+        if self.zrange is not None:
+            zmin, zmax = self.zrange
+            if not zmin <= zmax:
+                raise ValueError('LAS Z range %s %s: the minimum exceeds the maximum.'
+                                 % (format_number(zmin), format_number(zmax)))
+            args += ['-zrange', format_number(zmin), format_number(zmax)]
+        if self.drop_withheld:
+            args.append('-drop_withheld')
+        if self.drop_overlap:
+            args.append('-drop_overlap')
+        return args
+
+
+def parse_classes(text: str) -> List[int]:
+    """LAS classification codes as written in the dialog: '2', '2,9' or '2 9'."""
+    codes = []
+    for part in re.split(r'[,;\s]+', (text or '').strip()):
+        if not part:
+            continue
+        try:
+            codes.append(int(part))
+        except ValueError:
+            raise ValueError('LAS classes %r: give whole numbers separated by commas, e.g. 2,9.'
+                             % text) from None
+    return codes
+
+
+def las_inputs(file: str, folder: str) -> List[str]:
+    """The LAS/LAZ inputs given (a file, a folder of tiles, or both: one point cloud)."""
+    return [p for p in ((file or '').strip(), (folder or '').strip()) if p]
+
+
 @dataclass
 class GridRequest:
     """What the Processing algorithm asks of `aidw grid`, in aidw's terms."""
@@ -251,6 +429,9 @@ class GridRequest:
     device: str = 'auto'
     threads: int = 0
     extra: Sequence[str] = ()
+    # LAS/LAZ files or folders of tiles, gridded as one point cloud instead of source.
+    las: Sequence[str] = ()
+    lidar: Optional[LidarFilter] = None
 
 
 def grid_arguments(req: GridRequest) -> List[str]:
@@ -272,11 +453,16 @@ def grid_arguments(req: GridRequest) -> List[str]:
     if req.data_type and req.data_type not in DATA_TYPES:
         raise ValueError('Data type %r is not one of %s.' % (req.data_type, ', '.join(DATA_TYPES)))
 
+    lidar = req.lidar.arguments() if req.lidar is not None else []
+    if lidar and not req.las:
+        raise ValueError('The LiDAR filters apply to LAS/LAZ input: choose a LAS/LAZ file or folder.')
+
     args = ['grid', '-a', req.algorithm]
-    if req.layer:
+    if req.layer and not req.las:
         args += ['-l', req.layer]
     if req.zfield:
         args += ['-zfield', req.zfield]
+    args += lidar
     if req.template:
         args += ['-like', req.template]
     if req.extent is not None:
@@ -297,7 +483,8 @@ def grid_arguments(req: GridRequest) -> List[str]:
     if req.threads > 0:
         args += ['-threads', str(req.threads)]
     args += list(req.extra)
-    args += [req.source, req.destination]
+    args += list(req.las) if req.las else [req.source]
+    args.append(req.destination)
     return args
 
 

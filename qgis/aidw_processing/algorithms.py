@@ -17,12 +17,14 @@ from qgis.core import (
     QgsProcessingAlgorithm,
     QgsProcessingException,
     QgsProcessingFeedback,
+    QgsProcessingParameterBoolean,
     QgsProcessingParameterDefinition,
     QgsProcessingParameterDistance,
     QgsProcessingParameterEnum,
     QgsProcessingParameterExtent,
     QgsProcessingParameterFeatureSource,
     QgsProcessingParameterField,
+    QgsProcessingParameterFile,
     QgsProcessingParameterNumber,
     QgsProcessingParameterRasterDestination,
     QgsProcessingParameterRasterLayer,
@@ -46,6 +48,9 @@ COMMON_HELP = (
     'where the template is NoData stay NoData). The output CRS is the layer\'s, or the '
     'template\'s (samples are transformed into it).</p>'
     '<p><b>Z</b>: from a numeric field, or the points\' Z when no field is chosen.</p>'
+    '<p><b>LiDAR</b>: a LAS/LAZ file or a folder of LAS/LAZ tiles is read by aidw itself, '
+    'instead of the point layer (the tiles as one point cloud, with the file\'s CRS); the LiDAR '
+    'filters (classes, returns, Z range, withheld and overlap points) apply to it.</p>'
     '<p><b>Device</b>: Auto runs on an NVIDIA GPU when aidw was built with CUDA and one '
     'answers, else on all CPU cores.</p>'
     '<p>Layers aidw cannot read as a file (memory, delimited text, database, filtered layers '
@@ -76,6 +81,14 @@ def _is_set(parameters, name):
 
 class AidwGridAlgorithm(QgsProcessingAlgorithm):
     INPUT = 'INPUT'
+    LAS_FILE = 'LAS_FILE'
+    LAS_FOLDER = 'LAS_FOLDER'
+    CLASSES = 'CLASSES'
+    RETURNS = 'RETURNS'
+    Z_MIN = 'Z_MIN'
+    Z_MAX = 'Z_MAX'
+    DROP_WITHHELD = 'DROP_WITHHELD'
+    DROP_OVERLAP = 'DROP_OVERLAP'
     Z_FIELD = 'Z_FIELD'
     EXTENT = 'EXTENT'
     PIXEL_SIZE = 'PIXEL_SIZE'
@@ -110,14 +123,26 @@ class AidwGridAlgorithm(QgsProcessingAlgorithm):
         return QIcon(ICON)
 
     def shortDescription(self):  # noqa: N802
-        return tr(self.family.help.split('. ')[0] + '.')
+        return tr(aidwcli.short_description(self.family.help))
+
+    def helpUrl(self):  # noqa: N802
+        return self.family.help_url
 
     def shortHelpString(self):  # noqa: N802
         return '<p>%s</p>%s' % (tr(self.family.help), tr(COMMON_HELP))
 
     def initAlgorithm(self, config=None):  # noqa: N802
         self.addParameter(QgsProcessingParameterFeatureSource(
-            self.INPUT, tr('Point layer'), [QgsProcessing.TypeVectorPoint]))
+            self.INPUT, tr('Point layer'), [QgsProcessing.TypeVectorPoint], optional=True))
+        las_file = QgsProcessingParameterFile(
+            self.LAS_FILE, tr('LAS/LAZ point cloud (instead of the point layer)'),
+            QgsProcessingParameterFile.File, fileFilter=tr('LAS/LAZ point clouds (*.las *.laz *.LAS *.LAZ)'),
+            optional=True)
+        las_file.setHelp(tr('Read by aidw itself, with its CRS; the LiDAR filters apply to it.'))
+        self.addParameter(las_file)
+        self.addParameter(QgsProcessingParameterFile(
+            self.LAS_FOLDER, tr('Folder of LAS/LAZ tiles (instead of the point layer)'),
+            QgsProcessingParameterFile.Folder, optional=True))
         self.addParameter(QgsProcessingParameterField(
             self.Z_FIELD, tr('Z value from field (empty: the points\' Z)'), None, self.INPUT,
             QgsProcessingParameterField.Numeric, optional=True))
@@ -152,6 +177,21 @@ class AidwGridAlgorithm(QgsProcessingAlgorithm):
         self.addParameter(QgsProcessingParameterEnum(
             self.DEVICE, tr('Device'), [tr(d) for d in DEVICE_LABELS], defaultValue=0))
 
+        classes = QgsProcessingParameterString(
+            self.CLASSES, tr('LiDAR: classification codes to keep (e.g. 2 for ground; empty: all)'),
+            defaultValue=None, optional=True)
+        classes.setHelp(tr('Comma-separated LAS classification codes (aidw -class).'))
+        self._add_advanced(classes)
+        self._add_advanced(QgsProcessingParameterEnum(
+            self.RETURNS, tr('LiDAR: returns to keep'), [tr(r) for r in aidwcli.RETURNS], defaultValue=0))
+        for name, label in ((self.Z_MIN, 'LiDAR: lowest Z kept (with the highest)'),
+                            (self.Z_MAX, 'LiDAR: highest Z kept (with the lowest)')):
+            self._add_advanced(QgsProcessingParameterNumber(
+                name, tr(label), QgsProcessingParameterNumber.Double, defaultValue=None, optional=True))
+        self._add_advanced(QgsProcessingParameterBoolean(
+            self.DROP_WITHHELD, tr('LiDAR: drop withheld points'), defaultValue=False))
+        self._add_advanced(QgsProcessingParameterBoolean(
+            self.DROP_OVERLAP, tr('LiDAR: drop overlap points'), defaultValue=False))
         for param in advanced:
             self._add_advanced(param)
         self._add_advanced(QgsProcessingParameterNumber(
@@ -176,7 +216,10 @@ class AidwGridAlgorithm(QgsProcessingAlgorithm):
 
     @staticmethod
     def _option_parameter(option):
-        if option.kind == 'list':
+        if option.kind == 'bool':
+            param = QgsProcessingParameterBoolean(option.param, tr(option.label),
+                                                  defaultValue=bool(option.default))
+        elif option.kind == 'list':
             param = QgsProcessingParameterString(option.param, tr(option.label),
                                                  defaultValue=option.default,
                                                  optional=option.default is None)
@@ -197,6 +240,11 @@ class AidwGridAlgorithm(QgsProcessingAlgorithm):
 
     def checkParameterValues(self, parameters, context):  # noqa: N802
         ok, message = super().checkParameterValues(parameters, context)
+        if ok and not (_is_set(parameters, self.INPUT) or _is_set(parameters, self.LAS_FILE)
+                       or _is_set(parameters, self.LAS_FOLDER)):
+            return False, tr('Choose a point layer, or a LAS/LAZ file or folder of tiles.')
+        if ok and _is_set(parameters, self.Z_MIN) != _is_set(parameters, self.Z_MAX):
+            return False, tr('The LiDAR Z range needs both the lowest and the highest Z.')
         if ok and _is_set(parameters, self.TEMPLATE) and (
                 _is_set(parameters, self.EXTENT) or _is_set(parameters, self.PIXEL_SIZE)):
             return False, tr('A template raster gives the extent and pixel size: leave the '
@@ -210,15 +258,19 @@ class AidwGridAlgorithm(QgsProcessingAlgorithm):
         except FileNotFoundError as e:
             raise QgsProcessingException(str(e)) from e
 
-        source = self.parameterAsSource(parameters, self.INPUT, context)
-        if source is None:
-            raise QgsProcessingException(self.invalidSourceError(parameters, self.INPUT))
+        las = aidwcli.las_inputs(self.parameterAsFile(parameters, self.LAS_FILE, context),
+                                 self.parameterAsFile(parameters, self.LAS_FOLDER, context))
+        source = None
+        if not las:
+            source = self.parameterAsSource(parameters, self.INPUT, context)
+            if source is None:
+                raise QgsProcessingException(self.invalidSourceError(parameters, self.INPUT))
         method = self.family.methods[0]
         if len(self.family.methods) > 1:
             method = self.family.methods[self.parameterAsEnum(parameters, aidwcli.METRIC_PARAM, context)]
-        zfields = self.parameterAsFields(parameters, self.Z_FIELD, context)
+        zfields = [] if las else self.parameterAsFields(parameters, self.Z_FIELD, context)
         zfield = zfields[0] if zfields else ''
-        if not zfield and aidwcli.needs_z(method) and not QgsWkbTypes.hasZ(source.wkbType()):
+        if source is not None and not zfield and aidwcli.needs_z(method) and not QgsWkbTypes.hasZ(source.wkbType()):
             # A warning, not an error: some sources (OGR VRT) declare 2D points that carry Z.
             feedback.pushWarning(tr('No Z value field is chosen and the layer\'s type has no Z: '
                                     'points without Z count as 0.'))
@@ -230,27 +282,31 @@ class AidwGridAlgorithm(QgsProcessingAlgorithm):
             algorithm=aidwcli.algorithm_string(method, self.family, values),
             source='', destination=self.parameterAsOutputLayer(parameters, self.OUTPUT, context),
             zfield=zfield, template=template,
-            extent=self._extent(parameters, context, source.sourceCrs()),
+            extent=self._extent(parameters, context, source.sourceCrs() if source is not None else None),
             pixel_size=(self.parameterAsDouble(parameters, self.PIXEL_SIZE, context)
                         if _is_set(parameters, self.PIXEL_SIZE) else None),
-            srs='' if template else self._srs(source.sourceCrs()),
+            srs='' if template or source is None else self._srs(source.sourceCrs()),
             data_type=aidwcli.DATA_TYPES[self.parameterAsEnum(parameters, self.DATA_TYPE, context)],
             creation_options=aidwcli.parse_creation_options(
                 self.parameterAsString(parameters, self.OPTIONS, context)),
             device=aidwcli.DEVICES[self.parameterAsEnum(parameters, self.DEVICE, context)],
-            threads=self.parameterAsInt(parameters, self.THREADS, context))
+            threads=self.parameterAsInt(parameters, self.THREADS, context),
+            las=las)
         request.output_format = QgsRasterFileWriter.driverForExtension(
             os.path.splitext(request.destination)[1])
         try:
             request.extra = aidwcli.split_extra(self.parameterAsString(parameters, self.EXTRA, context))
+            if las:
+                request.lidar = self._lidar_filter(parameters, context)
             aidwcli.grid_arguments(request)  # refuse a bad request before exporting the layer
         except ValueError as e:
             raise QgsProcessingException(str(e)) from e
 
-        request.source, request.layer = self.parameterAsCompatibleSourceLayerPathAndLayerName(
-            parameters, self.INPUT, context,
-            aidwcli.compatible_extensions(ogr_extensions()),
-            'gpkg', feedback)
+        if not las:
+            request.source, request.layer = self.parameterAsCompatibleSourceLayerPathAndLayerName(
+                parameters, self.INPUT, context,
+                aidwcli.compatible_extensions(ogr_extensions()),
+                'gpkg', feedback)
         command = [executable] + aidwcli.grid_arguments(request)
         feedback.pushCommandInfo(' '.join(shlex.quote(a) for a in command))
 
@@ -264,9 +320,23 @@ class AidwGridAlgorithm(QgsProcessingAlgorithm):
             raise QgsProcessingException(result.message())
         return {self.OUTPUT: request.destination}
 
+    def _lidar_filter(self, parameters, context):
+        zrange = None
+        if _is_set(parameters, self.Z_MIN) and _is_set(parameters, self.Z_MAX):
+            zrange = (self.parameterAsDouble(parameters, self.Z_MIN, context),
+                      self.parameterAsDouble(parameters, self.Z_MAX, context))
+        return aidwcli.LidarFilter(
+            classes=aidwcli.parse_classes(self.parameterAsString(parameters, self.CLASSES, context)),
+            returns=aidwcli.RETURNS[self.parameterAsEnum(parameters, self.RETURNS, context)],
+            zrange=zrange,
+            drop_withheld=self.parameterAsBool(parameters, self.DROP_WITHHELD, context),
+            drop_overlap=self.parameterAsBool(parameters, self.DROP_OVERLAP, context))
+
     def _option_value(self, parameters, option, context):
         if option.default is None and not _is_set(parameters, option.param):
             return None
+        if option.kind == 'bool':
+            return self.parameterAsBool(parameters, option.param, context)
         if option.kind == 'list':
             return self.parameterAsString(parameters, option.param, context)
         if option.kind == 'int':
@@ -285,9 +355,13 @@ class AidwGridAlgorithm(QgsProcessingAlgorithm):
         return layer.source()
 
     def _extent(self, parameters, context, crs):
+        """The extent in crs (the layer's), or as given (LAS input, whose CRS QGIS does not know)."""
         if not _is_set(parameters, self.EXTENT):
             return None
-        r = self.parameterAsExtent(parameters, self.EXTENT, context, crs)
+        if crs is None:
+            r = self.parameterAsExtent(parameters, self.EXTENT, context)
+        else:
+            r = self.parameterAsExtent(parameters, self.EXTENT, context, crs)
         return (r.xMinimum(), r.yMinimum(), r.xMaximum(), r.yMaximum())
 
     @staticmethod

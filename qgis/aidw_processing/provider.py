@@ -7,7 +7,9 @@ from qgis.core import QgsProcessingProvider
 
 from processing.core.ProcessingConfig import ProcessingConfig, Setting
 
-from .aidwcli import FAMILIES
+from qgis.core import Qgis, QgsMessageLog
+
+from . import aidwcli
 from .algorithms import EXECUTABLE_SETTING, AidwGridAlgorithm
 
 ICON = os.path.join(os.path.dirname(__file__), 'icon.svg')
@@ -44,5 +46,10 @@ class AidwProvider(QgsProcessingProvider):
             ProcessingConfig.removeSetting(EXECUTABLE_SETTING)
 
     def loadAlgorithms(self):  # noqa: N802 (QGIS's name)
-        for family in FAMILIES:
+        # The dialogs' keys, types, defaults, ranges and help are the aidw executable's own
+        # (aidw algorithms --json), else those bundled with the plugin.
+        catalog, note = aidwcli.load_catalog(ProcessingConfig.getSetting(EXECUTABLE_SETTING))
+        if note:
+            QgsMessageLog.logMessage(note, 'aidw', Qgis.Info)
+        for family in aidwcli.build_families(catalog):
             self.addAlgorithm(AidwGridAlgorithm(family))

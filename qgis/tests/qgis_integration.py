@@ -195,12 +195,11 @@ class PluginTest(unittest.TestCase):
 
     def test_default_options_are_aidw_defaults(self):
         """Every algorithm, left at its dialog defaults, equals aidw's own defaults."""
-        methods = [('aidw:aidw', {}, 'aidw'), ('aidw:invdist', {}, 'invdist'),
-                   ('aidw:invdistnn', {}, 'invdistnn'), ('aidw:nearest', {}, 'nearest'),
-                   ('aidw:average', {}, 'average'), ('aidw:linear', {}, 'linear')]
-        for i, metric in enumerate(['minimum', 'maximum', 'range', 'count', 'average_distance',
-                                    'average_distance_pts']):
-            methods.append(('aidw:datametrics', {'METRIC': i}, metric))
+        methods = []
+        for family in aidw_processing.aidwcli.FAMILIES:
+            for i, method in enumerate(family.methods):
+                extra = {'METRIC': i} if len(family.methods) > 1 else {}
+                methods.append(('aidw:' + family.id, extra, method))
         for alg, extra, method in methods:
             with self.subTest(method=method):
                 params = {'INPUT': GRID_VRT, 'EXTENT': '440700,441900,3750100,3751300 [EPSG:26711]',
@@ -217,6 +216,37 @@ class PluginTest(unittest.TestCase):
                 # Not bitwise: aidw's multi-threaded invdist differs run to run in the last bits.
                 np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
                 self.assertEqual(gt, want_gt)
+
+    def test_las_file_with_lidar_filters(self):
+        """A LAS file is read by aidw itself, with the LiDAR filters passed through."""
+        las = os.path.join(TESTDATA, 'Haystack_Rock.las')
+        result, fb = self.run_alg('aidw:nearest', {
+            'LAS_FILE': las, 'RADIUS_1': 3, 'RADIUS_2': 3, 'NODATA': -9999,
+            'RETURNS': 1, 'Z_MIN': 0, 'Z_MAX': 50, 'DROP_WITHHELD': True,
+            'EXTENT': '2230738,2231105,252070,252411', 'PIXEL_SIZE': 5, 'DATA_TYPE': 6,
+            'DEVICE': 1, 'OUTPUT': self.out('las.tif')})
+        command = fb.commands[-1]
+        for part in ('-returns first', '-zrange 0 50', '-drop_withheld', las):
+            self.assertIn(part, command)
+        aidw_cli('-a', 'nearest:radius1=3:radius2=3:angle=0:nodata=-9999', '-returns', 'first',
+                 '-zrange', '0', '50', '-drop_withheld', '-txe', '2230738', '2231105',
+                 '-tye', '252070', '252411', '-tr', '5', '5', '-ot', 'Float64', '-device', 'cpu',
+                 las, self.out('las_ref.tif'))
+        got, gt, srs, _ = read(result['OUTPUT'])
+        want, want_gt, want_srs, _ = read(self.out('las_ref.tif'))
+        np.testing.assert_array_equal(got, want)
+        self.assertEqual(gt, want_gt)
+        self.assertTrue(srs.IsSame(want_srs))
+
+    def test_descriptions_and_help_urls(self):
+        registry = QgsApplication.processingRegistry()
+        for family in aidw_processing.aidwcli.FAMILIES:
+            alg = registry.algorithmById('aidw:' + family.id)
+            self.assertFalse(alg.shortDescription().endswith('..'), family.id)
+            self.assertTrue(alg.helpUrl().startswith('https://github.com/aidw/aidw#'), family.id)
+        # The dialogs are built from the aidw executable's declarations.
+        k = registry.algorithmById('aidw:aidw').parameterDefinition('K')
+        self.assertEqual((k.defaultValue(), k.minimum()), (15, 1))
 
     def test_aidw_error_is_the_exception(self):
         with self.assertRaises(QgsProcessingException) as cm:

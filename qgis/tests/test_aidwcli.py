@@ -13,6 +13,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 
 import aidwcli  # noqa: E402  (the plugin package's __init__ needs QGIS; this module does not)
 
+import copy  # noqa: E402
+import json  # noqa: E402
+
 
 def family(fid):
     return aidwcli.FAMILIES_BY_ID[fid]
@@ -127,6 +130,134 @@ class GridArgumentsTest(unittest.TestCase):
         self.assertTrue(aidwcli.needs_z('aidw'))
         self.assertTrue(aidwcli.needs_z('minimum'))
         self.assertFalse(aidwcli.needs_z('count'))
+
+
+class CatalogTest(unittest.TestCase):
+    """The dialogs' keys come from `aidw algorithms --json` (the bundled copy is checked against
+    aidw's output by the Go test TestGeneratedQGISSchema)."""
+
+    def test_bundled_catalog_is_aidws_shape(self):
+        catalog = aidwcli.bundled_catalog()
+        self.assertIn('aidw', catalog)
+        self.assertTrue(catalog['aidw']['default'])
+        for name, alg in catalog.items():
+            self.assertEqual(alg['name'], name)
+            self.assertIsInstance(alg['description'], str)
+            self.assertIsInstance(alg['gdal_compatible'], bool)
+            for o in alg['options']:
+                self.assertEqual(set(o), {'name', 'type', 'default', 'min', 'max', 'min_exclusive', 'help'})
+                self.assertIn(o['type'], aidwcli.KINDS)
+
+    def test_options_come_from_the_catalog(self):
+        nn = {o.key: o for o in aidwcli.family_options(family('invdistnn'))}
+        self.assertEqual((nn['radius'].kind, nn['radius'].default, nn['radius'].minimum), ('double', 1, 0))
+        self.assertEqual((nn['max_points'].kind, nn['max_points'].default), ('int', 12))
+        self.assertTrue(nn['max_points'].help.endswith('.'))
+        k = aidwcli.family_options(family('aidw'))[0]
+        self.assertEqual((k.key, k.param, k.kind, k.default, k.minimum), ('k', 'K', 'int', 15, 1))
+        alphas = aidwcli.family_options(family('aidw'))[1]
+        self.assertEqual((alphas.kind, alphas.default), ('list', '1.5,2,2.5,3,3.5'))
+        # Presentation: optional keys have no dialog default; NoData is last everywhere.
+        for f in aidwcli.FAMILIES:
+            self.assertEqual(aidwcli.family_options(f)[-1].param, 'NODATA')
+            self.assertIsNone(aidwcli.family_options(f)[-1].default)
+
+    def test_families_follow_another_catalog(self):
+        catalog = copy.deepcopy(aidwcli.bundled_catalog())
+        for o in catalog['aidw']['options']:
+            if o['name'] == 'k':
+                o['default'], o['min'] = 20, 2
+        f = {x.id: x for x in aidwcli.build_families(catalog)}['aidw']
+        self.assertTrue(aidwcli.algorithm_string('aidw', f, {}).startswith('aidw:k=20:'))
+        self.assertEqual(aidwcli.family_options(f)[0].minimum, 2)
+        del catalog['count']
+        with self.assertRaisesRegex(ValueError, 'count'):
+            aidwcli.build_families(catalog)
+        catalog = copy.deepcopy(aidwcli.bundled_catalog())
+        catalog['linear']['options'] = [o for o in catalog['linear']['options'] if o['name'] != 'radius']
+        with self.assertRaisesRegex(ValueError, 'linear has no key radius'):
+            aidwcli.build_families(catalog)
+
+    def test_load_catalog_runs_aidw_then_falls_back(self):
+        with tempfile.TemporaryDirectory() as d:
+            mine = copy.deepcopy(list(aidwcli.bundled_catalog().values()))
+            mine[0]['options'][0]['default'] = 30
+            fixture = os.path.join(d, 'algorithms.json')
+            with open(fixture, 'w') as f:
+                json.dump(mine, f)
+            exe = write_script(d, 'aidw', '''
+                import sys
+                assert sys.argv[1:] == ['algorithms', '--json'], sys.argv
+                sys.stdout.write(open(%r).read())
+            ''' % fixture)
+            catalog, note = aidwcli.load_catalog(exe)
+            self.assertEqual(note, '')
+            self.assertEqual(catalog['aidw']['options'][0]['default'], 30)
+            old = write_script(d, 'old_aidw', '''
+                import sys
+                sys.stderr.write("No help topic for 'algorithms'\\n")
+                sys.exit(3)
+            ''')
+            catalog, note = aidwcli.load_catalog(old)
+            self.assertEqual(catalog, aidwcli.bundled_catalog())
+            self.assertIn('bundled', note)
+            catalog, note = aidwcli.load_catalog('', path=os.path.join(d, 'empty'))
+            self.assertEqual(catalog, aidwcli.bundled_catalog())
+            self.assertIn('not found', note)
+
+
+class DescriptionTest(unittest.TestCase):
+    def test_short_description_ends_in_one_full_stop(self):
+        for f in aidwcli.FAMILIES:
+            s = aidwcli.short_description(f.help)
+            self.assertTrue(s.endswith('.') and not s.endswith('..'), (f.id, s))
+            self.assertTrue(f.help.startswith(s[:-1]), f.id)
+        self.assertEqual(aidwcli.short_description('One. Two.'), 'One.')
+        self.assertEqual(aidwcli.short_description('Only one.'), 'Only one.')
+        self.assertEqual(aidwcli.short_description('No stop'), 'No stop.')
+
+    def test_help_urls(self):
+        for f in aidwcli.FAMILIES:
+            self.assertTrue(f.help_url.startswith(aidwcli.README_URL + '#'), f.id)
+        self.assertEqual(family('aidw').help_url, 'https://github.com/aidw/aidw#aidw')
+        self.assertEqual(family('linear').help_url, 'https://github.com/aidw/aidw#algorithms')
+
+
+class LidarTest(unittest.TestCase):
+    def test_las_inputs_and_filters(self):
+        req = aidwcli.GridRequest(
+            algorithm='aidw:max_points=12', source='', destination='/d/dem.tif', layer='ignored',
+            pixel_size=1.0, device='cpu', las=aidwcli.las_inputs('/d/a.las', '/d/tiles'),
+            lidar=aidwcli.LidarFilter(classes=aidwcli.parse_classes('2, 9'), returns='last',
+                                      zrange=(-5.0, 120.5), drop_withheld=True, drop_overlap=True))
+        self.assertEqual(aidwcli.grid_arguments(req), [
+            'grid', '-a', 'aidw:max_points=12', '-class', '2,9', '-returns', 'last',
+            '-zrange', '-5', '120.5', '-drop_withheld', '-drop_overlap', '-tr', '1', '1',
+            '-device', 'cpu', '/d/a.las', '/d/tiles', '/d/dem.tif'])
+
+    def test_default_filters_add_nothing(self):
+        req = aidwcli.GridRequest(algorithm='nearest', source='', destination='o.tif',
+                                  las=aidwcli.las_inputs('', ' /d/tiles '), lidar=aidwcli.LidarFilter())
+        self.assertEqual(aidwcli.grid_arguments(req),
+                         ['grid', '-a', 'nearest', '-device', 'auto', '/d/tiles', 'o.tif'])
+
+    def test_refusals(self):
+        las = ['/d/a.laz']
+        bad = [
+            (las, aidwcli.LidarFilter(classes=[256]), 'classification'),
+            (las, aidwcli.LidarFilter(returns='second'), 'returns'),
+            (las, aidwcli.LidarFilter(zrange=(10.0, 5.0)), 'Z range'),
+            ([], aidwcli.LidarFilter(drop_overlap=True), 'LAS/LAZ input'),
+        ]
+        for inputs, lidar, word in bad:
+            with self.subTest(word=word):
+                with self.assertRaisesRegex(ValueError, word):
+                    aidwcli.grid_arguments(aidwcli.GridRequest(
+                        algorithm='aidw', source='in.gpkg', destination='o.tif', las=inputs, lidar=lidar))
+        with self.assertRaisesRegex(ValueError, 'whole numbers'):
+            aidwcli.parse_classes('2,ground')
+        self.assertEqual(aidwcli.parse_classes(''), [])
+        self.assertEqual(aidwcli.parse_classes('2 9;17'), [2, 9, 17])
 
 
 def write_script(directory, name, body):
