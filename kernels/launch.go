@@ -10,8 +10,8 @@ import (
 
 // Typed launchers: one Go function per kernel of build.cuh, knn.cuh and weigh.cuh, with its
 // parameters in the kernel's order and its launch shape (device thread only). cu's Launch
-// copies every parameter as 8 bytes, so each goes through cuda.Ptr, cuda.Addr, cuda.Int or
-// cuda.F64.
+// copies every parameter as 8 bytes, so each goes through ptr (cuda.Ptr, a device pointer),
+// cuda.Addr, i64 (cuda.Int, an i64) or dbl (cuda.F64, a double).
 
 type (
 	buf  = cuda.Buffer
@@ -21,7 +21,7 @@ type (
 var (
 	ptr = cuda.Ptr
 	i64 = cuda.Int
-	f64 = cuda.F64
+	dbl = cuda.F64
 )
 
 // ---- build.cuh
@@ -38,8 +38,8 @@ func bboxFinal(d *cuda.Device, part buf, nb int, out addr) error {
 
 // cellKeys writes each sample's cell on layout l.
 func cellKeys(d *cuda.Device, x, y buf, n int, l grid.Layout, keys buf) error {
-	return d.Launch("cell_keys", cuda.Over(n, flatBlock), ptr(x), ptr(y), i64(n), f64(l.MinX), f64(l.MinY),
-		f64(l.InvCell), i64(l.Cols), i64(l.Rows), ptr(keys))
+	return d.Launch("cell_keys", cuda.Over(n, flatBlock), ptr(x), ptr(y), i64(n), dbl(l.MinX), dbl(l.MinY),
+		dbl(l.InvCell), i64(l.Cols), i64(l.Rows), ptr(keys))
 }
 
 // scanReduce writes the sums of the tiles of in.
