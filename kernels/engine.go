@@ -4,7 +4,6 @@ package kernels
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -12,11 +11,11 @@ import (
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/kernels/cuda"
 	"github.com/aidw/aidw/raster"
-	"gorgonia.org/cu"
 )
 
-// Engine is the GPU engine: it runs AIDW (k and max_points up to MaxK) and gdal's invdist
-// without a search ellipse on a CUDA device, through the same interface as interp.CPU.
+// Engine is the GPU engine: it runs the algorithms that describe themselves to a device
+// (interp.DeviceAlgorithm: today AIDW, with k and max_points up to MaxK, and gdal's invdist
+// without a search ellipse) on a CUDA device, through the same interface as interp.CPU.
 type Engine struct {
 	dev *cuda.Device
 	// Float64 runs the global weighting in float64: within 1e-12 of the CPU engine instead of
@@ -59,87 +58,6 @@ func (e *Engine) WhyNot(a interp.Algorithm) string {
 		return fmt.Sprintf("the GPU engine keeps at most %d neighbours, not max_points=%d", MaxK, d.MaxPoints)
 	}
 	return ""
-}
-
-// problem mirrors struct Problem of knn.cuh field for field, each 8 bytes.
-type problem struct {
-	MinX, MinY, Cell, InvCell    float64
-	Cols, Rows                   int64
-	N                            int64
-	Start, XY, Order, Z          cu.DevicePtr
-	GX0, GX1, GX2, GY0, GY1, GY2 float64
-	OX, OY                       float64
-	TCols                        int64
-	K, NQ, MaxPoints             int64
-	R2                           float64
-	MinPoints                    int64
-	Nodata                       float64
-	RExp, RMin, RMax             float64
-	Alphas                       [5]float64
-	Power, Smooth2, HitD2        float64
-	Adaptive                     int64
-}
-
-// weighting is an algorithm mapped onto the kernels: its form, the algorithm's part of the
-// problem and the largest power it can use.
-type weighting struct {
-	form     interp.DeviceForm
-	prob     problem
-	maxPower float64
-}
-
-// weightingOf asks the algorithm of p for its device parameters and maps them onto the
-// kernels; box is the samples' bounding box, relative to their origin, as the grid build found
-// it (the algorithm's study area comes from it, without another pass over the samples on the
-// host).
-func weightingOf(p *interp.Problem, box [4]float64) (weighting, error) {
-	da, ok := p.Alg.(interp.DeviceAlgorithm)
-	if !ok {
-		return weighting{}, fmt.Errorf("algorithm %s has no GPU implementation", p.Alg.Name())
-	}
-	ox, oy := p.Samples.OriginX, p.Samples.OriginY
-	d, ok, why := da.DeviceParams(p, interp.Bounds{MinX: box[0] + ox, MinY: box[1] + oy, MaxX: box[2] + ox,
-		MaxY: box[3] + oy})
-	if !ok {
-		return weighting{}, errors.New(why)
-	}
-	return weightingFrom(d, p.Samples.Len()), nil
-}
-
-// weightingFrom maps device parameters for n samples onto the kernels' problem: the
-// neighbourhood each node searches (NQ: k, max_points, and the nearCorr nearest of a float32
-// global weighting) and the weighting's parameters.
-func weightingFrom(d interp.DeviceParams, n int) weighting {
-	w := weighting{form: d.Form, maxPower: d.MaxPower(), prob: problem{N: int64(n), R2: math.Inf(1), K: 1,
-		MinPoints: int64(d.MinPoints), Nodata: d.NoData, Power: d.Power, Smooth2: d.Smooth2, HitD2: d.ExactHit}}
-	pr := &w.prob
-	if d.Adaptive {
-		pr.Adaptive, pr.K = 1, int64(d.K)
-		pr.RExp, pr.RMin, pr.RMax, pr.Alphas = d.RExp, d.RMin, d.RMax, d.Alphas
-	}
-	if d.Radius > 0 {
-		pr.R2 = d.Radius * d.Radius
-	}
-	switch d.Form {
-	case interp.DeviceNearest:
-		pr.NQ = max(pr.K, int64(min(d.MaxPoints, n)))
-		pr.MaxPoints = int64(d.MaxPoints)
-	case interp.DeviceRadius:
-		pr.NQ = pr.K
-	default:
-		pr.NQ = max(pr.K, int64(min(nearCorr, n)))
-	}
-	return w
-}
-
-// kmax is the smallest compiled neighbour-list size holding nq.
-func kmax(nq int64) int {
-	for _, k := range nodeKs {
-		if nq <= int64(k) {
-			return k
-		}
-	}
-	return MaxK
 }
 
 // Prepare uploads the samples, builds the grid on the device and uploads the problem.
@@ -189,7 +107,7 @@ func deviceProblem(h problem, ix *index, t raster.Target, ox, oy float64) proble
 	l := ix.layout
 	h.MinX, h.MinY, h.Cell, h.InvCell = l.MinX, l.MinY, l.Cell, l.InvCell
 	h.Cols, h.Rows = int64(l.Cols), int64(l.Rows)
-	h.Start, h.XY, h.Order, h.Z = ix.start.Ptr, ix.xy.Ptr, ix.order.Ptr, ix.z.Ptr
+	h.Start, h.XY, h.Order, h.Z = devPtr(ix.start.Ptr), devPtr(ix.xy.Ptr), devPtr(ix.order.Ptr), devPtr(ix.z.Ptr)
 	g := t.GeoTransform
 	h.GX0, h.GX1, h.GX2, h.OX = g[0], g[1], g[2], ox
 	h.GY0, h.GY1, h.GY2, h.OY = g[3], g[4], g[5], oy
