@@ -6,15 +6,16 @@
 // The engine knows no algorithm by name: an algorithm a device can run implements
 // interp.DeviceAlgorithm, and the engine reads only its interp.DeviceParams (form, k,
 // max_points, radius, powers, study area, exact-hit distance, nodata, min_points), which it maps
-// onto the kernels' Problem (engine.go); Engine.WhyNot says why an algorithm does not run here.
+// onto the kernels' Problem (problem.go); Engine.WhyNot says why an algorithm does not run here.
 //
 // Layout: shapes.go holds the constants Go and CUDA share (block shapes, NEAR_CORR, MaxK and
 // the compiled neighbour-list sizes, the float32 weighting variants), checked against the
 // sources' #defines and kernel instantiations by tests that need no GPU (defines_test.go,
-// problem_test.go); launch.go has one typed launcher per kernel; build.go the grid build,
-// nodes.go the per-node and weighting kernels in chunks, engine.go the interp.Engine;
-// export.go what the papers' experiments (paperbench/gpu) use of the engine's kernels. The
-// device, buffers, launches and timelines are package kernels/cuda, shared with paperbench/gpu.
+// problem_test.go; weighting_test.go checks the mapping onto the Problem); launch.go has one
+// typed launcher per kernel; build.go the grid build, nodes.go the per-node and weighting
+// kernels in chunks, engine.go the interp.Engine; export.go what the papers' experiments
+// (paperbench/gpu) use of the engine's kernels. The device, buffers, launches and timelines
+// are package kernels/cuda, shared with paperbench/gpu.
 //
 // The kernels' sources are aidw.cu and the *.cuh it includes (paper.cuh holds the papers' own
 // kernels, launched from paperbench/gpu); aidw.ptx, generated from them by scripts/gen-ptx.sh,
