@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/kernels/cuda"
 	"github.com/aidw/aidw/raster"
 	"gorgonia.org/cu"
 )
@@ -113,38 +114,37 @@ func BenchmarkGridBuild(b *testing.B) {
 	names := []string{"cells", "build-with-gather", "bounds", "keys", "sort", "count", "scan", "gather",
 		"sort-pass-upsweep", "sort-pass-upsweep+digit-scan", "sort-pass-all-three"}
 	times := make([]float64, len(names))
-	err := testDev.do(func() error {
-		var x, y, z buffer
-		defer freeAll(&x, &y, &z)
+	err := testDev.Do(func() error {
+		var x, y, z cuda.Buffer
+		defer cuda.FreeAll(&x, &y, &z)
 		var err error
-		if x, err = uploadNew(s.X); err != nil {
+		if x, err = cuda.UploadNew(s.X); err != nil {
 			return err
 		}
-		if y, err = uploadNew(s.Y); err != nil {
+		if y, err = cuda.UploadNew(s.Y); err != nil {
 			return err
 		}
-		if z, err = uploadNew(s.Z); err != nil {
+		if z, err = cuda.UploadNew(s.Z); err != nil {
 			return err
 		}
-		bld := testDev.newBuilder()
+		bld := newBuilder(testDev)
 		defer bld.free()
 		if _, err := bld.build(x, y, z, n); err != nil {
 			return err
 		}
 		l := bld.ix.layout
 		cells := l.Cells()
-		tiles := blocks(n, sortTile)
+		tiles := cuda.Blocks(n, sortTile)
 		// One pass of the sort (the second: shift 8), kernel by kernel; digit_scan works in
 		// place, so each timing reruns what comes before it.
 		upsweep := func() error {
-			return testDev.launch("radix_upsweep", tiles, 1, sortBlock, bld.keys, n, 8, bld.digits)
+			return radixUpsweep(testDev, tiles, bld.keys, n, 8, bld.digits)
 		}
 		digitScan := func() error {
-			return testDev.launch("radix_digit_scan", radix, 1, scanBlock, bld.digits, tiles, bld.totals)
+			return radixDigitScan(testDev, bld.digits, tiles, bld.totals)
 		}
 		downsweep := func() error {
-			return testDev.launch("radix_downsweep", tiles, 1, sortBlock, bld.keys, bld.ix.order, bld.k[1], bld.v[1],
-				n, 8, bld.digits, bld.totals)
+			return radixDownsweep(testDev, tiles, bld.keys, bld.ix.order, bld.k[1], bld.v[1], n, 8, bld.digits, bld.totals)
 		}
 		stages := []func() error{
 			func() error { return bld.buildCells(x, y, n) },
@@ -153,7 +153,7 @@ func BenchmarkGridBuild(b *testing.B) {
 			func() error { return bld.cellKeys(x, y, n, l, bld.keys) },
 			func() error { return bld.sortPairs(bld.keys, n, cells, bld.sorted, bld.ix.order) },
 			func() error { return bld.countByKey(bld.sorted, n, cells, bld.counts) },
-			func() error { return bld.scan(bld.counts, bld.ix.start, cells, at[int32](bld.ix.start, cells)) },
+			func() error { return bld.scan(bld.counts, bld.ix.start, cells, cuda.At[int32](bld.ix.start, cells)) },
 			func() error { return bld.gather(&bld.ix, x, y, z) },
 			upsweep,
 			func() error { return errors.Join(upsweep(), digitScan()) },
@@ -186,8 +186,8 @@ func BenchmarkKNN(b *testing.B) {
 	count := d.target.Cols * d.target.Rows
 	const k = 15
 	var grid, prep, brute float64
-	err := testDev.do(func() error {
-		ix, err := testDev.indexSamples(d.samples)
+	err := testDev.Do(func() error {
+		ix, err := indexSamples(testDev, d.samples)
 		if err != nil {
 			return err
 		}
@@ -197,29 +197,28 @@ func BenchmarkKNN(b *testing.B) {
 			return err
 		}
 		w.prob.NQ = k // the neighbour list of k; node_prep's r_obs needs no more
-		pb, err := uploadNew([]problem{deviceProblem(w.prob, ix, p)})
+		pb, err := cuda.UploadNew([]problem{deviceProblem(w.prob, ix, p.Target, p.Samples.OriginX, p.Samples.OriginY)})
 		if err != nil {
 			return err
 		}
-		defer pb.free()
-		ids, err := allocN[int32](k * count)
+		defer pb.Free()
+		ids, err := cuda.AllocN[int32](k * count)
 		if err != nil {
 			return err
 		}
-		defer ids.free()
-		d2, err := allocN[float64](k * count)
+		defer ids.Free()
+		d2, err := cuda.AllocN[float64](k * count)
 		if err != nil {
 			return err
 		}
-		defer d2.free()
-		cnt, err := allocN[int32](count)
+		defer d2.Free()
+		cnt, err := cuda.AllocN[int32](count)
 		if err != nil {
 			return err
 		}
-		defer cnt.free()
+		defer cnt.Free()
 		if grid, err = timeDevice(10, func() error {
-			return testDev.launch("knn_list_16", blocks(count, nodeBlock), 1, nodeBlock, pb, 0, 0, count, buffer{},
-				ids, d2, cnt)
+			return knnList(testDev, 16, pb, 0, 0, count, cuda.Buffer{}, ids, d2, cnt)
 		}); err != nil {
 			return err
 		}
@@ -229,14 +228,12 @@ func BenchmarkKNN(b *testing.B) {
 		}
 		defer c.free()
 		if prep, err = timeDevice(10, func() error {
-			return testDev.launch("node_prep_16", blocks(count, nodeBlock), 1, nodeBlock, pb, 0, 0, count, buffer{},
-				c.px, c.py, c.pc, c.pc0, c.pd2, c.hit, c.nearPos, c.nearD2)
+			return nodePrep(testDev, 16, pb, 0, 0, count, cuda.Buffer{}, c.px, c.py, c.pc, c.pc0, c.pd2, c.hit, c.nearPos, c.nearD2)
 		}); err != nil {
 			return err
 		}
 		brute, err = timeDevice(3, func() error {
-			return testDev.launch("knn_brute_f32_15", blocks(count, 128), 1, 128, pb, ix.s32, c.px, c.py, count,
-				ids, d2)
+			return knnBruteF32(testDev, pb, ix.s32, c.px, c.py, count, ids, d2)
 		})
 		return err
 	})
@@ -266,7 +263,7 @@ func BenchmarkGlobalAIDW(b *testing.B) {
 		b.Fatal(err)
 	}
 	pp := pr.(*prepared)
-	err = testDev.do(func() error {
+	err = testDev.Do(func() error {
 		for _, v := range variants {
 			e.f32Kernel, e.Float64 = v, v == "weigh_all_f64"
 			n, reps := count, 3
@@ -314,24 +311,24 @@ func BenchmarkLocalAIDW(b *testing.B) {
 	}
 	pp := pr.(*prepared)
 	var kernel, up, down, build1, build2, free float64
-	err = testDev.do(func() error {
+	err = testDev.Do(func() error {
 		// The prepare phase, step by step.
-		var xyz [3]buffer
+		var xyz [3]cuda.Buffer
 		t0 := time.Now()
 		for i, v := range [][]float64{d.samples.X, d.samples.Y, d.samples.Z} {
 			var err error
-			if xyz[i], err = uploadNew(v); err != nil {
+			if xyz[i], err = cuda.UploadNew(v); err != nil {
 				return err
 			}
 		}
 		up = ms(time.Since(t0))
-		bld := testDev.newBuilder()
+		bld := newBuilder(testDev)
 		for _, t := range []*float64{&build1, &build2} {
 			t0 = time.Now()
 			if _, err := bld.build(xyz[0], xyz[1], xyz[2], d.samples.Len()); err != nil {
 				return err
 			}
-			if err := synchronize("build"); err != nil {
+			if err := cuda.Synchronize("build"); err != nil {
 				return err
 			}
 			*t = ms(time.Since(t0))
@@ -340,7 +337,7 @@ func BenchmarkLocalAIDW(b *testing.B) {
 		ix := bld.take()
 		bld.free()
 		ix.free()
-		freeAll(&xyz[0], &xyz[1], &xyz[2])
+		cuda.FreeAll(&xyz[0], &xyz[1], &xyz[2])
 		free = ms(time.Since(t0))
 		return nil
 	})
@@ -351,28 +348,27 @@ func BenchmarkLocalAIDW(b *testing.B) {
 	result(b, "local-prepare-build-first", build1, "ms")
 	result(b, "local-prepare-build-again", build2, "ms")
 	result(b, "local-prepare-free", free, "ms")
-	err = testDev.do(func() error {
+	err = testDev.Do(func() error {
 		t0 := time.Now()
-		x, err := uploadNew(d.samples.X)
+		x, err := cuda.UploadNew(d.samples.X)
 		if err != nil {
 			return err
 		}
 		up = ms(time.Since(t0))
-		defer x.free()
+		defer x.Free()
 		tmp := slices.Clone(d.samples.X) // pages already touched, like a block's Values
 		t0 = time.Now()
-		if err := download(tmp, x, 0); err != nil {
+		if err := cuda.Download(tmp, x, 0); err != nil {
 			return err
 		}
 		down = ms(time.Since(t0))
-		out, err := allocN[float64](count)
+		out, err := cuda.AllocN[float64](count)
 		if err != nil {
 			return err
 		}
-		defer out.free()
+		defer out.Free()
 		kernel, err = timeDevice(3, func() error {
-			return testDev.launch("local_16", blocks(count, nodeBlock), 1, nodeBlock, pp.prob, 0, 0, count,
-				buffer{}, out)
+			return local(testDev, 16, pp.prob, 0, 0, count, cuda.Buffer{}, out)
 		})
 		return err
 	})

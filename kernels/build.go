@@ -7,21 +7,9 @@ import (
 	"math/bits"
 
 	"github.com/aidw/aidw/grid"
+	"github.com/aidw/aidw/kernels/cuda"
 	"github.com/aidw/aidw/sample"
 	"gorgonia.org/cu"
-)
-
-// Launch shapes; each matches its kernel's #define in build.cuh.
-const (
-	bboxBlock  = 256
-	scanBlock  = 256
-	scanTile   = scanBlock * 8
-	spineBlock = 1024
-	sortBlock  = 256
-	sortTile   = sortBlock * 16
-	radixBits  = 8
-	radix      = 1 << radixBits
-	flatBlock  = 256 // one thread per item
 )
 
 // index is the even grid on the device, the twin of grid.Index: the samples in cell order
@@ -31,33 +19,33 @@ type index struct {
 	layout grid.Layout
 	box    [4]float64 // the samples' bounding box (grid.Bounds)
 	n      int
-	order  buffer // int32
-	start  buffer // int32, cells+1
-	xy     buffer // double2
-	z      buffer // float64
-	s32    buffer // float4 (x, y, z, 0)
+	order  buf // int32
+	start  buf // int32, cells+1
+	xy     buf // double2
+	z      buf // float64
+	s32    buf // float4 (x, y, z, 0)
 }
 
-func (ix *index) free() { freeAll(&ix.order, &ix.start, &ix.xy, &ix.z, &ix.s32) }
+func (ix *index) free() { cuda.FreeAll(&ix.order, &ix.start, &ix.xy, &ix.z, &ix.s32) }
 
 // coordChunk is how many compact samples uploadCoords converts at a time.
 const coordChunk = 1 << 16
 
 // uploadCoords uploads the samples' coordinates as float64 (device thread only). Compact samples
 // are converted a chunk at a time, so that the host never holds a float64 copy of them all.
-func uploadCoords(s *sample.Samples) (x, y buffer, err error) {
+func uploadCoords(s *sample.Samples) (x, y buf, err error) {
 	if !s.IsCompact() {
-		if x, err = uploadNew(s.X); err != nil {
+		if x, err = cuda.UploadNew(s.X); err != nil {
 			return x, y, err
 		}
-		if y, err = uploadNew(s.Y); err != nil {
-			x.free()
+		if y, err = cuda.UploadNew(s.Y); err != nil {
+			x.Free()
 		}
 		return x, y, err
 	}
 	n := s.Len()
-	if x, err = allocN[float64](n); err == nil {
-		y, err = allocN[float64](n)
+	if x, err = cuda.AllocN[float64](n); err == nil {
+		y, err = cuda.AllocN[float64](n)
 	}
 	cx, cy := make([]float64, min(coordChunk, n)), make([]float64, min(coordChunk, n))
 	for lo := 0; lo < n && err == nil; lo += coordChunk {
@@ -65,28 +53,28 @@ func uploadCoords(s *sample.Samples) (x, y buffer, err error) {
 		for i := lo; i < hi; i++ {
 			cx[i-lo], cy[i-lo] = s.XY(int32(i))
 		}
-		if err = upload(buffer{at[float64](x, lo), x.bytes - int64(lo)*8}, cx[:hi-lo]); err == nil {
-			err = upload(buffer{at[float64](y, lo), y.bytes - int64(lo)*8}, cy[:hi-lo])
+		if err = cuda.Upload(cuda.From[float64](x, lo), cx[:hi-lo]); err == nil {
+			err = cuda.Upload(cuda.From[float64](y, lo), cy[:hi-lo])
 		}
 	}
 	if err != nil {
-		freeAll(&x, &y)
+		cuda.FreeAll(&x, &y)
 	}
 	return x, y, err
 }
 
 // indexSamples uploads the samples and builds their index (device thread only).
-func (d *Device) indexSamples(s *sample.Samples) (*index, error) {
-	var x, y, z buffer
-	defer freeAll(&x, &y, &z)
+func indexSamples(d *cuda.Device, s *sample.Samples) (*index, error) {
+	var x, y, z buf
+	defer cuda.FreeAll(&x, &y, &z)
 	var err error
 	if x, y, err = uploadCoords(s); err != nil {
 		return nil, err
 	}
-	if z, err = uploadNew(s.Z); err != nil {
+	if z, err = cuda.UploadNew(s.Z); err != nil {
 		return nil, err
 	}
-	b := d.newBuilder()
+	b := newBuilder(d)
 	defer b.free()
 	if _, err := b.build(x, y, z, s.Len()); err != nil {
 		return nil, err
@@ -98,33 +86,33 @@ func (d *Device) indexSamples(s *sample.Samples) (*index, error) {
 // fills) from one build to the next, so that rebuilding samples of the same size and layout
 // allocates nothing: a build is then kernel launches only.
 type builder struct {
-	d      *Device
+	d      *cuda.Device
 	n      int // samples the buffers hold
 	cells  int
 	ix     index
-	box    buffer    // float64 partial boxes, then the box
-	keys   buffer    // uint32 cell keys
-	sorted buffer    // uint32 sorted keys
-	k, v   [2]buffer // the sort's ping-pong pairs
-	digits buffer    // int32 digit counts, radix x tiles
-	totals buffer    // int32 digit totals, radix
-	part   buffer    // int32 scan tile sums
-	runs   buffer    // int32 run starts
-	small  buffer    // int32 scan total, run count
-	counts buffer    // int32 per-cell counts
+	box    buf    // float64 partial boxes, then the box
+	keys   buf    // uint32 cell keys
+	sorted buf    // uint32 sorted keys
+	k, v   [2]buf // the sort's ping-pong pairs
+	digits buf    // int32 digit counts, radix x tiles
+	totals buf    // int32 digit totals, radix
+	part   buf    // int32 scan tile sums
+	runs   buf    // int32 run starts
+	small  buf    // int32 scan total, run count
+	counts buf    // int32 per-cell counts
 }
 
-func (d *Device) newBuilder() *builder { return &builder{d: d} }
+func newBuilder(d *cuda.Device) *builder { return &builder{d: d} }
 
 func (b *builder) free() {
-	b.box.free()
+	b.box.Free()
 	b.freeSized()
 }
 
 // freeSized frees the buffers whose size depends on the samples and cells.
 func (b *builder) freeSized() {
 	b.ix.free()
-	freeAll(&b.keys, &b.sorted, &b.k[0], &b.k[1], &b.v[0], &b.v[1], &b.digits, &b.totals, &b.part, &b.runs,
+	cuda.FreeAll(&b.keys, &b.sorted, &b.k[0], &b.k[1], &b.v[0], &b.v[1], &b.digits, &b.totals, &b.part, &b.runs,
 		&b.small, &b.counts)
 	b.n, b.cells = 0, 0
 }
@@ -138,18 +126,18 @@ func (b *builder) take() *index {
 }
 
 // boxBlocks is how many blocks the bounding box's first pass uses: at most 4 per SM.
-func (b *builder) boxBlocks(n int) int { return max(1, min(blocks(n, bboxBlock), 4*b.d.sms)) }
+func (b *builder) boxBlocks(n int) int { return BBoxBlocks(b.d, n) }
 
 // reserve makes the buffers hold n samples and cells cells.
 func (b *builder) reserve(n, cells int) error {
-	if n == b.n && cells == b.cells && b.ix.order.ptr != 0 {
+	if n == b.n && cells == b.cells && b.ix.order.Ptr != 0 {
 		return nil
 	}
 	b.freeSized()
-	tiles := blocks(n, sortTile)
-	scanTiles := max(blocks(cells, scanTile), blocks(n, scanTile), 1)
+	tiles := cuda.Blocks(n, sortTile)
+	scanTiles := max(cuda.Blocks(cells, scanTile), cuda.Blocks(n, scanTile), 1)
 	type want struct {
-		b     *buffer
+		b     *buf
 		bytes int
 	}
 	for _, w := range []want{
@@ -160,7 +148,7 @@ func (b *builder) reserve(n, cells int) error {
 		{&b.ix.xy, 16 * n}, {&b.ix.z, 8 * n}, {&b.ix.s32, 16 * n},
 	} {
 		var err error
-		if *w.b, err = alloc(int64(w.bytes)); err != nil {
+		if *w.b, err = cuda.Alloc(int64(w.bytes)); err != nil {
 			b.freeSized()
 			return err
 		}
@@ -171,7 +159,7 @@ func (b *builder) reserve(n, cells int) error {
 
 // build runs the whole build on samples already on the device: the cells (bounds to starts),
 // then the gather of the samples into cell order.
-func (b *builder) build(x, y, z buffer, n int) (*index, error) {
+func (b *builder) build(x, y, z buf, n int) (*index, error) {
 	if err := b.buildCells(x, y, n); err != nil {
 		return nil, err
 	}
@@ -183,7 +171,7 @@ func (b *builder) build(x, y, z buffer, n int) (*index, error) {
 
 // buildCells runs the stages of grid.Build up to the cell starts: bounds, layout, keys, sort,
 // counts, starts. Only the bounding box comes back to the host (for the layout).
-func (b *builder) buildCells(x, y buffer, n int) error {
+func (b *builder) buildCells(x, y buf, n int) error {
 	minX, minY, maxX, maxY, err := b.bounds(x, y, n)
 	if err != nil {
 		return err
@@ -202,76 +190,74 @@ func (b *builder) buildCells(x, y buffer, n int) error {
 	if err := b.countByKey(b.sorted, n, l.Cells(), b.counts); err != nil {
 		return err
 	}
-	return b.scan(b.counts, b.ix.start, l.Cells(), at[int32](b.ix.start, l.Cells()))
+	return b.scan(b.counts, b.ix.start, l.Cells(), cuda.At[int32](b.ix.start, l.Cells()))
 }
 
 // bounds is grid.Bounds on the device: per-block boxes, then one block reduces them.
-func (b *builder) bounds(x, y buffer, n int) (minX, minY, maxX, maxY float64, err error) {
-	if b.box.ptr == 0 {
-		if b.box, err = allocN[float64](4 * (4*b.d.sms + 1)); err != nil {
+func (b *builder) bounds(x, y buf, n int) (minX, minY, maxX, maxY float64, err error) {
+	if b.box.Ptr == 0 {
+		if b.box, err = cuda.AllocN[float64](4 * (4*b.d.SMs() + 1)); err != nil {
 			return
 		}
 	}
 	nb := b.boxBlocks(n)
-	out := at[float64](b.box, 4*nb)
-	if err = b.d.launch("bbox_partial", nb, 1, bboxBlock, x, y, n, b.box); err != nil {
+	out := cuda.At[float64](b.box, 4*nb)
+	if err = bboxPartial(b.d, nb, x, y, n, b.box); err != nil {
 		return
 	}
-	if err = b.d.launch("bbox_final", 1, 1, bboxBlock, b.box, nb, out); err != nil {
+	if err = bboxFinal(b.d, b.box, nb, out); err != nil {
 		return
 	}
 	var box [4]float64
-	if err = download(box[:], b.box, 4*nb); err != nil {
+	if err = cuda.Download(box[:], b.box, 4*nb); err != nil {
 		return
 	}
 	return box[0], box[1], box[2], box[3], nil
 }
 
 // cellKeys is grid.Keys on the device.
-func (b *builder) cellKeys(x, y buffer, n int, l grid.Layout, keys buffer) error {
-	return b.d.launch("cell_keys", blocks(n, flatBlock), 1, flatBlock, x, y, n, l.MinX, l.MinY, l.InvCell,
-		l.Cols, l.Rows, keys)
+func (b *builder) cellKeys(x, y buf, n int, l grid.Layout, keys buf) error {
+	return cellKeys(b.d, x, y, n, l, keys)
 }
 
 // scan writes the exclusive prefix sums of the n int32s of in to out (which may be in) and
 // their total to *total.
-func (b *builder) scan(in, out buffer, n int, total cu.DevicePtr) error {
+func (b *builder) scan(in, out buf, n int, total cu.DevicePtr) error {
 	if n == 0 {
-		return cu.MemsetD32(total, 0, 1)
+		return cuda.MemsetD32(total, 0, 1)
 	}
-	tiles := blocks(n, scanTile)
-	if int64(4*tiles) > b.part.bytes {
-		return fmt.Errorf("scan of %d items exceeds the builder's %d tiles", n, b.part.bytes/4)
+	tiles := cuda.Blocks(n, scanTile)
+	if int64(4*tiles) > b.part.Bytes {
+		return fmt.Errorf("scan of %d items exceeds the builder's %d tiles", n, b.part.Bytes/4)
 	}
-	if err := b.d.launch("scan_reduce", tiles, 1, scanBlock, in, n, b.part); err != nil {
+	if err := scanReduce(b.d, tiles, in, n, b.part); err != nil {
 		return err
 	}
-	if err := b.d.launch("scan_spine", 1, 1, spineBlock, b.part, tiles, total); err != nil {
+	if err := scanSpine(b.d, b.part, tiles, total); err != nil {
 		return err
 	}
-	return b.d.launch("scan_down", tiles, 1, scanBlock, in, n, b.part, out)
+	return scanDown(b.d, tiles, in, n, b.part, out)
 }
 
 // sortPairs is grid.SortByKey on the device: a stable LSD radix sort of (keys[i], i), 8 bits a
 // pass, as many passes as cells-1 needs, into sorted and order.
-func (b *builder) sortPairs(keys buffer, n, cells int, sorted, order buffer) error {
+func (b *builder) sortPairs(keys buf, n, cells int, sorted, order buf) error {
 	passes := max(1, (bits.Len(uint(max(cells, 1)-1))+radixBits-1)/radixBits)
-	tiles := blocks(n, sortTile)
-	srcK, srcV := keys, buffer{}
+	tiles := cuda.Blocks(n, sortTile)
+	srcK, srcV := keys, buf{}
 	for p := range passes {
 		dstK, dstV := b.k[p%2], b.v[p%2]
 		if p == passes-1 {
 			dstK, dstV = sorted, order
 		}
 		shift := p * radixBits
-		if err := b.d.launch("radix_upsweep", tiles, 1, sortBlock, srcK, n, shift, b.digits); err != nil {
+		if err := radixUpsweep(b.d, tiles, srcK, n, shift, b.digits); err != nil {
 			return err
 		}
-		if err := b.d.launch("radix_digit_scan", radix, 1, scanBlock, b.digits, tiles, b.totals); err != nil {
+		if err := radixDigitScan(b.d, b.digits, tiles, b.totals); err != nil {
 			return err
 		}
-		if err := b.d.launch("radix_downsweep", tiles, 1, sortBlock, srcK, srcV, dstK, dstV, n, shift,
-			b.digits, b.totals); err != nil {
+		if err := radixDownsweep(b.d, tiles, srcK, srcV, dstK, dstV, n, shift, b.digits, b.totals); err != nil {
 			return err
 		}
 		srcK, srcV = dstK, dstV
@@ -282,29 +268,28 @@ func (b *builder) sortPairs(keys buffer, n, cells int, sorted, order buffer) err
 // countByKey is grid.CountByKey on the device, as a reduce-by-key: a scan of the run-head flags
 // of the sorted keys gives each run (cell) its start, and each run writes its length into the
 // zeroed dense table of counts.
-func (b *builder) countByKey(sorted buffer, n, cells int, counts buffer) error {
-	if err := cu.MemsetD32(counts.ptr, 0, int64(cells)); err != nil {
+func (b *builder) countByKey(sorted buf, n, cells int, counts buf) error {
+	if err := cuda.MemsetD32(counts.Ptr, 0, cells); err != nil {
 		return fmt.Errorf("zeroing the cell counts: %w", err)
 	}
 	if n == 0 {
 		return nil
 	}
-	tiles := blocks(n, scanTile)
-	runs := at[int32](b.small, 1)
-	if err := b.d.launch("scan_reduce_heads", tiles, 1, scanBlock, sorted, n, b.part); err != nil {
+	tiles := cuda.Blocks(n, scanTile)
+	runs := cuda.At[int32](b.small, 1)
+	if err := scanReduceHeads(b.d, tiles, sorted, n, b.part); err != nil {
 		return err
 	}
-	if err := b.d.launch("scan_spine", 1, 1, spineBlock, b.part, tiles, runs); err != nil {
+	if err := scanSpine(b.d, b.part, tiles, runs); err != nil {
 		return err
 	}
-	if err := b.d.launch("scan_down_heads", tiles, 1, scanBlock, sorted, n, b.part, b.runs); err != nil {
+	if err := scanDownHeads(b.d, tiles, sorted, n, b.part, b.runs); err != nil {
 		return err
 	}
-	return b.d.launch("run_counts", blocks(n, flatBlock), 1, flatBlock, sorted, b.runs, runs, n, counts)
+	return runCounts(b.d, sorted, b.runs, runs, n, counts)
 }
 
 // gather permutes the samples into cell order.
-func (b *builder) gather(ix *index, x, y, z buffer) error {
-	return b.d.launch("gather_samples", blocks(ix.n, flatBlock), 1, flatBlock, ix.order, x, y, z, ix.n,
-		ix.xy, ix.z, ix.s32)
+func (b *builder) gather(ix *index, x, y, z buf) error {
+	return gatherSamples(b.d, ix.order, x, y, z, ix.n, ix.xy, ix.z, ix.s32)
 }

@@ -3,8 +3,23 @@
 // ring expansion, and AIDW/IDW weighting over all samples or a neighbourhood, in float32 and
 // float64, driven from Go through gorgonia.org/cu behind the interp.Engine interface.
 //
-// The kernels' sources are aidw.cu and the *.cuh it includes; aidw.ptx, generated from them by
-// scripts/gen-ptx.sh, is embedded in the cuda build, and ptx.sum records the sources it came
-// from so that a test (which needs no GPU) catches a stale PTX. AIDW_PTX=/path/to/file.ptx
-// loads another PTX instead of the embedded one.
+// The engine knows no algorithm by name: an algorithm a device can run implements
+// interp.DeviceAlgorithm, and the engine reads only its interp.DeviceParams (form, k,
+// max_points, radius, powers, study area, exact-hit distance, nodata, min_points), which it maps
+// onto the kernels' Problem (problem.go); Engine.WhyNot says why an algorithm does not run here.
+//
+// Layout: shapes.go holds the constants Go and CUDA share (block shapes, NEAR_CORR, MaxK and
+// the compiled neighbour-list sizes, the float32 weighting variants), checked against the
+// sources' #defines and kernel instantiations by tests that need no GPU (defines_test.go,
+// problem_test.go; weighting_test.go checks the mapping onto the Problem); launch.go has one
+// typed launcher per kernel; build.go the grid build, nodes.go the per-node and weighting
+// kernels in chunks, engine.go the interp.Engine; export.go what the papers' experiments
+// (paperbench/gpu) use of the engine's kernels. The device, buffers, launches and timelines
+// are package kernels/cuda, shared with paperbench/gpu.
+//
+// The kernels' sources are aidw.cu and the *.cuh it includes (paper.cuh holds the papers' own
+// kernels, launched from paperbench/gpu); aidw.ptx, generated from them by scripts/gen-ptx.sh,
+// is embedded in the cuda build, and ptx.sum records the sources it came from so that a test
+// (which needs no GPU) catches a stale PTX. AIDW_PTX=/path/to/file.ptx loads another PTX
+// instead of the embedded one.
 package kernels

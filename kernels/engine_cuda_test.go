@@ -181,6 +181,9 @@ func TestEngineSupports(t *testing.T) {
 		if got := e.Supports(a); got != want {
 			t.Errorf("Supports(%s) = %v, want %v", spec, got, want)
 		}
+		if why := e.WhyNot(a); (why == "") != want {
+			t.Errorf("WhyNot(%s) = %q", spec, why)
+		}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/kernels/cuda"
 	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/sample"
 	"gorgonia.org/cu"
@@ -19,7 +20,7 @@ import (
 
 // testDev is the device every test and benchmark shares; a cuda test binary runs only where
 // a device answers.
-var testDev *Device
+var testDev *cuda.Device
 
 func TestMain(m *testing.M) {
 	t0 := time.Now()
@@ -29,7 +30,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	testDev = d
-	fmt.Printf("device: %s (%d SMs), driver API %d, opened (context, PTX loaded) in %v\n", d.Name(), d.sms,
+	fmt.Printf("device: %s (%d SMs), driver API %d, opened (context, PTX loaded) in %v\n", d.Name(), d.SMs(),
 		cu.Version(), time.Since(t0))
 	code := m.Run()
 	d.Close()

@@ -5,25 +5,26 @@ package kernels
 import (
 	"fmt"
 
-	"gorgonia.org/cu"
+	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/kernels/cuda"
 )
 
 // chunker holds the device buffers of a chunk of nodes and runs the kernels on chunks.
 type chunker struct {
 	pp   *prepared
-	size int    // nodes per chunk
-	list buffer // int32 node indices within the block, when some are skipped
-	out  buffer // float64 values
+	size int // nodes per chunk
+	list buf // int32 node indices within the block, when some are skipped
+	out  buf // float64 values
 	host []float64
 	// global weighting
-	kernel                 string // weighting kernel
-	npt, npoly             int    // its nodes per thread and how many use ex2_poly
-	nodesPerBlock, threads int
-	px, py, pc, pc0, pd2   buffer // float64 node constants (node_prep)
-	hit                    buffer // int32 exact hits
-	nearPos, nearD2        buffer // the nearCorr nearest: int32 positions, float64 d2
-	partW, partWZ          buffer // float64 partial sums, splits x nodes
-	partCap                int    // capacity of partW and partWZ, in elements
+	f64                  bool         // the float64 weighting, else f32
+	f32                  f32Weighting // the float32 weighting kernel
+	nodesPerBlock        int          // nodes a block of the weighting kernel takes
+	px, py, pc, pc0, pd2 buf          // float64 node constants (node_prep)
+	hit                  buf          // int32 exact hits
+	nearPos, nearD2      buf          // the nearCorr nearest: int32 positions, float64 d2
+	partW, partWZ        buf          // float64 partial sums, splits x nodes
+	partCap              int          // capacity of partW and partWZ, in elements
 }
 
 // perNodeGlobal is the device memory a node of the global weighting needs besides its partial
@@ -33,7 +34,15 @@ const perNodeGlobal = 5*8 + 4 + nearCorr*12 + 8 + 4
 // chunker returns the prepared problem's chunk buffers, sized for count nodes (or as many as
 // a quarter of the free device memory holds), with list uploaded (device thread only).
 func (pp *prepared) chunker(count int, list []int32) (*chunker, error) {
-	if pp.c == nil || pp.c.size < pp.c.want(count) {
+	renew := pp.c == nil
+	if !renew {
+		want, err := pp.c.want(count)
+		if err != nil {
+			return nil, err
+		}
+		renew = pp.c.size < want
+	}
+	if renew {
 		if pp.c != nil {
 			pp.c.free()
 		}
@@ -48,102 +57,106 @@ func (pp *prepared) chunker(count int, list []int32) (*chunker, error) {
 	if list == nil {
 		return c, nil
 	}
-	if int64(4*len(list)) > c.list.bytes {
-		c.list.free()
+	if int64(4*len(list)) > c.list.Bytes {
+		c.list.Free()
 		var err error
-		if c.list, err = allocN[int32](len(list)); err != nil {
+		if c.list, err = cuda.AllocN[int32](len(list)); err != nil {
 			return nil, err
 		}
 	}
 	if len(c.host) < c.size {
 		c.host = make([]float64, c.size)
 	}
-	return c, upload(c.list, list)
+	return c, cuda.Upload(c.list, list)
 }
 
 // want is how many of count nodes a chunk takes: all, or what a quarter of the free device
 // memory holds (at least 65536), or the engine's cap.
-func (c *chunker) want(count int) int {
-	free, _, err := cu.MemInfo()
-	if err != nil {
-		free = 0
-	}
-	budget := int(free / 4)
+func (c *chunker) want(count int) (int, error) {
+	budget := int(cuda.FreeMemory() / 4)
 	size := min(count, max(1<<16, budget/8))
-	if c.pp.w.form == formGlobal {
-		c.pickKernel()
+	if c.pp.w.form == interp.DeviceGlobal {
+		if err := c.pickKernel(); err != nil {
+			return 0, err
+		}
 		size = min(count, max(1<<16, budget/perNodeGlobal))
 		size = min(size, max(1<<16, budget/(perNodeGlobal+16*c.splits(size))))
 	}
 	if c.pp.e.chunkNodes > 0 {
 		size = min(size, c.pp.e.chunkNodes)
 	}
-	return size
+	return size, nil
 }
 
 func (c *chunker) alloc(count int) error {
-	c.size = c.want(count)
 	var err error
-	if c.out, err = allocN[float64](c.size); err != nil {
+	if c.size, err = c.want(count); err != nil {
 		return err
 	}
-	if c.pp.w.form != formGlobal {
+	if c.out, err = cuda.AllocN[float64](c.size); err != nil {
+		return err
+	}
+	if c.pp.w.form != interp.DeviceGlobal {
 		return nil
 	}
-	for _, b := range []*buffer{&c.px, &c.py, &c.pc, &c.pc0, &c.pd2} {
-		if *b, err = allocN[float64](c.size); err != nil {
+	for _, b := range []*buf{&c.px, &c.py, &c.pc, &c.pc0, &c.pd2} {
+		if *b, err = cuda.AllocN[float64](c.size); err != nil {
 			return err
 		}
 	}
-	if c.hit, err = allocN[int32](c.size); err != nil {
+	if c.hit, err = cuda.AllocN[int32](c.size); err != nil {
 		return err
 	}
-	if c.nearPos, err = allocN[int32](nearCorr * c.size); err != nil {
+	if c.nearPos, err = cuda.AllocN[int32](nearCorr * c.size); err != nil {
 		return err
 	}
-	if c.nearD2, err = allocN[float64](nearCorr * c.size); err != nil {
+	if c.nearD2, err = cuda.AllocN[float64](nearCorr * c.size); err != nil {
 		return err
 	}
 	c.partCap = c.splits(c.size) * c.size
-	if c.partW, err = allocN[float64](c.partCap); err != nil {
+	if c.partW, err = cuda.AllocN[float64](c.partCap); err != nil {
 		return err
 	}
-	c.partWZ, err = allocN[float64](c.partCap)
+	c.partWZ, err = cuda.AllocN[float64](c.partCap)
 	return err
 }
 
 func (c *chunker) free() {
-	freeAll(&c.list, &c.out, &c.px, &c.py, &c.pc, &c.pc0, &c.pd2, &c.hit, &c.nearPos, &c.nearD2, &c.partW,
+	cuda.FreeAll(&c.list, &c.out, &c.px, &c.py, &c.pc, &c.pc0, &c.pd2, &c.hit, &c.nearPos, &c.nearD2, &c.partW,
 		&c.partWZ)
 }
 
 // pickKernel chooses the global weighting kernel: float32 unless the engine asks for float64
 // or a power is beyond float32's safe range.
-func (c *chunker) pickKernel() {
+func (c *chunker) pickKernel() error {
 	e := c.pp.e
-	c.npt, c.npoly = 0, 0
-	if e.Float64 || c.pp.w.maxPower > maxPowerF32 {
-		c.kernel, c.nodesPerBlock, c.threads = "weigh_all_f64", wf64Block, wf64Block
-		return
+	c.f64 = e.Float64 || c.pp.w.maxPower > maxPowerF32
+	if c.f64 {
+		c.f32, c.nodesPerBlock = f32Weighting{}, wf64Block
+		return nil
 	}
-	c.kernel = e.f32Kernel
-	if c.kernel == "" {
-		c.kernel = defaultF32Kernel
+	c.f32 = f32Weightings[0]
+	if e.f32Kernel != "" {
+		found := false
+		for _, w := range f32Weightings {
+			if w.name == e.f32Kernel {
+				c.f32, found = w, true
+			}
+		}
+		if !found {
+			return fmt.Errorf("no float32 weighting kernel %q", e.f32Kernel)
+		}
 	}
-	if c.kernel == "weigh_naive_f32" {
-		c.npt, c.nodesPerBlock, c.threads = 1, wf32Block, wf32Block
-		return
-	}
-	fmt.Sscanf(c.kernel, "weigh_all_f32_%d_%d", &c.npt, &c.npoly)
-	c.nodesPerBlock, c.threads = wf32Block*max(c.npt, 1), wf32Block
+	c.nodesPerBlock = wf32Block * c.f32.npt
+	return nil
 }
 
 // splits is how many sample ranges the global weighting of n nodes is split into: enough
 // blocks to fill the device several times over, each range at least four tiles long.
 func (c *chunker) splits(n int) int {
 	d := c.pp.e.dev
-	nodeBlocks := blocks(n, c.nodesPerBlock)
-	s := blocks(8*d.sms, nodeBlocks)
+	nodeBlocks := cuda.Blocks(n, c.nodesPerBlock)
+	s := cuda.Blocks(8*d.SMs(), nodeBlocks)
 	return max(1, min(s, maxSplits, c.pp.ix.n/(4*wf32Tile)))
 }
 
@@ -153,12 +166,10 @@ func (c *chunker) run(row0, first, n int) error {
 	d := pp.e.dev
 	k := kmax(pp.host.NQ)
 	switch pp.w.form {
-	case formNearest:
-		return d.launch(fmt.Sprintf("local_%d", k), blocks(n, nodeBlock), 1, nodeBlock, pp.prob, row0, first, n,
-			c.list, c.out)
-	case formRadius:
-		return d.launch(fmt.Sprintf("radius_%d", k), blocks(n, nodeBlock), 1, nodeBlock, pp.prob, row0, first, n,
-			c.list, c.out)
+	case interp.DeviceNearest:
+		return local(d, k, pp.prob, row0, first, n, c.list, c.out)
+	case interp.DeviceRadius:
+		return radius(d, k, pp.prob, row0, first, n, c.list, c.out)
 	}
 	if err := c.prepNodes(row0, first, n); err != nil {
 		return err
@@ -170,27 +181,28 @@ func (c *chunker) run(row0, first, n int) error {
 // the chunk's nodes.
 func (c *chunker) prepNodes(row0, first, n int) error {
 	pp := c.pp
-	return pp.e.dev.launch(fmt.Sprintf("node_prep_%d", kmax(pp.host.NQ)), blocks(n, nodeBlock), 1, nodeBlock,
-		pp.prob, row0, first, n, c.list, c.px, c.py, c.pc, c.pc0, c.pd2, c.hit, c.nearPos, c.nearD2)
+	return nodePrep(pp.e.dev, kmax(pp.host.NQ), pp.prob, row0, first, n, c.list, c.px, c.py, c.pc, c.pc0, c.pd2,
+		c.hit, c.nearPos, c.nearD2)
 }
 
 // weighAll runs the global weighting of the n prepared nodes and writes their values.
 func (c *chunker) weighAll(n int) error {
 	pp := c.pp
 	d := pp.e.dev
-	c.pickKernel()
+	if err := c.pickKernel(); err != nil {
+		return err
+	}
 	s := max(1, min(c.splits(n), c.partCap/n))
-	nb := blocks(n, c.nodesPerBlock)
+	nb := cuda.Blocks(n, c.nodesPerBlock)
 	var err error
-	if c.kernel == "weigh_all_f64" {
-		err = d.launch(c.kernel, nb, s, c.threads, pp.prob, c.px, c.py, c.pc, c.pc0, n, c.partW, c.partWZ)
+	if c.f64 {
+		err = weighF64(d, nb, s, pp.prob, c.px, c.py, c.pc, c.pc0, n, c.partW, c.partWZ)
 	} else {
-		err = d.launch(c.kernel, nb, s, c.threads, pp.prob, pp.ix.s32, c.px, c.py, c.pc, c.pc0, c.pd2, n,
-			c.partW, c.partWZ)
+		err = weighF32(d, c.f32, nb, s, pp.prob, pp.ix.s32, c.px, c.py, c.pc, c.pc0, c.pd2, n, c.partW, c.partWZ)
 	}
 	if err != nil {
 		return err
 	}
-	return d.launch("weigh_finish", blocks(n, finishBlock), 1, finishBlock, pp.prob, c.partW, c.partWZ, c.hit,
-		n, s, pp.ix.s32, c.px, c.py, c.pc, c.pc0, c.pd2, c.nearPos, c.nearD2, c.npt, c.npoly, c.out)
+	return weighFinish(d, pp.prob, c.partW, c.partWZ, c.hit, n, s, pp.ix.s32, c.px, c.py, c.pc, c.pc0, c.pd2,
+		c.nearPos, c.nearD2, c.f32.npt, c.f32.npoly, c.out)
 }

@@ -3,7 +3,6 @@
 package kernels
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -12,20 +11,21 @@ import (
 
 	"github.com/aidw/aidw/grid"
 	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/kernels/cuda"
 )
 
 func TestProblemLayoutAgrees(t *testing.T) {
 	var got [1]int64
-	err := testDev.do(func() error {
-		out, err := allocN[int64](1)
+	err := testDev.Do(func() error {
+		out, err := cuda.AllocN[int64](1)
 		if err != nil {
 			return err
 		}
-		defer out.free()
-		if err := testDev.launch("problem_size", 1, 1, 1, out); err != nil {
+		defer out.Free()
+		if err := problemSize(testDev, out); err != nil {
 			return err
 		}
-		return download(got[:], out, 0)
+		return cuda.Download(got[:], out, 0)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -65,18 +65,18 @@ func TestBuildStagesMatchGrid(t *testing.T) {
 		var box [4]float64
 		keys, sorted := make([]uint32, n), make([]uint32, n)
 		order, counts, start := make([]int32, n), make([]int32, l.Cells()), make([]int32, l.Cells()+1)
-		err := testDev.do(func() error {
-			bx, err := uploadNew(x)
+		err := testDev.Do(func() error {
+			bx, err := cuda.UploadNew(x)
 			if err != nil {
 				return err
 			}
-			defer bx.free()
-			by, err := uploadNew(y)
+			defer bx.Free()
+			by, err := cuda.UploadNew(y)
 			if err != nil {
 				return err
 			}
-			defer by.free()
-			b := testDev.newBuilder()
+			defer by.Free()
+			b := newBuilder(testDev)
 			defer b.free()
 			if box[0], box[1], box[2], box[3], err = b.bounds(bx, by, n); err != nil {
 				return err
@@ -93,16 +93,16 @@ func TestBuildStagesMatchGrid(t *testing.T) {
 			if err := b.countByKey(b.sorted, n, l.Cells(), b.counts); err != nil {
 				return err
 			}
-			if err := b.scan(b.counts, b.ix.start, l.Cells(), at[int32](b.ix.start, l.Cells())); err != nil {
+			if err := b.scan(b.counts, b.ix.start, l.Cells(), cuda.At[int32](b.ix.start, l.Cells())); err != nil {
 				return err
 			}
-			for _, dl := range []error{download(keys, b.keys, 0), download(sorted, b.sorted, 0),
-				download(order, b.ix.order, 0), download(counts, b.counts, 0), download(start, b.ix.start, 0)} {
+			for _, dl := range []error{cuda.Download(keys, b.keys, 0), cuda.Download(sorted, b.sorted, 0),
+				cuda.Download(order, b.ix.order, 0), cuda.Download(counts, b.counts, 0), cuda.Download(start, b.ix.start, 0)} {
 				if dl != nil {
 					return dl
 				}
 			}
-			return synchronize("build stages")
+			return cuda.Synchronize("build stages")
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -188,22 +188,22 @@ func TestSortPairsIsStable(t *testing.T) {
 		}
 		slices.SortStableFunc(idx, func(a, b int32) int { return int(s.keys[a]) - int(s.keys[b]) })
 		sorted, order := make([]uint32, n), make([]int32, n)
-		err := testDev.do(func() error {
-			b := testDev.newBuilder()
+		err := testDev.Do(func() error {
+			b := newBuilder(testDev)
 			defer b.free()
 			if err := b.reserve(n, s.cells); err != nil {
 				return err
 			}
-			if err := upload(b.keys, s.keys); err != nil {
+			if err := cuda.Upload(b.keys, s.keys); err != nil {
 				return err
 			}
 			if err := b.sortPairs(b.keys, n, s.cells, b.sorted, b.ix.order); err != nil {
 				return err
 			}
-			if err := download(sorted, b.sorted, 0); err != nil {
+			if err := cuda.Download(sorted, b.sorted, 0); err != nil {
 				return err
 			}
-			return download(order, b.ix.order, 0)
+			return cuda.Download(order, b.ix.order, 0)
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -234,26 +234,26 @@ func TestScanAgreesWithLoop(t *testing.T) {
 			sum += v
 		}
 		got := make([]int32, n+1)
-		err := testDev.do(func() error {
-			b := testDev.newBuilder()
+		err := testDev.Do(func() error {
+			b := newBuilder(testDev)
 			defer b.free()
 			if err := b.reserve(n, 1); err != nil {
 				return err
 			}
-			in32, err := uploadNew(in)
+			in32, err := cuda.UploadNew(in)
 			if err != nil {
 				return err
 			}
-			defer in32.free()
-			out, err := allocN[int32](n + 1)
+			defer in32.Free()
+			out, err := cuda.AllocN[int32](n + 1)
 			if err != nil {
 				return err
 			}
-			defer out.free()
-			if err := b.scan(in32, out, n, at[int32](out, n)); err != nil {
+			defer out.Free()
+			if err := b.scan(in32, out, n, cuda.At[int32](out, n)); err != nil {
 				return err
 			}
-			return download(got, out, 0)
+			return cuda.Download(got, out, 0)
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -270,45 +270,43 @@ func knnOnDevice(tb testing.TB, d dataset, k int) (ids []int32, d2 []float64, cn
 	p := &interp.Problem{Samples: d.samples, Target: d.target}
 	count := d.target.Cols * d.target.Rows
 	ids, d2, cnt = make([]int32, k*count), make([]float64, k*count), make([]int32, count)
-	err := testDev.do(func() error {
-		ix, err := testDev.indexSamples(d.samples)
+	err := testDev.Do(func() error {
+		ix, err := indexSamples(testDev, d.samples)
 		if err != nil {
 			return err
 		}
 		defer ix.free()
-		h := deviceProblem(problem{N: int64(ix.n), NQ: int64(k), K: int64(k), HitD2: exactHitD2}, ix, p)
-		pb, err := uploadNew([]problem{h})
+		h := deviceProblem(problem{N: int64(ix.n), NQ: int64(k), K: int64(k), HitD2: exactHitD2}, ix, p.Target, p.Samples.OriginX, p.Samples.OriginY)
+		pb, err := cuda.UploadNew([]problem{h})
 		if err != nil {
 			return err
 		}
-		defer pb.free()
-		bi, err := allocN[int32](k * count)
+		defer pb.Free()
+		bi, err := cuda.AllocN[int32](k * count)
 		if err != nil {
 			return err
 		}
-		defer bi.free()
-		bd, err := allocN[float64](k * count)
+		defer bi.Free()
+		bd, err := cuda.AllocN[float64](k * count)
 		if err != nil {
 			return err
 		}
-		defer bd.free()
-		bc, err := allocN[int32](count)
+		defer bd.Free()
+		bc, err := cuda.AllocN[int32](count)
 		if err != nil {
 			return err
 		}
-		defer bc.free()
-		name := fmt.Sprintf("knn_list_%d", kmax(int64(k)))
-		if err := testDev.launch(name, blocks(count, nodeBlock), 1, nodeBlock, pb, 0, 0, count, buffer{}, bi, bd,
-			bc); err != nil {
+		defer bc.Free()
+		if err := knnList(testDev, kmax(int64(k)), pb, 0, 0, count, cuda.Buffer{}, bi, bd, bc); err != nil {
 			return err
 		}
-		if err := download(ids, bi, 0); err != nil {
+		if err := cuda.Download(ids, bi, 0); err != nil {
 			return err
 		}
-		if err := download(d2, bd, 0); err != nil {
+		if err := cuda.Download(d2, bd, 0); err != nil {
 			return err
 		}
-		return download(cnt, bc, 0)
+		return cuda.Download(cnt, bc, 0)
 	})
 	if err != nil {
 		tb.Fatal(err)
@@ -357,38 +355,37 @@ func TestBruteKNNAgrees(t *testing.T) {
 	count := d.target.Cols * d.target.Rows
 	const k = 15
 	d2 := make([]float32, k*count)
-	err := testDev.do(func() error {
-		ix, err := testDev.indexSamples(d.samples)
+	err := testDev.Do(func() error {
+		ix, err := indexSamples(testDev, d.samples)
 		if err != nil {
 			return err
 		}
 		defer ix.free()
-		h := deviceProblem(problem{N: int64(ix.n), NQ: nearCorr, K: 1, HitD2: exactHitD2, Power: 2}, ix, p)
-		pb, err := uploadNew([]problem{h})
+		h := deviceProblem(problem{N: int64(ix.n), NQ: nearCorr, K: 1, HitD2: exactHitD2, Power: 2}, ix, p.Target, p.Samples.OriginX, p.Samples.OriginY)
+		pb, err := cuda.UploadNew([]problem{h})
 		if err != nil {
 			return err
 		}
-		defer pb.free()
+		defer pb.Free()
 		c, err := nodeXYOnDevice(pb, count)
 		if err != nil {
 			return err
 		}
 		defer c.free()
-		pos, err := allocN[int32](k * count)
+		pos, err := cuda.AllocN[int32](k * count)
 		if err != nil {
 			return err
 		}
-		defer pos.free()
-		bd, err := allocN[float32](k * count)
+		defer pos.Free()
+		bd, err := cuda.AllocN[float32](k * count)
 		if err != nil {
 			return err
 		}
-		defer bd.free()
-		if err := testDev.launch("knn_brute_f32_15", blocks(count, 128), 1, 128, pb, ix.s32, c.px, c.py, count,
-			pos, bd); err != nil {
+		defer bd.Free()
+		if err := knnBruteF32(testDev, pb, ix.s32, c.px, c.py, count, pos, bd); err != nil {
 			return err
 		}
-		return download(d2, bd, 0)
+		return cuda.Download(d2, bd, 0)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -408,28 +405,27 @@ func TestBruteKNNAgrees(t *testing.T) {
 }
 
 // nodeXYOnDevice runs node_prep over count nodes, for kernels that take node coordinates.
-func nodeXYOnDevice(pb buffer, count int) (*chunker, error) {
+func nodeXYOnDevice(pb cuda.Buffer, count int) (*chunker, error) {
 	c := &chunker{size: count}
 	var err error
-	for _, b := range []*buffer{&c.px, &c.py, &c.pc, &c.pc0, &c.pd2, &c.nearD2} {
+	for _, b := range []*cuda.Buffer{&c.px, &c.py, &c.pc, &c.pc0, &c.pd2, &c.nearD2} {
 		n := count
 		if b == &c.nearD2 {
 			n *= nearCorr
 		}
-		if *b, err = allocN[float64](n); err != nil {
+		if *b, err = cuda.AllocN[float64](n); err != nil {
 			c.free()
 			return nil, err
 		}
 	}
-	if c.hit, err = allocN[int32](count); err != nil {
+	if c.hit, err = cuda.AllocN[int32](count); err != nil {
 		c.free()
 		return nil, err
 	}
-	if c.nearPos, err = allocN[int32](nearCorr * count); err != nil {
+	if c.nearPos, err = cuda.AllocN[int32](nearCorr * count); err != nil {
 		c.free()
 		return nil, err
 	}
-	err = testDev.launch("node_prep_16", blocks(count, nodeBlock), 1, nodeBlock, pb, 0, 0, count, buffer{},
-		c.px, c.py, c.pc, c.pc0, c.pd2, c.hit, c.nearPos, c.nearD2)
+	err = nodePrep(testDev, 16, pb, 0, 0, count, cuda.Buffer{}, c.px, c.py, c.pc, c.pc0, c.pd2, c.hit, c.nearPos, c.nearD2)
 	return c, err
 }

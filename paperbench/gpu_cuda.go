@@ -8,10 +8,12 @@ import (
 
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/kernels"
+	"github.com/aidw/aidw/kernels/cuda"
+	"github.com/aidw/aidw/paperbench/gpu"
 )
 
 // RegisterGPU implements the GPU variants of paperbench's catalogue on the first CUDA
-// device: the papers' kernels (kernels/paper.cuh) and aidw's own GPU engine. Without a device
+// device: the papers' kernels (paperbench/gpu, kernels/paper.cuh) and aidw's own GPU engine. Without a device
 // every GPU variant is reported as not run, with the reason.
 func RegisterGPU(r *Registry) error {
 	dev, err := kernels.Open(0)
@@ -19,7 +21,7 @@ func RegisterGPU(r *Registry) error {
 		r.SetGPUNotRun("no CUDA device answered: " + err.Error())
 		return nil
 	}
-	r.GPU = GPUInfo{Name: dev.Name(), Driver: kernels.Driver()}
+	r.GPU = GPUInfo{Name: dev.Name(), Driver: cuda.Driver()}
 	if total, err := dev.MemoryTotal(); err == nil {
 		r.GPU.Memory = fmt.Sprintf("%.0f GiB", float64(total)/(1<<30))
 	}
@@ -43,35 +45,33 @@ func RegisterGPU(r *Registry) error {
 }
 
 // gpuVariant returns the run function of a catalogued GPU variant, nil for one it does not know.
-func gpuVariant(dev *kernels.Device, v Variant) (RunFunc, error) {
+func gpuVariant(dev *cuda.Device, v Variant) (RunFunc, error) {
 	f64 := v.Precision == F64
 	if v.Method == "gpu-engine" {
 		return engineRun(dev, f64), nil
 	}
 	if v.Family == BBox {
-		m, ok := map[string]kernels.BBoxMethod{"gpu-two-pass": kernels.TwoPass, "gpu-atomic": kernels.Atomic,
-			"gpu-retirement": kernels.Retirement}[v.Method]
+		m, ok := map[string]gpu.BBoxMethod{"gpu-two-pass": gpu.TwoPass, "gpu-atomic": gpu.Atomic,
+			"gpu-retirement": gpu.Retirement}[v.Method]
 		if !ok {
 			return nil, nil
 		}
 		return bboxRun(dev, m), nil
 	}
-	l, ok := map[Layout]kernels.PointLayout{SoA: kernels.SoA, AoS: kernels.AoS,
-		AoaS: kernels.AoaS}[v.Layout]
+	l, ok := map[Layout]gpu.PointLayout{SoA: gpu.SoA, AoS: gpu.AoS, AoaS: gpu.AoaS}[v.Layout]
 	if !ok {
 		return nil, fmt.Errorf("layout %q has no kernels", v.Layout)
 	}
 	switch v.Family {
 	case IDW2, IDW3:
-		m, ok := map[string]kernels.PaperMethod{"gpu-naive": kernels.Naive, "gpu-tiled": kernels.Tiled,
-			"gpu-cdp": kernels.CDP}[v.Method]
+		m, ok := map[string]gpu.Method{"gpu-naive": gpu.Naive, "gpu-tiled": gpu.Tiled, "gpu-cdp": gpu.CDP}[v.Method]
 		if !ok {
 			return nil, nil
 		}
 		return idwRun(dev, m, l, f64), nil
 	case AIDW:
-		m, ok := map[string]kernels.PaperMethod{"gpu-naive": kernels.Naive, "gpu-tiled": kernels.Tiled,
-			"gpu-grid-naive": kernels.GridNaive, "gpu-grid-tiled": kernels.GridTiled}[v.Method]
+		m, ok := map[string]gpu.Method{"gpu-naive": gpu.Naive, "gpu-tiled": gpu.Tiled,
+			"gpu-grid-naive": gpu.GridNaive, "gpu-grid-tiled": gpu.GridTiled}[v.Method]
 		if !ok {
 			return nil, nil
 		}
@@ -85,8 +85,8 @@ const paperTiming = "CUDA events: upload, kernels, download (pageable host memor
 
 // paperCase is the input relative to the samples' local origin, where float32 keeps its
 // precision.
-func paperCase(in *Input) *kernels.PaperCase {
-	c := &kernels.PaperCase{X: in.Local.X, Y: in.Local.Y, Z: in.Local.Z,
+func paperCase(in *Input) *gpu.Case {
+	c := &gpu.Case{X: in.Local.X, Y: in.Local.Y, Z: in.Local.Z,
 		NodeX: make([]float64, in.Nodes), NodeY: make([]float64, in.Nodes)}
 	for i := range c.NodeX {
 		c.NodeX[i], c.NodeY[i] = in.NodeX[i]-in.Local.OriginX, in.NodeY[i]-in.Local.OriginY
@@ -95,7 +95,7 @@ func paperCase(in *Input) *kernels.PaperCase {
 }
 
 // output is a run of the papers' kernels as paperbench reports it; stages are kept where asked.
-func output(r *kernels.PaperRun, stages bool) *Output {
+func output(r *gpu.Run, stages bool) *Output {
 	out := &Output{Values: r.Values, Elapsed: r.Elapsed, Timing: paperTiming}
 	if stages {
 		for _, s := range r.Stages {
@@ -105,7 +105,7 @@ func output(r *kernels.PaperRun, stages bool) *Output {
 	return out
 }
 
-func idwRun(dev *kernels.Device, m kernels.PaperMethod, l kernels.PointLayout, f64 bool) RunFunc {
+func idwRun(dev *cuda.Device, m gpu.Method, l gpu.PointLayout, f64 bool) RunFunc {
 	return func(ctx context.Context, in *Input) (*Output, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -114,7 +114,7 @@ func idwRun(dev *kernels.Device, m kernels.PaperMethod, l kernels.PointLayout, f
 		if !ok {
 			return nil, fmt.Errorf("idw variant given %s", in.Alg.Name())
 		}
-		r, err := dev.PaperIDW(m, l, f64, alg.Power, paperCase(in))
+		r, err := gpu.IDW(dev, m, l, f64, alg.Power, paperCase(in))
 		if err != nil {
 			return nil, err
 		}
@@ -124,7 +124,7 @@ func idwRun(dev *kernels.Device, m kernels.PaperMethod, l kernels.PointLayout, f
 
 // aidwRun runs an AIDW variant; the even-grid ones report their stages, as the 2016 paper's
 // Table 3.
-func aidwRun(dev *kernels.Device, m kernels.PaperMethod, l kernels.PointLayout, f64 bool) RunFunc {
+func aidwRun(dev *cuda.Device, m gpu.Method, l gpu.PointLayout, f64 bool) RunFunc {
 	return func(ctx context.Context, in *Input) (*Output, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -133,23 +133,23 @@ func aidwRun(dev *kernels.Device, m kernels.PaperMethod, l kernels.PointLayout, 
 		if !ok {
 			return nil, fmt.Errorf("aidw variant given %s", in.Alg.Name())
 		}
-		r, err := dev.PaperAIDW(m, l, f64, alg, paperCase(in))
+		r, err := gpu.AIDW(dev, m, l, f64, alg, paperCase(in))
 		if err != nil {
 			return nil, err
 		}
-		return output(r, m == kernels.GridNaive || m == kernels.GridTiled), nil
+		return output(r, m == gpu.GridNaive || m == gpu.GridTiled), nil
 	}
 }
 
 // bboxReps is how many times a bounding-box reduction is timed (it takes microseconds).
 const bboxReps = 20
 
-func bboxRun(dev *kernels.Device, m kernels.BBoxMethod) RunFunc {
+func bboxRun(dev *cuda.Device, m gpu.BBoxMethod) RunFunc {
 	return func(ctx context.Context, in *Input) (*Output, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		box, med, err := dev.PaperBBox(m, in.X, in.Y, bboxReps)
+		box, med, err := gpu.BBox(dev, m, in.X, in.Y, bboxReps)
 		if err != nil {
 			return nil, err
 		}
@@ -160,7 +160,7 @@ func bboxRun(dev *kernels.Device, m kernels.BBoxMethod) RunFunc {
 
 // engineRun runs aidw's GPU engine (kernels.Engine) as `aidw grid -device gpu` does, on a
 // raster of as many nodes as the case has.
-func engineRun(dev *kernels.Device, f64 bool) RunFunc {
+func engineRun(dev *cuda.Device, f64 bool) RunFunc {
 	e := kernels.NewEngine(dev)
 	e.Float64 = f64
 	return RasterRun(e, "wall clock: upload, grid build, kNN, weighting, download (aidw grid -device gpu)")

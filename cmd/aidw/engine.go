@@ -31,9 +31,10 @@ func chooseEngine(device string, alg interp.Algorithm, threads int, stderr io.Wr
 		}
 		return cpu, nil
 	}
-	if !gpu.Supports(alg) {
+	if why := interp.WhyNot(gpu, alg); why != "" {
 		if device == "gpu" {
-			fmt.Fprintf(stderr, "The GPU engine does not run %s with these options: running it on the CPU engine.\n", alg.Name())
+			fmt.Fprintf(stderr, "The GPU engine does not run %s with these options (%s): running it on the CPU engine.\n",
+				alg.Name(), why)
 		}
 		return cpu, nil
 	}

@@ -1,0 +1,167 @@
+package interp
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/aidw/aidw/raster"
+)
+
+// ExactHitD2 is gdal_grid's squared distance (smoothing included, for invdist) under which a
+// node takes a sample's value as is: the one definition that the CPU engine and a device's
+// kernels (HIT_D2 of kernels/knn.cuh, checked by a test) share.
+const ExactHitD2 = exactHitD2
+
+// DeviceForm is the neighbourhood a device weighs at each node.
+type DeviceForm int
+
+const (
+	DeviceGlobal  DeviceForm = iota // every sample
+	DeviceNearest                   // the MaxPoints nearest, within Radius if any
+	DeviceRadius                    // every sample within Radius
+)
+
+func (f DeviceForm) String() string {
+	switch f {
+	case DeviceGlobal:
+		return "global"
+	case DeviceNearest:
+		return "nearest"
+	case DeviceRadius:
+		return "radius"
+	}
+	return fmt.Sprintf("DeviceForm(%d)", int(f))
+}
+
+// DeviceParams describes an inverse-distance weighting for a device engine (the GPU engine of
+// the cuda build): all that such an engine knows of the algorithm. A node's value is the mean
+// of the samples of its neighbourhood (Form) weighted by 1/(d^2 + Smooth2)^(p/2), where p is
+// Power or, when Adaptive, AIDW's power from the mean distance to the K nearest samples; a
+// sample with d^2 + Smooth2 < ExactHit gives its value instead (the first in input order).
+type DeviceParams struct {
+	Form      DeviceForm
+	MaxPoints int     // DeviceNearest: the most samples weighed (not clamped to the samples)
+	Radius    float64 // DeviceNearest, DeviceRadius: the search radius; 0 is unbounded
+	MinPoints int     // fewer samples to weigh give NoData; 0: no bound
+	NoData    float64
+	ExactHit  float64 // squared distance of an exact hit; negative: no exact hits
+	Smooth2   float64 // added to every squared distance
+	Power     float64 // the fixed power (not Adaptive)
+
+	// AIDW's adaptive power (Adaptive): R = r_obs/r_exp, r_obs the mean distance to the K
+	// nearest samples, r_exp = ExpectedDistance(n, Area); mu from R between RMin and RMax
+	// (MuFromR), the power from mu through Alphas (AlphaFromMu).
+	Adaptive   bool
+	K          int // clamped to the number of samples when a problem is given
+	RMin, RMax float64
+	Alphas     [5]float64
+	Area       float64 // the study area, by the algorithm's rule; 0 without a problem
+	RExp       float64 // r_exp; 0 without a problem
+}
+
+// MaxPower is the largest power the weighting uses.
+func (d DeviceParams) MaxPower() float64 {
+	if !d.Adaptive {
+		return d.Power
+	}
+	m := d.Alphas[0]
+	for _, v := range d.Alphas[1:] {
+		m = max(m, v)
+	}
+	return m
+}
+
+// Bounds is a bounding box in absolute coordinates, as sample.Samples.Bounds gives it.
+type Bounds struct{ MinX, MinY, MaxX, MaxY float64 }
+
+// SampleBounds is the bounding box of p's samples.
+func SampleBounds(p *Problem) Bounds {
+	minX, minY, maxX, maxY := p.Samples.Bounds()
+	return Bounds{minX, minY, maxX, maxY}
+}
+
+// DeviceAlgorithm is an algorithm that a device engine can run from its DeviceParams alone.
+type DeviceAlgorithm interface {
+	Algorithm
+	// DeviceParams describes the algorithm on problem p, whose samples' bounding box is b (a
+	// device engine passes the box it found on the device; SampleBounds finds it on the host).
+	// With p nil it describes what does not depend on a problem (Area, RExp stay 0, K is not
+	// clamped, the options are not validated), to tell whether a device can run these options
+	// at all. ok false says that it cannot, or that the options are invalid for p, and why.
+	DeviceParams(p *Problem, b Bounds) (d DeviceParams, ok bool, why string)
+}
+
+// DeviceParams implements DeviceAlgorithm: the global form, or the MaxPoints nearest within
+// Radius, or every sample within Radius; the value band only (not the diagnostics).
+func (a *AIDW) DeviceParams(p *Problem, b Bounds) (DeviceParams, bool, string) {
+	d := DeviceParams{Adaptive: true, K: a.K, RMin: a.RMin, RMax: a.RMax, Alphas: a.Alphas,
+		MaxPoints: a.MaxPoints, Radius: a.Radius, MinPoints: a.MinPoints, NoData: a.NodataValue,
+		ExactHit: exactHitD2}
+	switch {
+	case a.MaxPoints > 0:
+		d.Form = DeviceNearest
+	case a.Radius > 0:
+		d.Form = DeviceRadius
+	}
+	if a.Diagnostics {
+		return d, false, "aidw's diagnostics bands are computed on the CPU only"
+	}
+	if p == nil {
+		return d, true, ""
+	}
+	if err := a.Validate(); err != nil {
+		return d, false, "aidw: " + err.Error()
+	}
+	n := p.sampleCount()
+	d.K = min(a.K, n)
+	d.Area = a.studyArea(b, p.Target)
+	if !(d.Area > 0) || math.IsInf(d.Area, 0) {
+		return d, false, fmt.Sprintf("aidw: study area %g is not a positive finite number", d.Area)
+	}
+	d.RExp = ExpectedDistance(n, d.Area)
+	return d, true, ""
+}
+
+// studyArea is StudyArea with the samples' bounding box given.
+func (a *AIDW) studyArea(b Bounds, t raster.Target) float64 {
+	if a.Area > 0 {
+		return a.Area
+	}
+	if area := (b.MaxX - b.MinX) * (b.MaxY - b.MinY); area > 0 {
+		return area
+	}
+	minX, minY, maxX, maxY := t.Extent()
+	return (maxX - minX) * (maxY - minY)
+}
+
+// DeviceParams implements DeviceAlgorithm: invdist over every sample (no search ellipse).
+func (a *InvDist) DeviceParams(p *Problem, b Bounds) (DeviceParams, bool, string) {
+	d := DeviceParams{Power: a.Power, Smooth2: a.Smoothing * a.Smoothing, NoData: a.NodataValue,
+		ExactHit: exactHitD2}
+	if a.Power == 2 && d.Smooth2 > 0 {
+		d.ExactHit = -1 // gdal's power-2 smoothing loop has no exact-hit test
+	}
+	if a.Radius1 != 0 || a.Radius2 != 0 {
+		return d, false, "invdist with a search ellipse runs on the CPU only"
+	}
+	return d, true, ""
+}
+
+// reasoner is an engine that says why it does not run an algorithm.
+type reasoner interface {
+	WhyNot(a Algorithm) string
+}
+
+// WhyNot says why e does not run a, or "" when it does (Engine.Supports). Engines that give
+// no reason of their own get a generic one.
+func WhyNot(e Engine, a Algorithm) string {
+	if e.Supports(a) {
+		return ""
+	}
+	if r, ok := e.(reasoner); ok {
+		if why := r.WhyNot(a); why != "" {
+			return why
+		}
+	}
+	return fmt.Sprintf("%s does not run %s with these options", e.Name(), a.Name())
+}

@@ -1,0 +1,148 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+
+	"gorgonia.org/cu"
+)
+
+// Device is one CUDA device with a PTX module loaded. The driver API binds a context to an OS
+// thread, so everything that touches CUDA runs as a closure on one goroutine locked to its
+// thread (Do); the exported methods other than Do's helpers are safe to call from any
+// goroutine. Functions documented "device thread only" must run inside Do.
+type Device struct {
+	work chan func()
+	name string
+	sms  int
+	mod  cu.Module
+	fns  map[string]cu.Function
+	ctx  cu.CUContext
+}
+
+// Open creates a context on device ordinal and loads the PTX module ptx (origin names it in
+// errors). It fails when no device answers or the driver cannot compile the PTX.
+func Open(ordinal int, ptx, origin string) (*Device, error) {
+	d := &Device{work: make(chan func()), fns: map[string]cu.Function{}}
+	errc := make(chan error)
+	go d.serve(ordinal, ptx, origin, errc)
+	if err := <-errc; err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func (d *Device) serve(ordinal int, ptx, origin string, errc chan<- error) {
+	runtime.LockOSThread()
+	err := d.init(ordinal, ptx, origin)
+	errc <- err
+	if err != nil {
+		return
+	}
+	for f := range d.work {
+		f()
+	}
+}
+
+func (d *Device) init(ordinal int, ptx, origin string) error {
+	n, err := cu.NumDevices()
+	if err != nil {
+		return fmt.Errorf("counting CUDA devices: %w", err)
+	}
+	if ordinal < 0 || ordinal >= n {
+		return fmt.Errorf("no CUDA device %d (%d found)", ordinal, n)
+	}
+	dev := cu.Device(ordinal)
+	if d.name, err = dev.Name(); err != nil {
+		return fmt.Errorf("naming CUDA device %d: %w", ordinal, err)
+	}
+	if d.sms, err = dev.Attribute(cu.MultiprocessorCount); err != nil {
+		return fmt.Errorf("reading %s's multiprocessor count: %w", d.name, err)
+	}
+	if d.ctx, err = dev.MakeContext(cu.SchedAuto); err != nil {
+		return fmt.Errorf("creating a context on %s: %w", d.name, err)
+	}
+	if d.mod, err = cu.LoadData(ptx); err != nil {
+		d.ctx.Destroy()
+		return fmt.Errorf("loading %s on %s (the driver may be older than the nvcc that wrote it; see README): %w",
+			origin, d.name, err)
+	}
+	return nil
+}
+
+// Name is the device's name, as the driver gives it.
+func (d *Device) Name() string { return d.name }
+
+// SMs is the device's number of multiprocessors.
+func (d *Device) SMs() int { return d.sms }
+
+// Close releases the context; the Device cannot be used afterwards.
+func (d *Device) Close() error {
+	err := d.Do(func() error {
+		if err := d.mod.Unload(); err != nil {
+			return err
+		}
+		return d.ctx.Destroy()
+	})
+	close(d.work)
+	return err
+}
+
+// Do runs f on the device's thread and returns its error.
+func (d *Device) Do(f func() error) error {
+	errc := make(chan error, 1)
+	d.work <- func() { errc <- f() }
+	return <-errc
+}
+
+// MemoryTotal is the device's memory in bytes.
+func (d *Device) MemoryTotal() (int64, error) {
+	var total int64
+	err := d.Do(func() error {
+		var err error
+		_, total, err = cu.MemInfo()
+		return err
+	})
+	return total, err
+}
+
+// FreeMemory is the device's free memory in bytes, 0 when the driver does not say (device
+// thread only).
+func FreeMemory() int64 {
+	free, _, err := cu.MemInfo()
+	if err != nil {
+		return 0
+	}
+	return free
+}
+
+// Synchronize waits for the device's work and reports the first error of a kernel (device
+// thread only).
+func Synchronize(what string) error {
+	if err := cu.Synchronize(); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+// Driver describes the driver: the kernel module's version where /proc/driver/nvidia/version
+// gives it, and the CUDA version of the driver API.
+func Driver() string {
+	v := cu.Version()
+	api := fmt.Sprintf("CUDA %d.%d", v/1000, v%1000/10)
+	b, err := os.ReadFile("/proc/driver/nvidia/version")
+	if err != nil {
+		return api
+	}
+	line, _, _ := strings.Cut(string(b), "\n") // "NVRM version: NVIDIA UNIX ... Kernel Module ... 580.95.05 ..."
+	for _, w := range strings.Fields(line) {
+		if strings.Count(w, ".") >= 1 && strings.Trim(w, "0123456789.") == "" {
+			return w + " (" + api + ")"
+		}
+	}
+	return api
+}
