@@ -257,6 +257,9 @@ func readLayer(l C.OGRLayerH, name string, opt SourceOptions, flt *sample.Filter
 					src.Samples.OriginX, src.Samples.OriginY = x, y
 					first = false
 				}
+				if err := relativeFits(x, y, src.Samples.OriginX, src.Samples.OriginY); err != nil {
+					return src, err
+				}
 				src.Samples.Add(x, y, z)
 			}
 		}

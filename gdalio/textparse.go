@@ -246,32 +246,48 @@ func parseChunk(j textJob, p *textParams, out *sampleBuf) textResult {
 			x, y, z = vals[0], vals[1], vals[2]
 		}
 		pos = next
-		r.add(p, x, y, z)
+		if err := r.add(p, x, y, z); err != nil {
+			r.err = fmt.Errorf("line %d: %w", lineNo, err)
+			return r
+		}
 	}
 	return r
 }
 
 // add keeps a parsed sample, as the options say.
-func (r *textResult) add(p *textParams, x, y, z float64) {
+func (r *textResult) add(p *textParams, x, y, z float64) error {
 	z = p.flt.Z(z)
 	if !finite(x) || !finite(y) || !finite(z) {
 		r.nonFinite++
-		return
+		return nil
 	}
 	if reg := p.flt.Region; reg != nil {
 		if p.extent && reg.Touches(x, y) {
 			r.grow(x, y)
 		}
 		if !reg.Within(x, y) {
-			return
+			return nil
 		}
 	} else if p.extent {
 		r.grow(x, y)
+	}
+	if err := relativeFits(x, y, p.ox, p.oy); err != nil {
+		return err
 	}
 	out := r.xyz
 	out.x = append(out.x, x-p.ox)
 	out.y = append(out.y, y-p.oy)
 	out.z = append(out.z, z)
+	return nil
+}
+
+// relativeFits refuses a sample that float64 cannot hold relative to the samples' origin (the
+// first sample): x - ox overflows when the two are near opposite ends of float64's range.
+func relativeFits(x, y, ox, oy float64) error {
+	if finite(x-ox) && finite(y-oy) {
+		return nil
+	}
+	return fmt.Errorf("x %g, y %g: too far from the first sample (%g, %g) to be gridded in float64", x, y, ox, oy)
 }
 
 func (r *textResult) grow(x, y float64) {

@@ -173,6 +173,9 @@ func checkHeader(h *Header, count uint64, size int64) error {
 		if s == 0 || math.IsNaN(s) || math.IsInf(s, 0) || math.IsNaN(o) || math.IsInf(o, 0) {
 			return fmt.Errorf("%c scale %g and offset %g: the scale must be non-zero and both finite", axis, s, o)
 		}
+		if math.IsInf(math.Abs(s)*math.MaxInt32+math.Abs(o), 0) {
+			return fmt.Errorf("%c scale %g and offset %g: the coordinates they give overflow", axis, s, o)
+		}
 	}
 	if h.PointOffset < int64(h.HeaderSize) {
 		return fmt.Errorf("offset to point data %d is inside the %d-byte header", h.PointOffset, h.HeaderSize)

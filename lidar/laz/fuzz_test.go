@@ -24,7 +24,7 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
 		h := heads[int(which)%len(heads)]
 		if len(data) >= 34 {
-			ParseVLR(data[:34+int(data[0])%64])
+			ParseVLR(data[:min(len(data), 34+int(data[0])%64)])
 		}
 		r, err := openBytes(h, data)
 		if err != nil {

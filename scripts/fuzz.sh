@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs every native fuzz target (the LAS/LAZ readers, LAZ's decoder, the text reader and the
+# algorithm parser) for FUZZTIME each (default 20s), seeded by the fixtures and the corpus kept
+# in each package's testdata/fuzz. With KEEP=1 it then copies the small inputs that found new
+# paths from Go's fuzz cache into testdata/fuzz, so they seed every later run and CI.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+time=${FUZZTIME:-20s}
+targets=(
+	"./lidar FuzzReadFile"
+	"./lidar/laz FuzzDecode"
+	"./gdalio FuzzTextReader"
+	"./interp FuzzParseAlgorithm"
+)
+cache=$(go env GOCACHE)/fuzz/github.com/aidw/aidw
+for t in "${targets[@]}"; do
+	read -r pkg name <<<"$t"
+	echo "== $pkg $name ($time)"
+	# minimising large inputs would take the whole budget: a few tries each
+	go test -run '^$' -fuzz "^$name\$" -fuzztime "$time" -fuzzminimizetime 10x "$pkg" 2>&1 | tail -2
+	if [ "${KEEP:-}" = 1 ] && [ -d "$cache/${pkg#./}/$name" ]; then
+		mkdir -p "$pkg/testdata/fuzz/$name"
+		# the smallest 40 under 16 KiB: paths found, without bloating the repository
+		find "$cache/${pkg#./}/$name" -type f -size -16k -printf '%s %p\n' | sort -n | head -40 |
+			while read -r _ f; do cp "$f" "$pkg/testdata/fuzz/$name/"; done
+	fi
+done
