@@ -81,43 +81,55 @@ func (d *decoder) renorm() {
 }
 
 // symModel is an adaptive model of symbols 0..n-1.
+//
+// Unlike LASzip, every model has a decoding table (LASzip has one only for
+// more than 16 symbols, and a coarser one), and a finer one: table[t] is the
+// first symbol whose interval reaches t<<shift, so decoding a symbol is one
+// division, one table look-up and, usually, no search at all. The table
+// changes nothing in what is decoded: a symbol is decoded as the last one
+// whose distribution value is at most value/length, as LASzip does.
 type symModel struct {
 	dist    []uint32
 	count   []uint32
-	table   []uint32 // decoding accelerator; nil for 16 symbols or fewer
-	symbols uint32
-	last    uint32
-	total   uint32
-	cycle   uint32
-	until   uint32
+	table   []uint16
 	shift   uint32
 	tsize   uint32
+	last    uint32
+	until   uint32
+	symbols uint32
+	total   uint32
+	cycle   uint32
 	gen     uint32 // the generation (chunk) this model was last initialised for
 }
+
+// tableBits is how many bits of value/length (out of dmLengthShift) index
+// the decoding table of a model of n symbols: 2 to 4 entries per symbol.
+func tableBits(n uint32) uint32 {
+	bits := uint32(0)
+	for 1<<bits < n {
+		bits++
+	}
+	bits += tableExtraBits
+	if bits > tableMaxBits {
+		bits = tableMaxBits
+	}
+	return bits
+}
+
+var tableExtraBits uint32 = 1
+
+const tableMaxBits = 11
 
 func (m *symModel) alloc(n uint32) {
 	m.symbols = n
 	m.last = n - 1
-	tsize := uint32(0)
-	if n > 16 {
-		bits := uint32(3)
-		for n > 1<<(bits+2) {
-			bits++
-		}
-		tsize = 1 << bits
-		m.shift = dmLengthShift - bits
-	}
-	m.tsize = tsize
-	size := 2 * n
-	if tsize > 0 {
-		size += tsize + 2
-	}
-	mem := make([]uint32, size)
+	bits := tableBits(n)
+	m.tsize = 1 << bits
+	m.shift = dmLengthShift - bits
+	mem := make([]uint32, 2*n)
 	m.dist = mem[:n:n]
 	m.count = mem[n : 2*n : 2*n]
-	if tsize > 0 {
-		m.table = mem[2*n:]
-	}
+	m.table = make([]uint16, m.tsize+2)
 }
 
 // reset puts the model back into its initial state (allocating it on first
@@ -151,29 +163,23 @@ func (m *symModel) update() {
 	sum := uint32(0)
 	dist := m.dist
 	count := m.count[:len(dist)]
-	if m.table == nil {
-		for k := range dist {
-			dist[k] = (scale * sum) >> (31 - dmLengthShift)
-			sum += count[k]
-		}
-	} else {
-		table := m.table
-		s := uint32(0)
-		for k := range dist {
-			v := (scale * sum) >> (31 - dmLengthShift)
-			dist[k] = v
-			sum += count[k]
-			w := v >> m.shift
-			for s < w {
-				s++
-				table[s] = uint32(k) - 1
-			}
-		}
-		table[0] = 0
-		for s <= m.tsize {
+	table := m.table[:m.tsize+2]
+	shift := m.shift
+	s := uint32(0)
+	for k := range dist {
+		v := (scale * sum) >> (31 - dmLengthShift)
+		dist[k] = v
+		sum += count[k]
+		w := v >> shift
+		for s < w {
 			s++
-			table[s] = m.symbols - 1
+			table[s] = uint16(k - 1)
 		}
+	}
+	table[0] = 0
+	for s <= m.tsize {
+		s++
+		table[s] = uint16(m.symbols - 1)
 	}
 	m.cycle = (5 * m.cycle) >> 2
 	if max := (m.symbols + 6) << 3; m.cycle > max {
@@ -189,50 +195,38 @@ func at(p []uint32, i uint32) uint32 {
 	return *(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(p)), uintptr(i)*4))
 }
 
+func at16(p []uint16, i uint32) uint32 {
+	return uint32(*(*uint16)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(p)), uintptr(i)*2)))
+}
+
 func (d *decoder) decodeSymbol(m *symModel) uint32 {
-	var sym, x uint32
-	y := d.length
 	length := d.length >> dmLengthShift
 	value := d.value
 	dist := m.dist
-	if m.table != nil {
-		dv := value / length
-		t := dv >> m.shift
-		if t > m.tsize {
+	dv := value / length
+	t := dv >> m.shift
+	if t > m.tsize {
+		// value/length may exceed 1<<dmLengthShift by a little (length is
+		// truncated); then the symbol is the last one, as table[tsize] says.
+		if value >= d.length {
 			d.bad = true
-			t = m.tsize
 		}
-		sym = at(m.table, t)
-		n := at(m.table, t+1) + 1
-		for n > sym+1 {
-			k := (sym + n) >> 1
-			if at(dist, k) > dv {
-				n = k
-			} else {
-				sym = k
-			}
+		t = m.tsize
+	}
+	sym := at16(m.table, t)
+	n := at16(m.table, t+1) + 1
+	for n > sym+1 {
+		k := (sym + n) >> 1
+		if at(dist, k) > dv {
+			n = k
+		} else {
+			sym = k
 		}
-		x = at(dist, sym) * length
-		if sym != m.last {
-			y = at(dist, sym+1) * length
-		}
-	} else {
-		n := m.symbols
-		k := n >> 1
-		for {
-			z := length * at(dist, k)
-			if z > value {
-				n = k
-				y = z
-			} else {
-				sym = k
-				x = z
-			}
-			k = (sym + n) >> 1
-			if k == sym {
-				break
-			}
-		}
+	}
+	x := at(dist, sym) * length
+	y := d.length
+	if sym != m.last {
+		y = at(dist, sym+1) * length
 	}
 	d.value = value - x
 	d.length = y - x
