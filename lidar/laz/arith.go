@@ -65,19 +65,28 @@ func (d *decoder) check(exact bool) error {
 }
 
 func (d *decoder) renorm() {
+	d.value, d.length = d.fill(d.value, d.length)
+}
+
+// fill shifts bytes into value until length is at least acMinLength: the
+// state is passed in registers, not through d.
+func (d *decoder) fill(value, length uint32) (uint32, uint32) {
+	p := d.pos
+	buf := d.buf
 	for {
-		p := d.pos
-		d.pos++
 		var b byte
-		if uint(p) < uint(len(d.buf)) {
-			b = d.buf[p]
+		if uint(p) < uint(len(buf)) {
+			b = buf[p]
 		}
-		d.value = d.value<<8 | uint32(b)
-		d.length <<= 8
-		if d.length >= acMinLength {
-			return
+		p++
+		value = value<<8 | uint32(b)
+		length <<= 8
+		if length >= acMinLength {
+			break
 		}
 	}
+	d.pos = p
+	return value, length
 }
 
 // symModel is an adaptive model of symbols 0..n-1.
@@ -204,7 +213,7 @@ func (d *decoder) decodeSymbol(m *symModel) uint32 {
 	value := d.value
 	dist := m.dist
 	dv := value / length
-	t := dv >> m.shift
+	t := dv >> (m.shift & 31)
 	if t > m.tsize {
 		// value/length may exceed 1<<dmLengthShift by a little (length is
 		// truncated); then the symbol is the last one, as table[tsize] says.
@@ -228,11 +237,12 @@ func (d *decoder) decodeSymbol(m *symModel) uint32 {
 	if sym != m.last {
 		y = at(dist, sym+1) * length
 	}
-	d.value = value - x
-	d.length = y - x
-	if d.length < acMinLength {
-		d.renorm()
+	value -= x
+	length = y - x
+	if length < acMinLength {
+		value, length = d.fill(value, length)
 	}
+	d.value, d.length = value, length
 	*(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(m.count)), uintptr(sym)*4))++
 	m.until--
 	if m.until == 0 {
@@ -269,19 +279,21 @@ func (m *bitModel) update() {
 }
 
 func (d *decoder) decodeBit(m *bitModel) uint32 {
-	x := m.prob * (d.length >> bmLengthShift)
+	length, value := d.length, d.value
+	x := m.prob * (length >> bmLengthShift)
 	var sym uint32
-	if d.value >= x {
+	if value >= x {
 		sym = 1
-		d.value -= x
-		d.length -= x
+		value -= x
+		length -= x
 	} else {
-		d.length = x
+		length = x
 		m.c0++
 	}
-	if d.length < acMinLength {
-		d.renorm()
+	if length < acMinLength {
+		value, length = d.fill(value, length)
 	}
+	d.value, d.length = value, length
 	m.until--
 	if m.until == 0 {
 		m.update()
@@ -296,22 +308,24 @@ func (d *decoder) readBits(bits uint32) uint32 {
 		hi := d.readBits(bits - 16)
 		return hi<<16 | lo
 	}
-	d.length >>= bits
-	sym := d.value / d.length
-	d.value -= d.length * sym
-	if d.length < acMinLength {
-		d.renorm()
+	length := d.length >> (bits & 31)
+	sym := d.value / length
+	value := d.value - length*sym
+	if length < acMinLength {
+		value, length = d.fill(value, length)
 	}
+	d.value, d.length = value, length
 	return sym
 }
 
 func (d *decoder) readShort() uint32 {
-	d.length >>= 16
-	sym := d.value / d.length
-	d.value -= d.length * sym
-	if d.length < acMinLength {
-		d.renorm()
+	length := d.length >> 16
+	sym := d.value / length
+	value := d.value - length*sym
+	if length < acMinLength {
+		value, length = d.fill(value, length)
 	}
+	d.value, d.length = value, length
 	return sym & 0xFFFF
 }
 
