@@ -172,23 +172,23 @@ func (m *symModel) update() {
 	sum := uint32(0)
 	dist := m.dist
 	count := m.count[:len(dist)]
-	table := m.table[:m.tsize+2]
-	shift := m.shift
-	s := uint32(0)
 	for k := range dist {
-		v := (scale * sum) >> (31 - dmLengthShift)
-		dist[k] = v
+		dist[k] = (scale * sum) >> (31 - dmLengthShift)
 		sum += count[k]
-		w := v >> shift
-		for s < w {
-			s++
-			table[s] = uint16(k - 1)
-		}
 	}
-	table[0] = 0
-	for s <= m.tsize {
-		s++
-		table[s] = uint16(m.symbols - 1)
+	// table[s] is the number of symbols k >= 1 with dist[k]>>shift < s:
+	// a histogram of dist[k]>>shift + 1, then its running sum; no branch
+	// depends on the distribution.
+	table := m.table[:m.tsize+2]
+	clear(table)
+	shift := m.shift & 31
+	for _, v := range dist[1:] {
+		table[v>>shift+1]++ // v>>shift < tsize
+	}
+	acc := uint16(0)
+	for s, h := range table {
+		acc += h
+		table[s] = acc
 	}
 	m.cycle = (5 * m.cycle) >> 2
 	if max := (m.symbols + 6) << 3; m.cycle > max {

@@ -240,6 +240,8 @@ type gpsTime struct {
 	multi      symModel
 	zero       symModel
 	ic         intDec
+	// the models are reset lazily, on first use in a chunk
+	gen, nmulti, nzero uint32
 }
 
 func (g *gpsTime) setup() { g.ic.setup(32, 9) }
@@ -254,8 +256,7 @@ func (g *gpsTime) first(t uint64, zeroSyms, gen uint32) {
 	g.diff = [4]int32{}
 	g.extreme = [4]int32{}
 	g.t = [4]int64{int64(t), 0, 0, 0}
-	g.multi.reset(total, gen)
-	g.zero.reset(zeroSyms, gen)
+	g.gen, g.nmulti, g.nzero = gen, total, zeroSyms
 	g.ic.reset()
 }
 
@@ -283,7 +284,7 @@ func (g *gpsTime) read(d *decoder, v3 bool) bool {
 	for iter := 0; iter < 4; iter++ {
 		l := g.last & 3
 		if g.diff[l] == 0 {
-			multi := d.decodeSymbol(&g.zero)
+			multi := d.decodeSymbol(lazy(&g.zero, g.nzero, g.gen))
 			if v3 {
 				multi++ // v3 has no "unchanged" code here: its codes are v2's minus one
 			}
@@ -300,7 +301,7 @@ func (g *gpsTime) read(d *decoder, v3 bool) bool {
 			}
 			return true
 		}
-		multi := int32(d.decodeSymbol(&g.multi))
+		multi := int32(d.decodeSymbol(lazy(&g.multi, g.nmulti, g.gen)))
 		codeFull := int32(gpsMultiCodeFull)
 		if v3 {
 			codeFull-- // v3 has no "unchanged" code: full and switch codes are one lower
