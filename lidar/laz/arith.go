@@ -125,9 +125,10 @@ func tableBits(n uint32) uint32 {
 	return bits
 }
 
-var tableExtraBits uint32 = 1
-
-const tableMaxBits = 11
+const (
+	tableExtraBits = 1
+	tableMaxBits   = 11
+)
 
 func (m *symModel) alloc(n uint32) {
 	m.symbols = n
