@@ -65,59 +65,81 @@ func (d *decoder) check(exact bool) error {
 }
 
 func (d *decoder) renorm() {
+	d.value, d.length = d.fill(d.value, d.length)
+}
+
+// fill shifts bytes into value until length is at least acMinLength: the
+// state is passed in registers, not through d.
+func (d *decoder) fill(value, length uint32) (uint32, uint32) {
+	p := d.pos
+	buf := d.buf
 	for {
-		p := d.pos
-		d.pos++
 		var b byte
-		if uint(p) < uint(len(d.buf)) {
-			b = d.buf[p]
+		if uint(p) < uint(len(buf)) {
+			b = buf[p]
 		}
-		d.value = d.value<<8 | uint32(b)
-		d.length <<= 8
-		if d.length >= acMinLength {
-			return
+		p++
+		value = value<<8 | uint32(b)
+		length <<= 8
+		if length >= acMinLength {
+			break
 		}
 	}
+	d.pos = p
+	return value, length
 }
 
 // symModel is an adaptive model of symbols 0..n-1.
+//
+// Unlike LASzip, every model has a decoding table (LASzip has one only for
+// more than 16 symbols, and a coarser one), and a finer one: table[t] is the
+// first symbol whose interval reaches t<<shift, so decoding a symbol is one
+// division, one table look-up and, usually, no search at all. The table
+// changes nothing in what is decoded: a symbol is decoded as the last one
+// whose distribution value is at most value/length, as LASzip does.
 type symModel struct {
 	dist    []uint32
 	count   []uint32
-	table   []uint32 // decoding accelerator; nil for 16 symbols or fewer
-	symbols uint32
-	last    uint32
-	total   uint32
-	cycle   uint32
-	until   uint32
+	table   []uint16
 	shift   uint32
 	tsize   uint32
+	last    uint32
+	until   uint32
+	symbols uint32
+	total   uint32
+	cycle   uint32
 	gen     uint32 // the generation (chunk) this model was last initialised for
 }
+
+// tableBits is how many bits of value/length (out of dmLengthShift) index
+// the decoding table of a model of n symbols: 2 to 4 entries per symbol.
+func tableBits(n uint32) uint32 {
+	bits := uint32(0)
+	for 1<<bits < n {
+		bits++
+	}
+	bits += tableExtraBits
+	if bits > tableMaxBits {
+		bits = tableMaxBits
+	}
+	return bits
+}
+
+const (
+	tableExtraBits = 1
+	tableMaxBits   = 11
+)
 
 func (m *symModel) alloc(n uint32) {
 	m.symbols = n
 	m.last = n - 1
-	tsize := uint32(0)
-	if n > 16 {
-		bits := uint32(3)
-		for n > 1<<(bits+2) {
-			bits++
-		}
-		tsize = 1 << bits
-		m.shift = dmLengthShift - bits
-	}
-	m.tsize = tsize
-	size := 2 * n
-	if tsize > 0 {
-		size += tsize + 2
-	}
-	mem := make([]uint32, size)
+	bits := tableBits(n)
+	m.tsize = 1 << bits
+	m.shift = dmLengthShift - bits
+	mem := make([]uint32, 2*n)
 	m.dist = mem[:n:n]
 	m.count = mem[n : 2*n : 2*n]
-	if tsize > 0 {
-		m.table = mem[2*n:]
-	}
+	m.table = make([]uint16, m.tsize+2)
 }
 
 // reset puts the model back into its initial state (allocating it on first
@@ -151,29 +173,23 @@ func (m *symModel) update() {
 	sum := uint32(0)
 	dist := m.dist
 	count := m.count[:len(dist)]
-	if m.table == nil {
-		for k := range dist {
-			dist[k] = (scale * sum) >> (31 - dmLengthShift)
-			sum += count[k]
-		}
-	} else {
-		table := m.table
-		s := uint32(0)
-		for k := range dist {
-			v := (scale * sum) >> (31 - dmLengthShift)
-			dist[k] = v
-			sum += count[k]
-			w := v >> m.shift
-			for s < w {
-				s++
-				table[s] = uint32(k) - 1
-			}
-		}
-		table[0] = 0
-		for s <= m.tsize {
-			s++
-			table[s] = m.symbols - 1
-		}
+	for k := range dist {
+		dist[k] = (scale * sum) >> (31 - dmLengthShift)
+		sum += count[k]
+	}
+	// table[s] is the number of symbols k >= 1 with dist[k]>>shift < s:
+	// a histogram of dist[k]>>shift + 1, then its running sum; no branch
+	// depends on the distribution.
+	table := m.table[:m.tsize+2]
+	clear(table)
+	shift := m.shift & 31
+	for _, v := range dist[1:] {
+		table[v>>shift+1]++ // v>>shift < tsize
+	}
+	acc := uint16(0)
+	for s, h := range table {
+		acc += h
+		table[s] = acc
 	}
 	m.cycle = (5 * m.cycle) >> 2
 	if max := (m.symbols + 6) << 3; m.cycle > max {
@@ -189,56 +205,45 @@ func at(p []uint32, i uint32) uint32 {
 	return *(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(p)), uintptr(i)*4))
 }
 
+func at16(p []uint16, i uint32) uint32 {
+	return uint32(*(*uint16)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(p)), uintptr(i)*2)))
+}
+
 func (d *decoder) decodeSymbol(m *symModel) uint32 {
-	var sym, x uint32
-	y := d.length
 	length := d.length >> dmLengthShift
 	value := d.value
 	dist := m.dist
-	if m.table != nil {
-		dv := value / length
-		t := dv >> m.shift
-		if t > m.tsize {
+	dv := value / length
+	t := dv >> (m.shift & 31)
+	if t > m.tsize {
+		// value/length may exceed 1<<dmLengthShift by a little (length is
+		// truncated); then the symbol is the last one, as table[tsize] says.
+		if value >= d.length {
 			d.bad = true
-			t = m.tsize
 		}
-		sym = at(m.table, t)
-		n := at(m.table, t+1) + 1
-		for n > sym+1 {
-			k := (sym + n) >> 1
-			if at(dist, k) > dv {
-				n = k
-			} else {
-				sym = k
-			}
-		}
-		x = at(dist, sym) * length
-		if sym != m.last {
-			y = at(dist, sym+1) * length
-		}
-	} else {
-		n := m.symbols
-		k := n >> 1
-		for {
-			z := length * at(dist, k)
-			if z > value {
-				n = k
-				y = z
-			} else {
-				sym = k
-				x = z
-			}
-			k = (sym + n) >> 1
-			if k == sym {
-				break
-			}
+		t = m.tsize
+	}
+	sym := at16(m.table, t)
+	n := at16(m.table, t+1) + 1
+	for n > sym+1 {
+		k := (sym + n) >> 1
+		if at(dist, k) > dv {
+			n = k
+		} else {
+			sym = k
 		}
 	}
-	d.value = value - x
-	d.length = y - x
-	if d.length < acMinLength {
-		d.renorm()
+	x := at(dist, sym) * length
+	y := d.length
+	if sym != m.last {
+		y = at(dist, sym+1) * length
 	}
+	value -= x
+	length = y - x
+	if length < acMinLength {
+		value, length = d.fill(value, length)
+	}
+	d.value, d.length = value, length
 	*(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(m.count)), uintptr(sym)*4))++
 	m.until--
 	if m.until == 0 {
@@ -275,19 +280,21 @@ func (m *bitModel) update() {
 }
 
 func (d *decoder) decodeBit(m *bitModel) uint32 {
-	x := m.prob * (d.length >> bmLengthShift)
+	length, value := d.length, d.value
+	x := m.prob * (length >> bmLengthShift)
 	var sym uint32
-	if d.value >= x {
+	if value >= x {
 		sym = 1
-		d.value -= x
-		d.length -= x
+		value -= x
+		length -= x
 	} else {
-		d.length = x
+		length = x
 		m.c0++
 	}
-	if d.length < acMinLength {
-		d.renorm()
+	if length < acMinLength {
+		value, length = d.fill(value, length)
 	}
+	d.value, d.length = value, length
 	m.until--
 	if m.until == 0 {
 		m.update()
@@ -302,22 +309,24 @@ func (d *decoder) readBits(bits uint32) uint32 {
 		hi := d.readBits(bits - 16)
 		return hi<<16 | lo
 	}
-	d.length >>= bits
-	sym := d.value / d.length
-	d.value -= d.length * sym
-	if d.length < acMinLength {
-		d.renorm()
+	length := d.length >> (bits & 31)
+	sym := d.value / length
+	value := d.value - length*sym
+	if length < acMinLength {
+		value, length = d.fill(value, length)
 	}
+	d.value, d.length = value, length
 	return sym
 }
 
 func (d *decoder) readShort() uint32 {
-	d.length >>= 16
-	sym := d.value / d.length
-	d.value -= d.length * sym
-	if d.length < acMinLength {
-		d.renorm()
+	length := d.length >> 16
+	sym := d.value / length
+	value := d.value - length*sym
+	if length < acMinLength {
+		value, length = d.fill(value, length)
 	}
+	d.value, d.length = value, length
 	return sym & 0xFFFF
 }
 

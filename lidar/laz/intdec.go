@@ -69,11 +69,9 @@ func (ic *intDec) decompress(d *decoder, pred int32, ctx uint32) int32 {
 				c1 := d.readBits(k1)
 				c = c<<k1 | int32(c1)
 			}
-			if c >= int32(1)<<(k-1) {
-				c++
-			} else {
-				c -= int32(uint32(1)<<k - 1)
-			}
+			// c >= 2^(k-1): c+1; otherwise c-(2^k-1). Without a branch:
+			// the sign of a corrector is a coin toss for the predictor.
+			c = c + 1 - int32(b2u(c < int32(1)<<(k-1))<<k)
 		} else {
 			c = ic.corrMin
 		}
@@ -81,6 +79,9 @@ func (ic *intDec) decompress(d *decoder, pred int32, ctx uint32) int32 {
 		c = int32(d.decodeBit(&ic.corr0))
 	}
 	real := pred + c
+	if ic.corrRng == 0 {
+		return real // 32 bits: wraps by itself
+	}
 	if real < 0 {
 		real += int32(ic.corrRng)
 	} else if uint32(real) >= ic.corrRng {

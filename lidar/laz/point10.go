@@ -44,53 +44,31 @@ type median5 struct {
 func (m *median5) init() { *m = median5{high: true} }
 
 func (m *median5) add(v int32) {
-	if m.high {
-		if v < m.v[2] {
-			m.v[4] = m.v[3]
-			m.v[3] = m.v[2]
-			if v < m.v[0] {
-				m.v[2] = m.v[1]
-				m.v[1] = m.v[0]
-				m.v[0] = v
-			} else if v < m.v[1] {
-				m.v[2] = m.v[1]
-				m.v[1] = v
-			} else {
-				m.v[2] = v
-			}
-		} else {
-			if v < m.v[3] {
-				m.v[4] = m.v[3]
-				m.v[3] = v
-			} else {
-				m.v[4] = v
-			}
-			m.high = false
-		}
-	} else {
-		if m.v[2] < v {
-			m.v[0] = m.v[1]
-			m.v[1] = m.v[2]
-			if m.v[4] < v {
-				m.v[2] = m.v[3]
-				m.v[3] = m.v[4]
-				m.v[4] = v
-			} else if m.v[3] < v {
-				m.v[2] = m.v[3]
-				m.v[3] = v
-			} else {
-				m.v[2] = v
-			}
-		} else {
-			if m.v[1] < v {
-				m.v[0] = m.v[1]
-				m.v[1] = v
-			} else {
-				m.v[0] = v
-			}
-			m.high = true
-		}
+	// LASzip drops the largest value (high) or the smallest (otherwise) and
+	// inserts v in order; high becomes v < median (high) or v <= median.
+	// The same, without branches: the differences are noise to a predictor.
+	v0, v1, v2, v3, v4 := m.v[0], m.v[1], m.v[2], m.v[3], m.v[4]
+	h := m.high
+	a0, a1, a2, a3 := v1, v2, v3, v4
+	if h {
+		a0 = v0
 	}
+	if h {
+		a1 = v1
+	}
+	if h {
+		a2 = v2
+	}
+	if h {
+		a3 = v3
+	}
+	nh := b2u(v < v2)|b2u(v == v2)&^b2u(h) != 0
+	m.v[0] = min(v, a0)
+	m.v[1] = min(max(a0, v), a1)
+	m.v[2] = min(max(a1, v), a2)
+	m.v[3] = min(max(a2, v), a3)
+	m.v[4] = max(a3, v)
+	m.high = nh
 }
 
 func b2u(b bool) uint32 {
@@ -262,6 +240,8 @@ type gpsTime struct {
 	multi      symModel
 	zero       symModel
 	ic         intDec
+	// the models are reset lazily, on first use in a chunk
+	gen, nmulti, nzero uint32
 }
 
 func (g *gpsTime) setup() { g.ic.setup(32, 9) }
@@ -276,8 +256,7 @@ func (g *gpsTime) first(t uint64, zeroSyms, gen uint32) {
 	g.diff = [4]int32{}
 	g.extreme = [4]int32{}
 	g.t = [4]int64{int64(t), 0, 0, 0}
-	g.multi.reset(total, gen)
-	g.zero.reset(zeroSyms, gen)
+	g.gen, g.nmulti, g.nzero = gen, total, zeroSyms
 	g.ic.reset()
 }
 
@@ -305,7 +284,7 @@ func (g *gpsTime) read(d *decoder, v3 bool) bool {
 	for iter := 0; iter < 4; iter++ {
 		l := g.last & 3
 		if g.diff[l] == 0 {
-			multi := d.decodeSymbol(&g.zero)
+			multi := d.decodeSymbol(lazy(&g.zero, g.nzero, g.gen))
 			if v3 {
 				multi++ // v3 has no "unchanged" code here: its codes are v2's minus one
 			}
@@ -322,7 +301,7 @@ func (g *gpsTime) read(d *decoder, v3 bool) bool {
 			}
 			return true
 		}
-		multi := int32(d.decodeSymbol(&g.multi))
+		multi := int32(d.decodeSymbol(lazy(&g.multi, g.nmulti, g.gen)))
 		codeFull := int32(gpsMultiCodeFull)
 		if v3 {
 			codeFull-- // v3 has no "unchanged" code: full and switch codes are one lower

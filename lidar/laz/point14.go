@@ -181,9 +181,6 @@ func newP14Ctx() *p14Ctx {
 func (c *p14Ctx) start(from *p14Point) {
 	c.gen++
 	g := c.gen
-	for i := range c.changed {
-		c.changed[i].reset(128, g)
-	}
 	c.channel.reset(3, g)
 	c.rnGpsSame.reset(13, g)
 	c.icDX.reset()
@@ -540,7 +537,7 @@ func (pd *p14Decoder) readPoint(rec []byte, sel Fields) bool {
 	lp := &c.last
 	dxy := &pd.dec[layXY]
 	lpr := b2u(lp.ret == 1) | b2u(lp.ret >= lp.nret)<<1 | b2u(lp.gpsChange)<<2
-	cv := dxy.decodeSymbol(&c.changed[lpr&7])
+	cv := dxy.decodeSymbol(lazy(&c.changed[lpr&7], 128, c.gen))
 	if cv&(1<<6) != 0 {
 		diff := dxy.decodeSymbol(&c.channel)
 		sc := (pd.cur + diff + 1) & 3
