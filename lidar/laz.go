@@ -14,7 +14,7 @@ import (
 // decoder then reads as it reads a LAS file's: a LAZ file gives the samples its LAS twin gives,
 // bit for bit. Only the fields the run needs are decoded (point formats 6-10 are layered). A
 // COPC file read for part of its extent reads only the octree nodes that meet it.
-func (f *File) readLAZ(ctx context.Context, d *pointDecoder, dst *sample.Samples) (int, error) {
+func (f *File) readLAZ(ctx context.Context, src ctxReader, d *pointDecoder, dst *sample.Samples) (int, error) {
 	if f.LAZ == nil {
 		return 0, errors.New("the points are compressed (LAZ) but the file has no LASzip record")
 	}
@@ -22,13 +22,13 @@ func (f *File) readLAZ(ctx context.Context, d *pointDecoder, dst *sample.Samples
 	if err != nil {
 		return 0, err
 	}
-	r, err := laz.Open(f.src, f.src.Size(), info, f.PointOffset, uint64(f.PointCount), f.RecordLength)
+	r, err := laz.Open(src, f.src.Size(), info, f.PointOffset, uint64(f.PointCount), f.RecordLength)
 	if err != nil {
 		return 0, err
 	}
 	sel := d.lazFields()
 	if box, ok := d.window(); ok && f.COPC != nil {
-		return f.readCOPC(ctx, r, box, sel, d, dst)
+		return f.readCOPC(ctx, src, r, box, sel, d, dst)
 	}
 	chunks := r.Chunks()
 	spans := make([]span, len(chunks))
@@ -42,12 +42,12 @@ func (f *File) readLAZ(ctx context.Context, d *pointDecoder, dst *sample.Samples
 
 // readCOPC decodes the octree nodes of a COPC file that meet box (xmin ymin xmax ymax), in
 // file order: its hierarchy pages and those nodes are all it reads of the points.
-func (f *File) readCOPC(ctx context.Context, r *laz.Reader, box [4]float64, sel laz.Fields, d *pointDecoder, dst *sample.Samples) (int, error) {
+func (f *File) readCOPC(ctx context.Context, src ctxReader, r *laz.Reader, box [4]float64, sel laz.Fields, d *pointDecoder, dst *sample.Samples) (int, error) {
 	info, err := laz.ParseCopcInfo(f.COPC)
 	if err != nil {
 		return 0, err
 	}
-	all, err := laz.ReadHierarchy(f.src, f.src.Size(), info)
+	all, err := laz.ReadHierarchy(src, f.src.Size(), info)
 	if err != nil {
 		return 0, err
 	}

@@ -104,8 +104,9 @@ func (f *File) Read(ctx context.Context, flt Filter, dst *sample.Samples) (int, 
 	if err != nil {
 		return 0, err
 	}
+	src := ctxReader{ctx, f.src}
 	if f.Compressed {
-		return f.readLAZ(ctx, d, dst)
+		return f.readLAZ(ctx, src, d, dst)
 	}
 	per := lasChunkPoints(f.RecordLength)
 	if f.chunkPoints > 0 {
@@ -117,8 +118,33 @@ func (f *File) Read(ctx context.Context, flt Filter, dst *sample.Samples) (int, 
 	}
 	return readChunks(ctx, chunks, f.RecordLength, d, dst, func(c int, buf []byte) error {
 		off := f.PointOffset + int64(chunks[c].first)*int64(f.RecordLength)
-		return readFull(f.src, buf, off, "the point records")
+		return readFull(src, buf, off, "the point records")
 	})
+}
+
+// ctxReader reads from a Source in pieces, checking ctx between them: a read from a slow or
+// remote source (GDAL's /vsicurl/) stops within a piece of the cancellation, not a chunk.
+type ctxReader struct {
+	ctx context.Context
+	src Source
+}
+
+// ctxPiece is the most one read asks at once: a quarter of a second at 1 MB/s.
+const ctxPiece = 256 << 10
+
+func (r ctxReader) ReadAt(b []byte, off int64) (int, error) {
+	n := 0
+	for n < len(b) {
+		if err := r.ctx.Err(); err != nil {
+			return n, err
+		}
+		m, err := r.src.ReadAt(b[n:min(len(b), n+ctxPiece)], off+int64(n))
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // lasChunkPoints is how many points one read takes: about 1 MiB, large enough that a read costs

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -195,4 +196,75 @@ func TestHaystackDEMFromZip(t *testing.T) {
 		}
 	}
 	sameRaster(t, "Haystack DEM from /vsizip/", readRaster(t, got, 1), readRaster(t, want, 1))
+}
+
+// An interrupt while points are being read stops the reading within a second, whatever the
+// size of the survey: the points come from a server that sends them slowly, so the reading
+// would last many seconds, and SIGINT arrives in the middle of it.
+func TestInterruptWhileReading(t *testing.T) {
+	dir := t.TempDir()
+	las := filepath.Join(dir, "big.las")
+	gen := exec.Command("go", "run", "../../scripts/genlas", "-n", "400000", "-o", las)
+	if out, err := gen.CombinedOutput(); err != nil {
+		t.Fatalf("genlas: %v: %s", err, out)
+	}
+	data, err := os.ReadFile(las)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var served atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/big.las" {
+			http.NotFound(w, r)
+			return
+		}
+		// about 2 MB/s: the 12 MB of points take several seconds
+		http.ServeContent(slowWriter{countingWriter{w, &served}}, r, "big.las", time.Time{}, bytes.NewReader(data))
+	}))
+	defer srv.Close()
+	out := filepath.Join(dir, "o.tif")
+	cmd := exec.Command(aidwBin, "grid", "-q", "--config", "GDAL_DISABLE_READDIR_ON_OPEN", "EMPTY_DIR",
+		"/vsicurl/"+srv.URL+"/big.las", out)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for served.Load() < 1<<20 { // the header is read and the points are coming
+		time.Sleep(10 * time.Millisecond)
+	}
+	sent := time.Now()
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Wait()
+	took := time.Since(sent)
+	if code := cmd.ProcessState.ExitCode(); code != 130 || !strings.Contains(stderr.String(), "ERROR: interrupted") {
+		t.Errorf("exit %d: %s", code, stderr.String())
+	}
+	if took > time.Second {
+		t.Errorf("stopped %v after SIGINT, want within a second", took)
+	}
+	if n := served.Load(); n >= int64(len(data)) {
+		t.Errorf("the whole file (%d bytes) was read before stopping", n)
+	}
+	if names, _ := os.ReadDir(dir); len(names) != 1 {
+		t.Errorf("left %d files beside the survey", len(names)-1)
+	}
+}
+
+// slowWriter writes in 16 KiB pieces at about 2 MB/s.
+type slowWriter struct{ http.ResponseWriter }
+
+func (w slowWriter) Write(b []byte) (int, error) {
+	n := 0
+	for len(b) > 0 {
+		k := min(len(b), 16<<10)
+		m, err := w.ResponseWriter.Write(b[:k])
+		n += m
+		if err != nil {
+			return n, err
+		}
+		b = b[k:]
+		time.Sleep(8 * time.Millisecond)
+	}
+	return n, nil
 }
