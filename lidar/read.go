@@ -106,7 +106,11 @@ func (f *File) Read(ctx context.Context, flt Filter, dst *sample.Samples) (int, 
 	}
 	src := ctxReader{ctx, f.src}
 	if f.Compressed {
-		return f.readLAZ(ctx, src, d, dst)
+		bad, err := f.readLAZ(ctx, src, d, dst)
+		if err != nil && ctx.Err() != nil {
+			return 0, ctx.Err() // a cancelled read says so, not where it stopped
+		}
+		return bad, err
 	}
 	per := lasChunkPoints(f.RecordLength)
 	if f.chunkPoints > 0 {
