@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
-go build -o aidw ./cmd/aidw
+go build -buildvcs=auto -o aidw ./cmd/aidw # stamps the git revision for --version
 mkdir -p out
 ./aidw grid -a aidw -zfield elevation -a_srs EPSG:4326 \
   -txe -80.0041667 -78.9958333 -tye 42.9958333 44.0041667 -outsize 121 121 -ot Float32 \

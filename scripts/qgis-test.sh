@@ -28,7 +28,7 @@ test_start=$SECONDS
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/bin"
-go build -o "$tmp/bin/aidw" ./cmd/aidw
+go build -buildvcs=auto -o "$tmp/bin/aidw" ./cmd/aidw
 aidw="$tmp/bin/aidw"
 zip=$(scripts/qgis-package.sh)
 
