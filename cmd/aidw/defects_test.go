@@ -28,19 +28,6 @@ func writeFile(t *testing.T, dir, name, text string) string {
 	return p
 }
 
-// dirNames lists a folder's entries.
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	return names
-}
 
 // TestFarCoordinatesError: a sample whose squared distances overflow float64 made -a linear
 // panic in the triangulation and leave its temporary file (issue 12, defect 1). It is now a
@@ -55,7 +42,7 @@ func TestFarCoordinatesError(t *testing.T) {
 		if code != 1 || !strings.HasPrefix(msg, "ERROR: ") || strings.Contains(msg, "\n") || !strings.Contains(msg, "float64") {
 			t.Errorf("%s: exit %d, stderr %q: want exit 1 and one ERROR line naming float64", alg, code, stderr)
 		}
-		if names := dirNames(t, out); len(names) != 0 {
+		if names := dirEntries(t, out); len(names) != 0 {
 			t.Errorf("%s: left %v", alg, names)
 		}
 	}
@@ -85,7 +72,7 @@ func TestPanicRemovesTemporaryFile(t *testing.T) {
 	if !errors.As(err, &ie) {
 		t.Fatalf("error %v, want an internal error", err)
 	}
-	if names := dirNames(t, dir); len(names) != 0 {
+	if names := dirEntries(t, dir); len(names) != 0 {
 		t.Errorf("a panic left %v", names)
 	}
 	var out strings.Builder
@@ -126,7 +113,7 @@ func TestGPKGAndZarrOutput(t *testing.T) {
 			}
 		}
 	}
-	for _, n := range dirNames(t, dir) {
+	for _, n := range dirEntries(t, dir) {
 		if strings.Contains(n, "aidwtmp") {
 			t.Errorf("left %s", n)
 		}
@@ -229,7 +216,7 @@ func TestInterruptDuringCopy(t *testing.T) {
 					cmd.Process.Kill()
 					t.Fatal("no copy phase seen in 60 s")
 				}
-				for _, n := range dirNames(t, out) {
+				for _, n := range dirEntries(t, out) {
 					copying = copying || strings.HasSuffix(n, ".xyz") && strings.Contains(n, "aidwtmp")
 				}
 			}
@@ -251,7 +238,7 @@ func TestInterruptDuringCopy(t *testing.T) {
 			if msg := strings.TrimSpace(stderr.String()); !strings.HasPrefix(msg, "ERROR: ") || strings.Contains(msg, "context") {
 				t.Errorf("stderr %q, want one ERROR line saying it was interrupted", msg)
 			}
-			if names := dirNames(t, out); len(names) != 0 {
+			if names := dirEntries(t, out); len(names) != 0 {
 				t.Errorf("left %v", names)
 			}
 		})
@@ -344,7 +331,7 @@ func TestInterruptWhileComputing(t *testing.T) {
 			if !strings.Contains(got.String(), "\nERROR: "+want+"\n") || strings.Contains(got.String(), "context") {
 				t.Errorf("output %q: want the progress, then ERROR: %s on its own line", got.String(), want)
 			}
-			if names := dirNames(t, out); len(names) != 0 {
+			if names := dirEntries(t, out); len(names) != 0 {
 				t.Errorf("left %v", names)
 			}
 		})
