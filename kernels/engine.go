@@ -17,7 +17,8 @@ import (
 // (interp.DeviceAlgorithm: today AIDW, with k and max_points up to MaxK, and gdal's invdist
 // without a search ellipse) on a CUDA device, through the same interface as interp.CPU.
 type Engine struct {
-	dev *cuda.Device
+	dev     *cuda.Device
+	ordinal int // the device's number among the visible ones, for messages
 	// Float64 runs the global weighting in float64: within 1e-12 of the CPU engine instead of
 	// 1e-5, and about twelve times slower. Neighbourhood weightings are always float64.
 	Float64 bool
@@ -32,7 +33,7 @@ type Engine struct {
 func NewEngine(dev *cuda.Device) *Engine { return &Engine{dev: dev} }
 
 // Name implements interp.Engine.
-func (e *Engine) Name() string { return "gpu (" + e.dev.Name() + ")" }
+func (e *Engine) Name() string { return fmt.Sprintf("gpu:%d (%s)", e.ordinal, e.dev.Name()) }
 
 // Supports implements interp.Engine: the algorithm describes itself for a device
 // (interp.DeviceAlgorithm) within the kernels' limits, value band only (see WhyNot).

@@ -3,19 +3,46 @@
 package kernels
 
 import (
+	"errors"
+	"fmt"
 	"os"
+
+	"gorgonia.org/cu"
 
 	"github.com/aidw/aidw/interp"
 )
 
-// OpenEngine opens the GPU engine on the first CUDA device. AIDW_GPU_FLOAT64=1 runs the global
-// weighting in float64 (within 1e-12 of the CPU engine instead of 1e-5, several times slower).
-func OpenEngine() (interp.Engine, error) {
-	dev, err := Open(0)
+// OpenEngines opens the GPU engine on the devices named by their numbers among the visible
+// ones (CUDA_VISIBLE_DEVICES narrows those, as for every CUDA program), or on every visible
+// device when devices is nil; each device has its context on a goroutine of its own.
+// AIDW_GPU_FLOAT64=1 runs the global weighting in float64 (within 1e-12 of the CPU engine
+// instead of 1e-5, several times slower).
+func OpenEngines(devices []int) ([]interp.Engine, error) {
+	n, err := cu.NumDevices()
 	if err != nil {
 		return nil, err
 	}
-	e := NewEngine(dev)
-	e.Float64 = os.Getenv("AIDW_GPU_FLOAT64") == "1"
-	return e, nil
+	if n == 0 {
+		return nil, errors.New("no CUDA device is visible")
+	}
+	if devices == nil {
+		for i := range n {
+			devices = append(devices, i)
+		}
+	}
+	var out []interp.Engine
+	for _, i := range devices {
+		if i < 0 || i >= n {
+			return nil, fmt.Errorf("GPU %d: %d device(s) are visible, numbered from 0", i, n)
+		}
+		dev, err := Open(i)
+		if err != nil {
+			return nil, fmt.Errorf("GPU %d: %w", i, err)
+		}
+		e := NewEngine(dev)
+		e.ordinal = i
+		e.Float64 = os.Getenv("AIDW_GPU_FLOAT64") == "1"
+		out = append(out, e)
+	}
+	return out, nil
 }

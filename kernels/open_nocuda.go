@@ -8,7 +8,7 @@ import (
 	"github.com/aidw/aidw/interp"
 )
 
-// OpenEngine reports that this build has no GPU engine; the cuda build (open_cuda.go) has one.
-func OpenEngine() (interp.Engine, error) {
+// OpenEngines reports that this build has no GPU engine; the cuda build (open_cuda.go) has one.
+func OpenEngines([]int) ([]interp.Engine, error) {
 	return nil, errors.New("this aidw was built without GPU support (build with -tags cuda)")
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -27,7 +28,6 @@ func writeFile(t *testing.T, dir, name, text string) string {
 	}
 	return p
 }
-
 
 // TestFarCoordinatesError: a sample whose squared distances overflow float64 made -a linear
 // panic in the triangulation and leave its temporary file (issue 12, defect 1). It is now a
@@ -644,6 +644,35 @@ func TestVersion(t *testing.T) {
 	} {
 		if got := formatVersion(c.ldflags, c.main, c.settings, "3.6.2"); got != c.want {
 			t.Errorf("formatVersion(%q, %q, %v) = %q, want %q", c.ldflags, c.main, c.settings, got, c.want)
+		}
+	}
+}
+
+// -device gpu:<n> and -gpus name the GPUs: a count, or a list.
+func TestGPUSelection(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []int
+		err  string
+	}{
+		{[]string{"-device", "gpu"}, nil, ""},
+		{[]string{"-device", "gpu:1"}, []int{1}, ""},
+		{[]string{"-device", "gpu", "-gpus", "2"}, []int{0, 1}, ""},
+		{[]string{"-gpus", "0,2"}, []int{0, 2}, ""},
+		{[]string{"-gpus", "0,0"}, nil, "named twice"},
+		{[]string{"-gpus", "0"}, nil, "use 1 or more"},
+		{[]string{"-device", "gpu:x"}, nil, "count or a comma-separated list"},
+	} {
+		a, err := parseGridArgs(append(c.args, "in.csv", "out.tif"))
+		switch {
+		case c.err != "":
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%v: error %v, want one saying %q", c.args, err, c.err)
+			}
+		case err != nil:
+			t.Errorf("%v: %v", c.args, err)
+		case !slices.Equal(a.gpus, c.want):
+			t.Errorf("%v: GPUs %v, want %v", c.args, a.gpus, c.want)
 		}
 	}
 }

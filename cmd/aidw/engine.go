@@ -9,14 +9,15 @@ import (
 	"github.com/aidw/aidw/kernels"
 )
 
-// chooseEngine picks the engine for -device: the GPU when asked for (or, with auto, when the build
-// has one and a device answers) and it runs this algorithm; else the CPU engine.
-func chooseEngine(device string, alg interp.Algorithm, threads int, stderr io.Writer) (interp.Engine, error) {
+// chooseEngine picks the engine for -device: the GPUs when asked for (or, with auto, when the
+// build has them and a device answers) and they run this algorithm; else the CPU engine. gpus
+// names the GPUs (nil: every visible one); several share the work (interp.Multi).
+func chooseEngine(device string, gpus []int, alg interp.Algorithm, threads int, stderr io.Writer) (interp.Engine, error) {
 	cpu := &interp.CPU{Threads: threads}
 	if device == "cpu" {
 		return cpu, nil
 	}
-	gpu, err := kernels.OpenEngine()
+	gpu, err := openGPUs(gpus)
 	if err != nil {
 		if device == "gpu" {
 			return nil, fmt.Errorf("-device gpu: %w", err)
@@ -39,4 +40,16 @@ func chooseEngine(device string, alg interp.Algorithm, threads int, stderr io.Wr
 		return cpu, nil
 	}
 	return gpu, nil
+}
+
+// openGPUs opens the engine of each GPU: one engine, or several sharing each problem.
+func openGPUs(gpus []int) (interp.Engine, error) {
+	engines, err := kernels.OpenEngines(gpus)
+	if err != nil {
+		return nil, err
+	}
+	if len(engines) == 1 {
+		return engines[0], nil
+	}
+	return &interp.Multi{Engines: engines}, nil
 }

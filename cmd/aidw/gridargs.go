@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 
 	"math"
 	"os"
@@ -41,6 +42,7 @@ type gridArgs struct {
 	like                 string
 	threads              int
 	device               string
+	gpus                 []int    // -gpus, -device gpu:<n>: the GPUs to use; nil for all visible
 	config               []string // KEY=VALUE
 	las                  lidar.Filter
 	nodataGiven          bool   // the -a string sets nodata, so the band gets it (as gdal_grid)
@@ -109,7 +111,8 @@ var gridFlagList = []gridFlag{
 	{"-a_srs", "<srs>", "the output's CRS (and the samples' when they have none)",
 		flagSpec{1, func(a *gridArgs, v []string) error { a.srs = v[0]; return nil }}},
 	{"-threads", "<n>", "CPU workers (default: GDAL_NUM_THREADS, else all cores)", flagSpec{1, setThreads}},
-	{"-device", "auto|gpu|cpu", "the engine: the GPU of the cuda build, or the CPU (default auto)", flagSpec{1, setDevice}},
+	{"-device", "auto|gpu|gpu:<n>|cpu", "the engine: the GPUs of the cuda build (gpu:<n> one of them), or the CPU (default auto)", flagSpec{1, setDevice}},
+	{"-gpus", "<count>|<n>,<n>...", "the GPUs to use: the first <count>, or those numbered (default every visible GPU)", flagSpec{1, setGPUs}},
 	{"-preview", "<png>", "also writes a hillshaded quick look of the first band",
 		flagSpec{1, func(a *gridArgs, v []string) error { a.preview = v[0]; return nil }}},
 	{"-q", "", "quiet: no progress",
@@ -284,12 +287,46 @@ func setThreads(a *gridArgs, v []string) error {
 }
 
 func setDevice(a *gridArgs, v []string) error {
-	switch d := strings.ToLower(v[0]); d {
+	d := strings.ToLower(v[0])
+	if n, ok := strings.CutPrefix(d, "gpu:"); ok {
+		// gpu:1 is -device gpu -gpus 1,: that GPU alone
+		a.device = "gpu"
+		return setGPUs(a, []string{n + ","})
+	}
+	switch d {
 	case "auto", "gpu", "cpu":
 		a.device = d
 		return nil
 	}
-	return fmt.Errorf("device %q is not auto, gpu or cpu", v[0])
+	return fmt.Errorf("device %q is not auto, gpu, gpu:<n> or cpu", v[0])
+}
+
+// setGPUs takes -gpus: a count ("2", the first two visible GPUs) or a list ("0,2"; a single
+// number followed by a comma is one GPU).
+func setGPUs(a *gridArgs, v []string) error {
+	s := strings.TrimSpace(v[0])
+	if n, err := strconv.Atoi(s); err == nil {
+		if n < 1 {
+			return fmt.Errorf("GPU count %d: use 1 or more", n)
+		}
+		a.gpus = make([]int, n)
+		for i := range a.gpus {
+			a.gpus[i] = i
+		}
+		return nil
+	}
+	a.gpus = nil
+	for _, f := range strings.Split(strings.TrimSuffix(s, ","), ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 0 {
+			return fmt.Errorf("GPUs %q: give a count or a comma-separated list of GPU numbers", v[0])
+		}
+		if slices.Contains(a.gpus, n) {
+			return fmt.Errorf("GPUs %q: GPU %d is named twice", v[0], n)
+		}
+		a.gpus = append(a.gpus, n)
+	}
+	return nil
 }
 
 // parseThreads reads a thread count as -threads and GDAL_NUM_THREADS write it: a positive

@@ -72,7 +72,7 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	eng, err := chooseEngine(a.device, alg, threads, stderr)
+	eng, err := chooseEngine(a.device, a.gpus, alg, threads, stderr)
 	if err != nil {
 		return err
 	}

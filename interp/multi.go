@@ -1,0 +1,169 @@
+package interp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Multi spreads each problem over several engines, the GPUs of a host: every engine prepares
+// the whole problem on its own device (the samples replicated), and each block of rows is cut
+// into parts that the engines take from one queue, so a slower or busier device takes fewer.
+// A node's value depends on the node alone, never on which engine computed it or what it
+// computed before, so the result equals any one engine's, bit for bit, whatever the number of
+// engines and the order in which they finish.
+type Multi struct {
+	Engines []Engine
+	// PartRows is the rows of a part (0: rows enough for about 256 Ki nodes).
+	PartRows int
+}
+
+// Name implements Engine.
+func (m *Multi) Name() string {
+	names := make([]string, len(m.Engines))
+	for i, e := range m.Engines {
+		names[i] = e.Name()
+	}
+	return fmt.Sprintf("%d devices: %s", len(m.Engines), strings.Join(names, ", "))
+}
+
+// Supports implements Engine: every engine must run the algorithm.
+func (m *Multi) Supports(a Algorithm) bool {
+	for _, e := range m.Engines {
+		if !e.Supports(a) {
+			return false
+		}
+	}
+	return len(m.Engines) > 0
+}
+
+// Prepare implements Engine: every engine prepares the problem, at the same time. When one
+// fails, the others' work is released and the error names the engine.
+func (m *Multi) Prepare(ctx context.Context, p *Problem) (Prepared, error) {
+	parts := make([]Prepared, len(m.Engines))
+	errs := make([]error, len(m.Engines))
+	var wg sync.WaitGroup
+	for i, e := range m.Engines {
+		wg.Go(func() {
+			if parts[i], errs[i] = e.Prepare(ctx, p); errs[i] != nil {
+				errs[i] = fmt.Errorf("%s: %w", e.Name(), errs[i])
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		for _, pp := range parts {
+			if pp != nil {
+				pp.Close()
+			}
+		}
+		return nil, err
+	}
+	return &multiPrepared{m: m, parts: parts, cols: p.Target.Cols}, nil
+}
+
+type multiPrepared struct {
+	m     *Multi
+	parts []Prepared
+	cols  int
+}
+
+// Compute implements Prepared: the block's parts go to whichever engine is free. The first
+// engine that fails stops the others and names itself in the error.
+func (mp *multiPrepared) Compute(ctx context.Context, b *Block) error {
+	step := mp.m.PartRows
+	if step <= 0 {
+		step = max(1, (256<<10)/max(mp.cols, 1))
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for i, part := range mp.parts {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				r0 := int(next.Add(int64(step))) - step
+				if r0 >= b.Rows {
+					return
+				}
+				if err := part.Compute(ctx, b.part(r0, min(step, b.Rows-r0), mp.cols)); err != nil {
+					cancel(fmt.Errorf("%s: %w", mp.m.Engines[i].Name(), err))
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return context.Cause(ctx)
+}
+
+// part is rows r0..r0+rows-1 of the block, as a block of its own sharing its memory.
+func (b *Block) part(r0, rows, cols int) *Block {
+	lo, hi := r0*cols, (r0+rows)*cols
+	p := &Block{Row0: b.Row0 + r0, Rows: rows, Values: b.Values[lo:hi], Done: b.Done}
+	if b.Skip != nil {
+		p.Skip = b.Skip[lo:hi]
+	}
+	for _, e := range b.Extra {
+		p.Extra = append(p.Extra, e[lo:hi])
+	}
+	return p
+}
+
+// ComputeAt implements PointComputer when every engine does, splitting the nodes the same way.
+func (mp *multiPrepared) ComputeAt(ctx context.Context, xs, ys, values []float64) error {
+	pcs := make([]PointComputer, len(mp.parts))
+	for i, part := range mp.parts {
+		pc, ok := part.(PointComputer)
+		if !ok {
+			return fmt.Errorf("the %s engine computes only raster nodes, not arbitrary ones", mp.m.Engines[i].Name())
+		}
+		pcs[i] = pc
+	}
+	const step = 64 << 10
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for i, pc := range pcs {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				lo := int(next.Add(step)) - step
+				if lo >= len(xs) {
+					return
+				}
+				hi := min(lo+step, len(xs))
+				if err := pc.ComputeAt(ctx, xs[lo:hi], ys[lo:hi], values[lo:hi]); err != nil {
+					cancel(fmt.Errorf("%s: %w", mp.m.Engines[i].Name(), err))
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return context.Cause(ctx)
+}
+
+// Close implements Prepared.
+func (mp *multiPrepared) Close() error {
+	var errs []error
+	for i, p := range mp.parts {
+		if err := p.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", mp.m.Engines[i].Name(), err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// WhyNot gives the reason of the first engine that does not run a.
+func (m *Multi) WhyNot(a Algorithm) string {
+	for _, e := range m.Engines {
+		if why := WhyNot(e, a); why != "" {
+			return why
+		}
+	}
+	return ""
+}

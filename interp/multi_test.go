@@ -1,0 +1,150 @@
+package interp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aidw/aidw/raster"
+)
+
+// fakeDevice stands in for a GPU in the tests of Multi: it computes on the CPU engine, takes
+// a random while over each part (so devices finish in any order), and can fail on its n-th
+// part.
+type fakeDevice struct {
+	name   string
+	cpu    *CPU
+	failAt int64 // fail the failAt-th Compute, 0 never
+	seed   uint64
+	calls  atomic.Int64
+}
+
+func (f *fakeDevice) Name() string              { return f.name }
+func (f *fakeDevice) Supports(a Algorithm) bool { return f.cpu.Supports(a) }
+func (f *fakeDevice) Prepare(ctx context.Context, p *Problem) (Prepared, error) {
+	pp, err := f.cpu.Prepare(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return &fakePrepared{f, pp, rand.New(rand.NewPCG(f.seed, 1))}, nil
+}
+
+type fakePrepared struct {
+	f   *fakeDevice
+	cpu Prepared
+	rng *rand.Rand
+}
+
+func (p *fakePrepared) Compute(ctx context.Context, b *Block) error {
+	n := p.f.calls.Add(1)
+	if n == p.f.failAt {
+		return errors.New("out of device memory")
+	}
+	time.Sleep(time.Duration(p.rng.IntN(300)) * time.Microsecond)
+	return p.cpu.Compute(ctx, b)
+}
+
+func (p *fakePrepared) ComputeAt(ctx context.Context, xs, ys, values []float64) error {
+	return p.cpu.(PointComputer).ComputeAt(ctx, xs, ys, values)
+}
+
+func (p *fakePrepared) Close() error { return p.cpu.Close() }
+
+func fakeDevices(n int, seed uint64) []Engine {
+	var out []Engine
+	for i := range n {
+		out = append(out, &fakeDevice{name: fmt.Sprintf("fake:%d", i), cpu: &CPU{Threads: 1 + i%2}, seed: seed + uint64(i)})
+	}
+	return out
+}
+
+func gridWith(t *testing.T, eng Engine, p *Problem) [][]float64 {
+	t.Helper()
+	var out [][]float64
+	sink := func(row0, rows int, bands [][]float64) error {
+		if out == nil {
+			out = make([][]float64, len(bands))
+		}
+		for k, b := range bands {
+			out[k] = append(out[k], b...)
+		}
+		return nil
+	}
+	if err := GridBands(context.Background(), eng, p, sink, nil); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// One problem spread over 1 to 8 devices gives the raster of one device, bit for bit, for
+// every registered algorithm, whatever the part size and the order the devices finish in.
+func TestMultiEqualsOneDevice(t *testing.T) {
+	s := compactSamples(400)
+	tg := raster.NorthUp(499950, 3999970, 500150, 4000090, 23, 17)
+	algs := append(Names(), "aidw:max_points=8", "aidw:diagnostics=yes", "invdist:power=3")
+	for _, spec := range algs {
+		alg, _, err := ParseAlgorithm(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := &Problem{Samples: s, Target: tg, Alg: alg}
+		want := gridWith(t, &CPU{Threads: 1}, p)
+		for n := 1; n <= 8; n++ {
+			m := &Multi{Engines: fakeDevices(n, uint64(n)), PartRows: 1 + n%3}
+			got := gridWith(t, m, p)
+			for k := range want {
+				for i := range want[k] {
+					if math.Float64bits(got[k][i]) != math.Float64bits(want[k][i]) {
+						t.Fatalf("%s on %d devices: band %d node %d is %v, one device gives %v", spec, n, k, i, got[k][i], want[k][i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// Scattered nodes (the papers' cases, cross-checks) split over devices too.
+func TestMultiComputeAt(t *testing.T) {
+	s := compactSamples(300)
+	tg := raster.NorthUp(499950, 3999970, 500150, 4000090, 10, 10)
+	alg, _, _ := ParseAlgorithm("aidw")
+	rng := rand.New(rand.NewPCG(3, 4))
+	xs, ys := make([]float64, 200_000), make([]float64, 200_000)
+	for i := range xs {
+		xs[i], ys[i] = 499950+200*rng.Float64(), 3999970+120*rng.Float64()
+	}
+	p := &Problem{Samples: s, Target: tg, Alg: alg}
+	want, err := EvaluateAt(context.Background(), &CPU{}, p, xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := EvaluateAt(context.Background(), &Multi{Engines: fakeDevices(3, 9)}, p, xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			t.Fatalf("node %d: %v on 3 devices, %v on one", i, got[i], want[i])
+		}
+	}
+}
+
+// A device that fails stops the run, and the error names it.
+func TestMultiDeviceFailure(t *testing.T) {
+	s := compactSamples(200)
+	tg := raster.NorthUp(499950, 3999970, 500150, 4000090, 40, 40)
+	alg, _, _ := ParseAlgorithm("aidw:max_points=6")
+	devs := fakeDevices(4, 5)
+	devs[2].(*fakeDevice).failAt = 3
+	err := GridBands(context.Background(), &Multi{Engines: devs, PartRows: 1}, &Problem{Samples: s, Target: tg, Alg: alg},
+		func(int, int, [][]float64) error { return nil }, nil)
+	if err == nil || !strings.Contains(err.Error(), "fake:2: out of device memory") {
+		t.Fatalf("error %v, want one naming fake:2", err)
+	}
+}
