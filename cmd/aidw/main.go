@@ -183,7 +183,8 @@ const gridUsage = `[-a <algorithm>[:<key>=<value>]...] [-zfield <field>] [-z_inc
     [-clipsrcsql <select>] [-clipsrclayer <layer>] [-clipsrcwhere <expr>] [-oo <NAME>=<VALUE>]...
     [-txe <xmin> <xmax>] [-tye <ymin> <ymax>] [-tr <xres> <yres> [-tap]] [-outsize <xsize> <ysize>]
     [-like <template raster>] [-ot <type>] [-of <format>] [-co <NAME>=<VALUE>]... [-a_srs <srs>]
-    [-threads <n>] [-device auto|gpu|cpu] [-preview <png>] [-q] [--config <KEY> <VALUE>]
+    [-threads <n>] [-device auto|gpu|gpu:<n>|cpu] [-gpus <count>|<n>,...] [-preview <png>] [-q]
+    [--config <KEY> <VALUE>]
     [-class <code>[,<code>]...] [-returns first|last|all] [-drop_withheld] [-drop_overlap]
     [-zrange <min> <max>]
     <src_datasource>... <dst_filename>`
