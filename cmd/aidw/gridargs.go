@@ -43,6 +43,8 @@ type gridArgs struct {
 	las                  lidar.Filter
 	nodataGiven          bool   // the -a string sets nodata, so the band gets it (as gdal_grid)
 	preview              string // -preview: a PNG quick look of the first band
+
+	tiles tileArgs // -tile, -memory (tiled.go)
 }
 
 // flagSpec is one flag: how many values follow it and what to do with them.
@@ -85,6 +87,8 @@ var gridFlags = map[string]flagSpec{
 	"-threads":       {1, setThreads},
 	"-device":        {1, setDevice},
 	"-preview":       {1, func(a *gridArgs, v []string) error { a.preview = v[0]; return nil }},
+	"-tile":          {1, setTile},
+	"-memory":        {1, setMemory},
 }
 
 // parseGridArgs parses gdal_grid-style arguments: single-dash flags, several values after one

@@ -34,6 +34,9 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 	if err := gdalio.CheckDestination(a.dst); err != nil {
 		return err
 	}
+	if tiled, err := runTiledIfAsked(ctx, a, alg, threads, stdout, stderr); tiled || err != nil {
+		return err
+	}
 	if a.preview != "" {
 		if !strings.EqualFold(filepath.Ext(a.preview), ".png") {
 			return fmt.Errorf("-preview %s: the quick look is a PNG: give a .png file", a.preview)
