@@ -119,20 +119,7 @@ func (c *Computer) Compute(ctx context.Context, tl Tile, out [][]float64) error 
 			}
 		}
 	}
-	box := tl.Box(t)
-	var region *[4]float64
-	switch c.rule.Family {
-	case Radius:
-		r := Grow(box, c.rule.Halo*(1+1e-6)+tiny(box))
-		region = &r
-	case Nearest:
-		// a first guess: the distance at which the job's mean density gives 2K samples
-		b := c.facts.Rel
-		area := math.Max((b[2]-b[0])*(b[3]-b[1]), 0)
-		h := math.Sqrt(2*float64(c.rule.K)*area/(math.Pi*float64(c.facts.N))) + c.rule.Extra
-		r := Grow(box, h*(1+1e-6)+tiny(box))
-		region = &r
-	}
+	region := c.Region(tl)
 	for left := n; left > 0; {
 		s, err := c.src.Load(ctx, region)
 		if err != nil {
@@ -165,6 +152,26 @@ func (c *Computer) Compute(ctx context.Context, tl Tile, out [][]float64) error 
 		if c.cfg.Progress != nil {
 			c.cfg.Progress(float64(n-left) / float64(n))
 		}
+	}
+	return nil
+}
+
+// Region is the region whose samples a tile loads first: the box of its nodes grown by the
+// halo (for the nearest family a first guess, grown where a node needs more), or nil when
+// the tile needs every sample.
+func (c *Computer) Region(tl Tile) *[4]float64 {
+	box := tl.Box(c.cfg.Target)
+	switch c.rule.Family {
+	case Radius:
+		r := Grow(box, c.rule.Halo*(1+1e-6)+tiny(box))
+		return &r
+	case Nearest:
+		// a first guess: the distance at which the job's mean density gives 2K samples
+		b := c.facts.Rel
+		area := math.Max((b[2]-b[0])*(b[3]-b[1]), 0)
+		h := math.Sqrt(2*float64(c.rule.K)*area/(math.Pi*float64(c.facts.N))) + c.rule.Extra
+		r := Grow(box, h*(1+1e-6)+tiny(box))
+		return &r
 	}
 	return nil
 }
