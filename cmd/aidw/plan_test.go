@@ -238,3 +238,37 @@ func TestTileIndexFromEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// The xargs form, two workers at a time, then the mosaic: the in-memory raster. A second
+// pass over every tile computes nothing.
+func TestPlanXargs(t *testing.T) {
+	if _, err := exec.LookPath("xargs"); err != nil {
+		t.Skip("no xargs")
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	writeClusteredLAS(t, in, 4000, 6)
+	grid := []string{"-a", "aidw:max_points=12", "-tr", "2", "2", "-ot", "Float32"}
+	want := filepath.Join(dir, "want.tif")
+	if code, _, stderr := runAidw(t, append(append(append([]string{"grid", "-q"}, grid...), in), want)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	m, n := planJob(t, dir, "m.json", append(grid, "-tile", "30", in)...)
+	if n < 6 {
+		t.Fatalf("%d tiles", n)
+	}
+	for pass := range 2 {
+		cmd := exec.Command("sh", "-c", fmt.Sprintf(`seq 0 %d | xargs -P 2 -I{} "%s" grid --manifest m.json --tile {}`, n-1, aidwBin))
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("xargs: %v: %s", err, out)
+		}
+		if done := strings.Count(string(out), "done already"); (pass == 0) != (done == 0) || pass == 1 && done != n {
+			t.Fatalf("pass %d: %d tiles done already: %s", pass, done, out)
+		}
+	}
+	got := filepath.Join(dir, "got.tif")
+	mosaic(t, m, got)
+	sameRaster(t, "xargs mosaic", readRaster(t, got, 1), readRaster(t, want, 1))
+}
