@@ -272,3 +272,51 @@ func TestPlanXargs(t *testing.T) {
 	mosaic(t, m, got)
 	sameRaster(t, "xargs mosaic", readRaster(t, got, 1), readRaster(t, want, 1))
 }
+
+// deploy/k8s/aidw-tiles.yaml is an Indexed Job with retries per index whose pods run aidw grid
+// --manifest: its command, with JOB_COMPLETION_INDEX set as Kubernetes sets it, computes
+// every tile, and the mosaic is the in-memory run.
+func TestKubernetesIndexedJob(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "deploy", "k8s", "aidw-tiles.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	yaml := string(b)
+	for _, want := range []string{"kind: Job", "completionMode: Indexed", "backoffLimitPerIndex: 2", "restartPolicy: Never", "mountPath: /data"} {
+		if !strings.Contains(yaml, want) {
+			t.Fatalf("the Job lacks %q", want)
+		}
+	}
+	var command []string
+	for _, line := range strings.Split(yaml, "\n") {
+		if l := strings.TrimSpace(line); strings.HasPrefix(l, "command:") {
+			if err := json.Unmarshal([]byte(strings.TrimSpace(strings.TrimPrefix(l, "command:"))), &command); err != nil {
+				t.Fatalf("command %q: %v", l, err)
+			}
+		}
+	}
+	if len(command) < 4 || command[0] != "aidw" || command[1] != "grid" {
+		t.Fatalf("the pods run %q", command)
+	}
+	data := t.TempDir() // stands for the volume at /data
+	in := filepath.Join(data, "survey")
+	writeClusteredLAS(t, in, 3000, 7)
+	grid := []string{"-a", "invdistnn:radius=6:max_points=10", "-tr", "3", "3"}
+	want := filepath.Join(data, "want.tif")
+	if code, _, stderr := runAidw(t, append(append(append([]string{"grid", "-q"}, grid...), in), want)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	m, n := planJob(t, data, "plan.json", append(grid, "-tile", "25", in)...)
+	args := make([]string, 0, len(command)-1)
+	for _, a := range command[1:] {
+		args = append(args, strings.ReplaceAll(a, "/data", data))
+	}
+	for i := range n {
+		if code, _, stderr := runAidwEnv(t, []string{"SLURM_ARRAY_TASK_ID=", fmt.Sprintf("JOB_COMPLETION_INDEX=%d", i)}, args...); code != 0 {
+			t.Fatalf("pod %d: exit %d: %s", i, code, stderr)
+		}
+	}
+	got := filepath.Join(data, "dem.tif")
+	mosaic(t, m, got)
+	sameRaster(t, "indexed job", readRaster(t, got, 1), readRaster(t, want, 1))
+}
