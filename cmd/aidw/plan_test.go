@@ -320,3 +320,41 @@ func TestKubernetesIndexedJob(t *testing.T) {
 	mosaic(t, m, got)
 	sameRaster(t, "indexed job", readRaster(t, got, 1), readRaster(t, want, 1))
 }
+
+// A plan with a -like template (its nodata nodes stay nodata) and relative paths, its workers
+// and mosaic run from another directory: the in-memory raster.
+func TestPlanLikeTemplateRelativePaths(t *testing.T) {
+	dir := t.TempDir()
+	writeClusteredLAS(t, filepath.Join(dir, "in"), 3000, 8)
+	run := func(wd string, args ...string) {
+		t.Helper()
+		cmd := exec.Command(aidwBin, args...)
+		cmd.Dir = wd
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v in %s: %v: %s", args, wd, err, out)
+		}
+	}
+	run(dir, "grid", "-q", "-a", "invdistnn:radius=2.5:nodata=-9999", "-tr", "2", "2", "in", "tmpl.tif")
+	grid := []string{"-a", "aidw:max_points=8", "-like", "tmpl.tif", "in"}
+	run(dir, append(append([]string{"grid", "-q"}, grid...), "want.tif")...)
+	run(dir, append(append([]string{"plan", "-q", "-tile", "30"}, grid...), "p.json")...)
+	other := t.TempDir()
+	m := filepath.Join(dir, "p.json")
+	var mf tiles.Manifest
+	b, _ := os.ReadFile(m)
+	if err := json.Unmarshal(b, &mf); err != nil {
+		t.Fatal(err)
+	}
+	if mf.Output.Like != filepath.Join(dir, "tmpl.tif") || !mf.Output.SetNoData {
+		t.Fatalf("the plan's template %q, nodata set %v", mf.Output.Like, mf.Output.SetNoData)
+	}
+	for i := range mf.Tiles {
+		run(other, "grid", "--manifest", m, "--tile", fmt.Sprint(i), "-q")
+	}
+	run(other, "mosaic", "-q", m, "got.tif")
+	want, got := readRaster(t, filepath.Join(dir, "want.tif"), 1), readRaster(t, filepath.Join(other, "got.tif"), 1)
+	if !got.hasNoData || got.nodata != want.nodata {
+		t.Fatalf("nodata %v %v, want %v", got.hasNoData, got.nodata, want.nodata)
+	}
+	sameRaster(t, "-like plan", got, want)
+}
