@@ -14,11 +14,18 @@ CONF=$DIR/slurm.conf
 CPUS=${SLURM_LOCAL_CPUS:-$(nproc)}
 log() { echo "slurm-local: $*" >&2; }
 
+# stop ends the daemons of an earlier start and waits for them to exit (a daemon that exits
+# removes its pid file, which must not be the next one's).
 stop() {
 	for pidfile in "$DIR/slurmd.pid" "$DIR/slurmctld.pid"; do
-		if [[ -s $pidfile ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
-			kill "$(cat "$pidfile")" || true
-		fi
+		[[ -s $pidfile ]] || continue
+		pid=$(cat "$pidfile")
+		kill "$pid" 2>/dev/null || continue
+		for _ in $(seq 100); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -9 "$pid" 2>/dev/null || true
 		rm -f "$pidfile"
 	done
 }
