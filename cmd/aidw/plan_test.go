@@ -268,9 +268,12 @@ func TestPlanXargs(t *testing.T) {
 			t.Fatalf("pass %d: %d tiles done already: %s", pass, done, out)
 		}
 	}
-	got := filepath.Join(dir, "got.tif")
-	mosaic(t, m, got)
+	got, png := filepath.Join(dir, "got.tif"), filepath.Join(dir, "quicklook.png")
+	mosaic(t, m, got, "-preview", png)
 	sameRaster(t, "xargs mosaic", readRaster(t, got, 1), readRaster(t, want, 1))
+	if b, err := os.ReadFile(png); err != nil || !strings.HasPrefix(string(b), "\x89PNG") {
+		t.Fatalf("the mosaic's -preview: %v", err)
+	}
 }
 
 // deploy/k8s/aidw-tiles.yaml is an Indexed Job with retries per index whose pods run aidw grid
