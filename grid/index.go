@@ -44,7 +44,7 @@ type coord interface{ int32 | float64 }
 // and finite values (callers reject NaN and infinite coordinates before indexing).
 func Build(x, y []float64) *Index {
 	ix := &Index{}
-	ix.X, ix.Y = build(ix, x, y, 1, 1)
+	ix.X, ix.Y = build(ix, x, y, 1, 1, nil)
 	return ix
 }
 
@@ -55,13 +55,14 @@ func BuildCompact(qx, qy []int32, quantumX, quantumY float64) *Index {
 		panic(fmt.Sprintf("grid.BuildCompact: quanta %g, %g must be positive", quantumX, quantumY))
 	}
 	ix := &Index{QuantumX: quantumX, QuantumY: quantumY}
-	ix.QX, ix.QY = build(ix, qx, qy, quantumX, quantumY)
+	ix.QX, ix.QY = build(ix, qx, qy, quantumX, quantumY, nil)
 	return ix
 }
 
 // build runs the stages on the samples at (x[i]*sx, y[i]*sy), fills the index's layout, order
 // and starts, and returns the coordinates permuted into the order.
-func build[T coord](ix *Index, x, y []T, sx, sy float64) (px, py []T) {
+// A given layout (see OfLayout) replaces the one the samples' box would give.
+func build[T coord](ix *Index, x, y []T, sx, sy float64, given *Layout) (px, py []T) {
 	if len(x) != len(y) {
 		panic(fmt.Sprintf("grid.Build: %d x but %d y coordinates", len(x), len(y)))
 	}
@@ -69,8 +70,13 @@ func build[T coord](ix *Index, x, y []T, sx, sy float64) (px, py []T) {
 	if n > math.MaxInt32 {
 		panic(fmt.Sprintf("grid.Build: %d samples, at most %d can be indexed", n, math.MaxInt32))
 	}
-	minX, minY, maxX, maxY := bounds(x, y, sx, sy)
-	l := NewLayout(minX, minY, maxX, maxY, n)
+	var l Layout
+	if given != nil {
+		l = *given
+	} else {
+		minX, minY, maxX, maxY := bounds(x, y, sx, sy)
+		l = NewLayout(minX, minY, maxX, maxY, n)
+	}
 	keys := make([]uint32, n)
 	cellKeys(x, y, sx, sy, l, keys)
 	sorted := make([]uint32, n)

@@ -253,7 +253,7 @@ func (a *AIDW) evaluator(p *Problem, ix *grid.Index) (*aidwEvaluator, error) {
 	if n <= 0 {
 		return nil, fmt.Errorf("aidw: no samples")
 	}
-	area := a.StudyArea(p.Samples, p.Target)
+	area := p.studyArea(a)
 	if !(area > 0) || math.IsInf(area, 0) {
 		return nil, fmt.Errorf("aidw: study area %g is not a positive finite number", area)
 	}

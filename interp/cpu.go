@@ -64,7 +64,7 @@ func (c *CPU) Prepare(ctx context.Context, p *Problem) (Prepared, error) {
 	if !ok {
 		return nil, fmt.Errorf("algorithm %s has no CPU implementation", p.Alg.Name())
 	}
-	ix := grid.Of(p.Samples)
+	ix := p.index()
 	threads := c.Threads
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)

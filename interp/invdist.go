@@ -325,8 +325,12 @@ func (a *InvDist) bindAll(p *Problem, ix *grid.Index) nodeFunc {
 			if !ok {
 				return one(x, y)
 			}
+			// Batches start at columns that are multiples of batchNodes, so that a node's
+			// value does not depend on which nodes were asked for before it (tiles ask for
+			// some columns only).
+			col0 := col - col%batchNodes
 			var nx, num, den, v [batchNodes]float64
-			n := batch.nodes(col, row, &nx)
+			n := batch.nodes(col0, row, &nx)
 			idw2Row(s.X, s.Y, s.Z, &nx, y, s2, &num, &den)
 			for k := range n {
 				if den[k] < 1/exactHitD2 && den[k] > 0 {
@@ -336,7 +340,7 @@ func (a *InvDist) bindAll(p *Problem, ix *grid.Index) nodeFunc {
 				}
 			}
 			batch.store(sc, y, &nx, &v, n)
-			return v[0]
+			return v[col-col0]
 		}
 	}
 	w := newInvPower(a.Power)
@@ -509,7 +513,7 @@ func idw2AllGo(xs, ys, zs []float64, x, y float64) (num, den float64, hit int) {
 func (a *InvDistNN) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
 	s := p.Samples
 	e := &invDistNNEval{a: a, s: s, ix: ix, w: newInvPower(a.Power), s2: a.Smoothing * a.Smoothing,
-		r2: a.Radius * a.Radius, order: newGDALOrder(s)}
+		r2: a.Radius * a.Radius, order: p.newGDALOrder()}
 	if a.active() {
 		return e.quadrants, nil
 	}
@@ -541,7 +545,17 @@ func (e *invDistNNEval) hit(sc *scratch, x, y float64) int32 {
 	best, rank := int32(-1), int32(0)
 	for _, nb := range sc.nb {
 		if nb.D2+e.s2 < exactHitD2 && inSquare(e.s, nb.ID, x, y, e.a.Radius) {
-			if r := e.order.ranks()[nb.ID]; best < 0 || r < rank {
+			if best < 0 || e.order.sameSpot(best, nb.ID) {
+				if best < 0 {
+					best, rank = nb.ID, -1 // a single candidate needs no order
+				}
+				continue
+			}
+			ranks := e.order.ranks()
+			if rank < 0 {
+				rank = ranks[best]
+			}
+			if r := ranks[nb.ID]; r < rank {
 				best, rank = nb.ID, r
 			}
 		}

@@ -65,7 +65,7 @@ func (a *Linear) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
 		return nil, err
 	}
 	loc := newTriLocator(s, tri)
-	nn := &gdalNearest{s: s, ix: ix, order: newGDALOrder(s), nodata: a.NodataValue}
+	nn := &gdalNearest{s: s, ix: ix, order: p.newGDALOrder(), nodata: a.NodataValue}
 	minX, minY, maxX, maxY := s.Bounds()
 	r0 := math.Sqrt((maxX - minX) * (maxY - minY) / float64(s.Len()))
 	outside := func(sc *scratch, x, y, r0 float64) float64 {

@@ -163,7 +163,7 @@ func (a *Average) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
 	}
 	switch {
 	case a.active():
-		order := newGDALOrder(s)
+		order := p.newGDALOrder()
 		return func(sc *scratch, x, y float64) float64 {
 			sc.nb = sc.without(ar.collect(ix, x, y, sc.nb))
 			pick := pickQuadrants(sc, sc.nb, s, x, y, a.QuadrantLimits, a.MaxPoints, order)
@@ -223,7 +223,7 @@ func (m *Metric) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
 	case m.Kind == AverageDistancePts:
 		return m.bindPairs(p, ix, ar), nil
 	case m.active():
-		order := newGDALOrder(s)
+		order := p.newGDALOrder()
 		return func(sc *scratch, x, y float64) float64 {
 			sc.nb = sc.without(ar.collect(ix, x, y, sc.nb))
 			pick := pickQuadrants(sc, sc.nb, s, x, y, m.QuadrantLimits, 0, order)
@@ -327,7 +327,7 @@ func (m *Metric) bindPairs(p *Problem, ix *grid.Index, ar searchArea) nodeFunc {
 		})
 		return func(*scratch, float64, float64) float64 { return all }
 	case ar.Square:
-		order := newGDALOrder(s)
+		order := p.newGDALOrder()
 		order.ranks()
 		return func(sc *scratch, x, y float64) float64 {
 			sum, pairs := m.squarePairs(sc, s, ix, ar, order.ranks(), x, y)

@@ -47,7 +47,7 @@ func parseNearest(kv *keyValues) (Algorithm, error) {
 }
 
 func (a *Nearest) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
-	nn := &gdalNearest{s: p.Samples, ix: ix, order: newGDALOrder(p.Samples), nodata: a.NodataValue}
+	nn := &gdalNearest{s: p.Samples, ix: ix, order: p.newGDALOrder(), nodata: a.NodataValue}
 	area := searchArea{R1: a.Radius1, R2: a.Radius2, Angle: a.Angle}
 	switch {
 	case area.all():
@@ -135,6 +135,17 @@ func (nn *gdalNearest) inSquare(sc *scratch, x, y, h float64) float64 {
 	}
 	if best < 0 {
 		return nn.nodata
+	}
+	if tie && nn.order.job != nil {
+		// the last in ID order of the tied samples, when they lie at one place (see sameSpot)
+		one := true
+		for _, nb := range sc.nb {
+			if nb.D2 == bestD2 && inSquare(nn.s, nb.ID, x, y, h) {
+				one = one && nn.order.sameSpot(best, nb.ID)
+				best = max(best, nb.ID)
+			}
+		}
+		tie = !one
 	}
 	if tie {
 		rank := nn.order.ranks()

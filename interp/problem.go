@@ -13,10 +13,15 @@ type Problem struct {
 	// leaveOneOut says that each node is computed with one sample held out (see LeaveOneOut),
 	// so binds size what depends on the number of samples for n-1 of them.
 	leaveOneOut bool
+	// Job, when set, says that the samples are part of a larger job's (see Job).
+	Job *Job
 }
 
 // sampleCount is the number of samples a node is computed from.
 func (p *Problem) sampleCount() int {
+	if p.Job != nil {
+		return p.Job.N
+	}
 	if p.leaveOneOut {
 		return p.Samples.Len() - 1
 	}

@@ -353,12 +353,16 @@ type gdalOrder struct {
 	s    *sample.Samples
 	once sync.Once
 	rank []int32
+	job  *Job // a Partial job, told when the order is needed
 }
 
 func newGDALOrder(s *sample.Samples) *gdalOrder { return &gdalOrder{s: s} }
 
 // ranks returns each sample's position in gdal's quadtree order.
 func (o *gdalOrder) ranks() []int32 {
+	if o.job != nil {
+		o.job.orderNeeded.Store(true)
+	}
 	o.once.Do(func() { o.rank = gdalQuadtreeRanks(o.s) })
 	return o.rank
 }
@@ -370,7 +374,9 @@ func (o *gdalOrder) sortTies(nb []grid.Neighbor) {
 		for j < len(nb) && nb[j].D2 == nb[i].D2 {
 			j++
 		}
-		if j-i > 1 {
+		if j-i > 1 && o.oneSpot(nb[i:j]) {
+			slices.SortFunc(nb[i:j], func(a, b grid.Neighbor) int { return cmp.Compare(a.ID, b.ID) })
+		} else if j-i > 1 {
 			rank := o.ranks()
 			slices.SortFunc(nb[i:j], func(a, b grid.Neighbor) int { return cmp.Compare(rank[a.ID], rank[b.ID]) })
 		}

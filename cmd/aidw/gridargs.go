@@ -48,6 +48,8 @@ type gridArgs struct {
 	nodataGiven          bool   // the -a string sets nodata, so the band gets it (as gdal_grid)
 	preview              string // -preview: a PNG quick look of the first band
 	tap                  bool   // -tap: the extent snaps outwards to whole multiples of -tr
+
+	tiles tileArgs // -tile, -memory (tiled.go)
 }
 
 // flagSpec is one flag: how many values follow it and what to do with them.
@@ -113,6 +115,10 @@ var gridFlagList = []gridFlag{
 	{"-threads", "<n>", "CPU workers (default: GDAL_NUM_THREADS, else all cores)", flagSpec{1, setThreads}},
 	{"-device", "auto|gpu|gpu:<n>|cpu", "the engine: the GPUs of the cuda build (gpu:<n> one of them), or the CPU (default auto)", flagSpec{1, setDevice}},
 	{"-gpus", "<count>|<n>,<n>...", "the GPUs to use: the first <count>, or those numbered (default every visible GPU)", flagSpec{1, setGPUs}},
+	{"-tile", "<nodes>", "tiled run: tiles of this many nodes a side, each from its samples and a halo (LAS/LAZ)",
+		flagSpec{1, setTile}},
+	{"-memory", "<size>", "tiled run when the points would not fit in this budget (400MB, 8GB; default half the free memory)",
+		flagSpec{1, setMemory}},
 	{"-preview", "<png>", "also writes a hillshaded quick look of the first band",
 		flagSpec{1, func(a *gridArgs, v []string) error { a.preview = v[0]; return nil }}},
 	{"-q", "", "quiet: no progress",

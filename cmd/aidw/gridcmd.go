@@ -51,6 +51,9 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-preview: %w", err)
 		}
 	}
+	if tiled, err := runTiledIfAsked(ctx, a, alg, threads, stdout, stderr); tiled || err != nil {
+		return err
+	}
 
 	var tmpl *gdalio.Template
 	if a.like != "" {

@@ -142,11 +142,46 @@ func newApp() *cli.App {
 						fmt.Fprint(c.App.Writer, gridHelp())
 						return nil
 					}
+					if isWorker(args) {
+						return runTileWorker(c.Context, args, c.App.Writer, c.App.ErrWriter)
+					}
 					a, err := parseGridArgs(args)
 					if err != nil {
 						return err
 					}
 					return protect(func() error { return runGrid(c.Context, a, c.App.Writer, c.App.ErrWriter) })
+				},
+			},
+			{
+				Name:            "plan",
+				Usage:           "plan a tiled job for many machines: a manifest of tiles that aidw grid --manifest computes one by one",
+				ArgsUsage:       planUsage,
+				SkipFlagParsing: true,
+				Action: func(c *cli.Context) error {
+					args := c.Args().Slice()
+					if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+						fmt.Fprintln(c.App.Writer, "Usage: aidw plan "+planUsage)
+						return nil
+					}
+					return runPlan(c.Context, args, c.App.Writer, c.App.ErrWriter)
+				},
+			},
+			{
+				Name:            "mosaic",
+				Usage:           "assemble the tiles of a plan into one raster",
+				ArgsUsage:       mosaicUsage,
+				SkipFlagParsing: true,
+				Action: func(c *cli.Context) error {
+					args := c.Args().Slice()
+					if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+						fmt.Fprintln(c.App.Writer, "Usage: aidw mosaic "+mosaicUsage)
+						return nil
+					}
+					a, err := parseMosaicArgs(args)
+					if err != nil {
+						return err
+					}
+					return runMosaic(c.Context, a, c.App.Writer, c.App.ErrWriter)
 				},
 			},
 			benchCommand(),
@@ -186,5 +221,6 @@ const gridUsage = `[-a <algorithm>[:<key>=<value>]...] [-zfield <field>] [-z_inc
     [-threads <n>] [-device auto|gpu|gpu:<n>|cpu] [-gpus <count>|<n>,...] [-preview <png>] [-q]
     [--config <KEY> <VALUE>]
     [-class <code>[,<code>]...] [-returns first|last|all] [-drop_withheld] [-drop_overlap]
-    [-zrange <min> <max>]
-    <src_datasource>... <dst_filename>`
+    [-zrange <min> <max>] [-tile <nodes>] [-memory <size>]
+    <src_datasource>... <dst_filename>
+or: aidw grid --manifest <plan.json> [--tile <i>] [-threads <n>] [-q]   (one tile of aidw plan)`

@@ -1,0 +1,364 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aidw/aidw/tiles"
+)
+
+// planJob plans a job and returns the manifest's path and its tile count.
+func planJob(t *testing.T, dir, name string, args ...string) (string, int) {
+	t.Helper()
+	m := filepath.Join(dir, name)
+	if code, _, stderr := runAidw(t, append(append([]string{"plan", "-q"}, args...), m)...); code != 0 {
+		t.Fatalf("plan %v: exit %d: %s", args, code, stderr)
+	}
+	b, err := os.ReadFile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mf tiles.Manifest
+	if err := json.Unmarshal(b, &mf); err != nil {
+		t.Fatal(err)
+	}
+	return m, len(mf.Tiles)
+}
+
+// runTiles computes every tile of a plan, one process each.
+func runTiles(t *testing.T, m string, n int) {
+	t.Helper()
+	for i := range n {
+		if code, _, stderr := runAidw(t, "grid", "--manifest", m, "--tile", fmt.Sprint(i), "-q"); code != 0 {
+			t.Fatalf("tile %d: exit %d: %s", i, code, stderr)
+		}
+	}
+}
+
+func mosaic(t *testing.T, m, dst string, extra ...string) {
+	t.Helper()
+	if code, _, stderr := runAidw(t, append(append([]string{"mosaic", "-q"}, extra...), m, dst)...); code != 0 {
+		t.Fatalf("mosaic %s: exit %d: %s", dst, code, stderr)
+	}
+}
+
+// plan, one process a tile, mosaic: the raster (GTiff, COG, VRT) is the in-memory run's, bit
+// for bit, for several algorithms, bands and types.
+func TestPlanTilesMosaic(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	writeClusteredLAS(t, in, 4000, 1)
+	for _, c := range []struct {
+		alg   string
+		extra []string
+		bands int
+	}{
+		{"aidw:max_points=12", []string{"-ot", "Float32"}, 1},
+		{"aidw:k=10:max_points=16:diagnostics=yes", nil, 5},
+		{"invdistnn:radius=8:max_points=12:nodata=-9999", nil, 1},
+		{"average:radius1=6:radius2=6", []string{"-ot", "Int16", "-co", "COMPRESS=DEFLATE"}, 1},
+		{"nearest", nil, 1},
+		{"linear", nil, 1},
+	} {
+		grid := append([]string{"-a", c.alg, "-tr", "2.5", "2.5"}, c.extra...)
+		want := filepath.Join(dir, "want.tif")
+		if code, _, stderr := runAidw(t, append(append(append([]string{"grid", "-q"}, grid...), in), want)...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.alg, code, stderr)
+		}
+		m, n := planJob(t, dir, "plan.json", append(grid, "-tile", "23", in)...)
+		if n != 12 {
+			t.Fatalf("%s: %d tiles, want 12", c.alg, n)
+		}
+		runTiles(t, m, n)
+		got, vrt, cog := filepath.Join(dir, "got.tif"), filepath.Join(dir, "got.vrt"), filepath.Join(dir, "cog.tif")
+		mosaic(t, m, got)
+		mosaic(t, m, vrt)
+		mosaic(t, m, cog, "-of", "COG")
+		for b := 1; b <= c.bands; b++ {
+			w := readRaster(t, want, b)
+			for _, g := range []string{got, vrt, cog} {
+				r := readRaster(t, g, b)
+				if r.dataType != w.dataType || r.hasNoData != w.hasNoData || r.nodata != w.nodata || r.bands != w.bands {
+					t.Fatalf("%s %s band %d: type %v nodata %v %v bands %d, want %v %v %v %d", c.alg, g, b,
+						r.dataType, r.hasNoData, r.nodata, r.bands, w.dataType, w.hasNoData, w.nodata, w.bands)
+				}
+				sameRaster(t, fmt.Sprintf("%s %s band %d", c.alg, filepath.Base(g), b), r, w)
+			}
+		}
+		os.RemoveAll(tiles.TileDir(m))
+	}
+}
+
+// A finished tile is not computed again; a stale temporary is removed; a killed or missing
+// tile, a tile of another plan and an edited plan are refused by the mosaic.
+func TestPlanIdempotentAndRefusals(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	writeClusteredLAS(t, in, 3000, 4)
+	m, n := planJob(t, dir, "job.json", "-a", "invdistnn:radius=6", "-tr", "4", "4", "-tile", "20", in)
+	runTiles(t, m, n)
+	tile1 := tiles.TilePath(m, 1)
+	if filepath.Base(filepath.Dir(tile1)) != "job.tiles" || filepath.Base(tile1) != "tile-00001.tif" {
+		t.Fatalf("tile raster %s", tile1)
+	}
+	st, _ := os.Stat(tile1)
+	// a worker killed before it could clean up: its temporary names a process that is gone
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(filepath.Dir(tile1), fmt.Sprintf("tile-00001.aidwtmp-%d-1f.tif", gone.Process.Pid))
+	if err := os.WriteFile(stale, []byte("half"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runAidw(t, "grid", "--manifest", m, "--tile", "1")
+	if code != 0 || !strings.Contains(stdout, "done already") {
+		t.Fatalf("rerun of a finished tile: exit %d, %q %q", code, stdout, stderr)
+	}
+	if st2, _ := os.Stat(tile1); !st2.ModTime().Equal(st.ModTime()) {
+		t.Fatalf("a finished tile was written again")
+	}
+	// the tile is lost (a killed worker leaves none): the mosaic says which
+	os.Remove(tile1)
+	dst := filepath.Join(dir, "out.tif")
+	code, _, stderr = runAidw(t, "mosaic", m, dst)
+	if code == 0 || !strings.Contains(stderr, "1 missing (1)") {
+		t.Fatalf("mosaic with tile 1 missing: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(dst); err == nil {
+		t.Fatalf("a failed mosaic left %s", dst)
+	}
+	code, _, stderr = runAidw(t, "grid", "--manifest", m, "--tile", "1", "-q")
+	if code != 0 {
+		t.Fatalf("tile 1 again: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Fatalf("the stale temporary %s is still there", stale)
+	}
+	mosaic(t, m, dst)
+	// another plan at the same path: the old tiles are not its own
+	keep := filepath.Join(dir, "keep.tif")
+	os.Rename(tiles.TilePath(m, 2), keep)
+	planJob(t, dir, "job.json", "-a", "invdistnn:radius=7", "-tr", "4", "4", "-tile", "20", in)
+	code, _, stderr = runAidw(t, "mosaic", m, dst)
+	if code == 0 || !strings.Contains(stderr, "of another plan") || !strings.Contains(stderr, "missing (2)") {
+		t.Fatalf("mosaic over another plan's tiles: exit %d, %q", code, stderr)
+	}
+	// a worker of the new plan recomputes a tile of the old one
+	code, stdout, _ = runAidw(t, "grid", "--manifest", m, "--tile", "0")
+	if code != 0 || strings.Contains(stdout, "done already") {
+		t.Fatalf("tile 0 of the new plan: exit %d, %q", code, stdout)
+	}
+	// an edited plan
+	b, _ := os.ReadFile(m)
+	os.WriteFile(m, []byte(strings.Replace(string(b), "radius=7", "radius=9", 1)), 0o644)
+	for _, args := range [][]string{{"mosaic", m, dst}, {"grid", "--manifest", m, "--tile", "0"}} {
+		if code, _, stderr := runAidw(t, args...); code == 0 || !strings.Contains(stderr, "edited") {
+			t.Fatalf("%v over an edited plan: exit %d, %q", args, code, stderr)
+		}
+	}
+	// arguments
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plan", "-tile", "20", in, filepath.Join(dir, "p.tif")}, ".json"},
+		{[]string{"plan", "-tile", "20", "-preview", "x.png", in, filepath.Join(dir, "p.json")}, "aidw mosaic"},
+		{[]string{"plan", "-a", "aidw", "-tile", "20", filepath.Join(dir, "nothere"), filepath.Join(dir, "p.json")}, "nothere"},
+		{[]string{"grid", "--manifest", filepath.Join(dir, "none.json"), "--tile", "0"}, "none.json"},
+		{[]string{"grid", "--manifest", m, "-a", "nearest"}, "only --tile"},
+		{[]string{"mosaic", m}, "the plan and the destination"},
+	} {
+		if code, _, stderr := runAidw(t, c.args...); code == 0 || !strings.Contains(stderr, c.want) {
+			t.Fatalf("%v: exit %d, %q; want an error naming %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// runAidwEnv runs the binary with extra environment variables.
+func runAidwEnv(t *testing.T, env []string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(aidwBin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), stdout.String(), stderr.String()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0, stdout.String(), stderr.String()
+}
+
+// Without --tile a worker takes SLURM_ARRAY_TASK_ID, else JOB_COMPLETION_INDEX (Kubernetes
+// Indexed Jobs); --tile wins over both.
+func TestTileIndexFromEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	writeClusteredLAS(t, in, 2000, 5)
+	m, n := planJob(t, dir, "env.json", "-a", "nearest", "-tr", "5", "5", "-tile", "16", in)
+	clean := []string{"SLURM_ARRAY_TASK_ID=", "JOB_COMPLETION_INDEX="}
+	exists := func(i int) bool { _, err := os.Stat(tiles.TilePath(m, i)); return err == nil }
+	for _, c := range []struct {
+		env  []string
+		args []string
+		tile int
+	}{
+		{[]string{"SLURM_ARRAY_TASK_ID=2"}, nil, 2},
+		{[]string{"JOB_COMPLETION_INDEX=3"}, nil, 3},
+		{[]string{"SLURM_ARRAY_TASK_ID=4", "JOB_COMPLETION_INDEX=5"}, nil, 4},
+		{[]string{"SLURM_ARRAY_TASK_ID=5", "JOB_COMPLETION_INDEX=6"}, []string{"--tile", "1"}, 1},
+	} {
+		code, _, stderr := runAidwEnv(t, append(clean, c.env...), append([]string{"grid", "--manifest", m, "-q"}, c.args...)...)
+		if code != 0 {
+			t.Fatalf("%v %v: exit %d: %s", c.env, c.args, code, stderr)
+		}
+		for i := range n {
+			if exists(i) != (i == c.tile) {
+				t.Fatalf("%v %v: tile %d exists: %v; want tile %d computed", c.env, c.args, i, exists(i), c.tile)
+			}
+		}
+		os.Remove(tiles.TilePath(m, c.tile))
+	}
+	for _, c := range []struct {
+		env  []string
+		want string
+	}{
+		{nil, "which tile"},
+		{[]string{"JOB_COMPLETION_INDEX=x"}, "JOB_COMPLETION_INDEX"},
+		{[]string{"SLURM_ARRAY_TASK_ID=" + fmt.Sprint(n)}, fmt.Sprintf("tiles 0 to %d", n-1)},
+	} {
+		if code, _, stderr := runAidwEnv(t, append(clean, c.env...), "grid", "--manifest", m); code == 0 || !strings.Contains(stderr, c.want) {
+			t.Fatalf("%v: exit %d, %q; want an error naming %q", c.env, code, stderr, c.want)
+		}
+	}
+}
+
+// The xargs form, two workers at a time, then the mosaic: the in-memory raster. A second
+// pass over every tile computes nothing.
+func TestPlanXargs(t *testing.T) {
+	if _, err := exec.LookPath("xargs"); err != nil {
+		t.Skip("no xargs")
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	writeClusteredLAS(t, in, 4000, 6)
+	grid := []string{"-a", "aidw:max_points=12", "-tr", "2", "2", "-ot", "Float32"}
+	want := filepath.Join(dir, "want.tif")
+	if code, _, stderr := runAidw(t, append(append(append([]string{"grid", "-q"}, grid...), in), want)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	m, n := planJob(t, dir, "m.json", append(grid, "-tile", "30", in)...)
+	if n < 6 {
+		t.Fatalf("%d tiles", n)
+	}
+	for pass := range 2 {
+		cmd := exec.Command("sh", "-c", fmt.Sprintf(`seq 0 %d | xargs -P 2 -I{} "%s" grid --manifest m.json --tile {}`, n-1, aidwBin))
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("xargs: %v: %s", err, out)
+		}
+		if done := strings.Count(string(out), "done already"); (pass == 0) != (done == 0) || pass == 1 && done != n {
+			t.Fatalf("pass %d: %d tiles done already: %s", pass, done, out)
+		}
+	}
+	got, png := filepath.Join(dir, "got.tif"), filepath.Join(dir, "quicklook.png")
+	mosaic(t, m, got, "-preview", png)
+	sameRaster(t, "xargs mosaic", readRaster(t, got, 1), readRaster(t, want, 1))
+	if b, err := os.ReadFile(png); err != nil || !strings.HasPrefix(string(b), "\x89PNG") {
+		t.Fatalf("the mosaic's -preview: %v", err)
+	}
+}
+
+// deploy/k8s/aidw-tiles.yaml is an Indexed Job with retries per index whose pods run aidw grid
+// --manifest: its command, with JOB_COMPLETION_INDEX set as Kubernetes sets it, computes
+// every tile, and the mosaic is the in-memory run.
+func TestKubernetesIndexedJob(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "deploy", "k8s", "aidw-tiles.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	yaml := string(b)
+	for _, want := range []string{"kind: Job", "completionMode: Indexed", "backoffLimitPerIndex: 2", "restartPolicy: Never", "mountPath: /data"} {
+		if !strings.Contains(yaml, want) {
+			t.Fatalf("the Job lacks %q", want)
+		}
+	}
+	var command []string
+	for _, line := range strings.Split(yaml, "\n") {
+		if l := strings.TrimSpace(line); strings.HasPrefix(l, "command:") {
+			if err := json.Unmarshal([]byte(strings.TrimSpace(strings.TrimPrefix(l, "command:"))), &command); err != nil {
+				t.Fatalf("command %q: %v", l, err)
+			}
+		}
+	}
+	if len(command) < 4 || command[0] != "aidw" || command[1] != "grid" {
+		t.Fatalf("the pods run %q", command)
+	}
+	data := t.TempDir() // stands for the volume at /data
+	in := filepath.Join(data, "survey")
+	writeClusteredLAS(t, in, 3000, 7)
+	grid := []string{"-a", "invdistnn:radius=6:max_points=10", "-tr", "3", "3"}
+	want := filepath.Join(data, "want.tif")
+	if code, _, stderr := runAidw(t, append(append(append([]string{"grid", "-q"}, grid...), in), want)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	m, n := planJob(t, data, "plan.json", append(grid, "-tile", "25", in)...)
+	args := make([]string, 0, len(command)-1)
+	for _, a := range command[1:] {
+		args = append(args, strings.ReplaceAll(a, "/data", data))
+	}
+	for i := range n {
+		if code, _, stderr := runAidwEnv(t, []string{"SLURM_ARRAY_TASK_ID=", fmt.Sprintf("JOB_COMPLETION_INDEX=%d", i)}, args...); code != 0 {
+			t.Fatalf("pod %d: exit %d: %s", i, code, stderr)
+		}
+	}
+	got := filepath.Join(data, "dem.tif")
+	mosaic(t, m, got)
+	sameRaster(t, "indexed job", readRaster(t, got, 1), readRaster(t, want, 1))
+}
+
+// A plan with a -like template (its nodata nodes stay nodata) and relative paths, its workers
+// and mosaic run from another directory: the in-memory raster.
+func TestPlanLikeTemplateRelativePaths(t *testing.T) {
+	dir := t.TempDir()
+	writeClusteredLAS(t, filepath.Join(dir, "in"), 3000, 8)
+	run := func(wd string, args ...string) {
+		t.Helper()
+		cmd := exec.Command(aidwBin, args...)
+		cmd.Dir = wd
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v in %s: %v: %s", args, wd, err, out)
+		}
+	}
+	run(dir, "grid", "-q", "-a", "invdistnn:radius=2.5:nodata=-9999", "-tr", "2", "2", "in", "tmpl.tif")
+	grid := []string{"-a", "aidw:max_points=8", "-like", "tmpl.tif", "in"}
+	run(dir, append(append([]string{"grid", "-q"}, grid...), "want.tif")...)
+	run(dir, append(append([]string{"plan", "-q", "-tile", "30"}, grid...), "p.json")...)
+	other := t.TempDir()
+	m := filepath.Join(dir, "p.json")
+	var mf tiles.Manifest
+	b, _ := os.ReadFile(m)
+	if err := json.Unmarshal(b, &mf); err != nil {
+		t.Fatal(err)
+	}
+	if mf.Output.Like != filepath.Join(dir, "tmpl.tif") || !mf.Output.SetNoData {
+		t.Fatalf("the plan's template %q, nodata set %v", mf.Output.Like, mf.Output.SetNoData)
+	}
+	for i := range mf.Tiles {
+		run(other, "grid", "--manifest", m, "--tile", fmt.Sprint(i), "-q")
+	}
+	run(other, "mosaic", "-q", m, "got.tif")
+	want, got := readRaster(t, filepath.Join(dir, "want.tif"), 1), readRaster(t, filepath.Join(other, "got.tif"), 1)
+	if !got.hasNoData || got.nodata != want.nodata {
+		t.Fatalf("nodata %v %v, want %v", got.hasNoData, got.nodata, want.nodata)
+	}
+	sameRaster(t, "-like plan", got, want)
+}

@@ -1,0 +1,268 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/aidw/aidw/gdalio"
+	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/lidar"
+	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/report"
+	"github.com/aidw/aidw/sample"
+	"github.com/aidw/aidw/tiles"
+)
+
+// tileArgs are the flags of tiled mode: -tile <nodes> (the tile side), -memory <size> (the
+// budget that decides tiling and the tile side).
+type tileArgs struct {
+	side   int
+	memory int64 // bytes; 0: a safe share of the free memory
+}
+
+func setTile(a *gridArgs, v []string) error {
+	n, err := strconv.Atoi(v[0])
+	if err != nil || n < 1 {
+		return fmt.Errorf("-tile %s: the tile side is a number of nodes, at least 1", v[0])
+	}
+	a.tiles.side = n
+	return nil
+}
+
+func setMemory(a *gridArgs, v []string) error {
+	b, err := parseBytes(v[0])
+	if err != nil {
+		return fmt.Errorf("-memory %s: %w", v[0], err)
+	}
+	a.tiles.memory = b
+	return nil
+}
+
+// parseBytes reads a size: a number with an optional unit, B, KB, MB, GB, TB (powers of 1024;
+// KiB, MiB, ... too).
+func parseBytes(s string) (int64, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	mult := 1.0
+	for _, u := range []struct {
+		suffix string
+		m      float64
+	}{{"TIB", 1 << 40}, {"GIB", 1 << 30}, {"MIB", 1 << 20}, {"KIB", 1 << 10}, {"TB", 1 << 40}, {"GB", 1 << 30},
+		{"MB", 1 << 20}, {"KB", 1 << 10}, {"T", 1 << 40}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.m
+			break
+		}
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil || !(f > 0) || math.IsInf(f, 0) {
+		return 0, fmt.Errorf("not a size: give a number and a unit, as 400MB or 8GB")
+	}
+	return int64(f * mult), nil
+}
+
+// tileBytesPerPoint is what a loaded sample costs in a tile: the compact samples, the index,
+// the halo check's index and the reader's room (gdalio's lidarPeakBytes is 70 in memory).
+const tileBytesPerPoint = 80
+
+// defaultBudget is the share of the free memory a run takes when -memory is not given.
+func defaultBudget() int64 {
+	if avail, ok := gdalio.AvailableMemory(); ok {
+		return avail / 2
+	}
+	return 4 << 30
+}
+
+// runTiledIfAsked runs `aidw grid` tile by tile when -tile asks for it, or when the inputs
+// are LAS/LAZ whose headers declare more points than the memory budget holds. It says whether
+// it ran.
+func runTiledIfAsked(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads int, stdout, stderr io.Writer) (bool, error) {
+	side := a.tiles.side
+	if side == 0 {
+		declared, ok := declaredLASPoints(a.srcs)
+		budget := a.tiles.memory
+		if budget == 0 {
+			budget = defaultBudget()
+		}
+		if !ok || float64(declared)*tileBytesPerPoint <= float64(budget) {
+			return false, nil
+		}
+		return true, runTiled(ctx, a, alg, threads, 0, budget, stdout, stderr)
+	}
+	return true, runTiled(ctx, a, alg, threads, side, 0, stdout, stderr)
+}
+
+// declaredLASPoints is the number of points the headers of the inputs declare; ok is false unless
+// every input is LAS/LAZ.
+func declaredLASPoints(srcs []string) (int64, bool) {
+	paths, err := gdalio.ExpandInputs(srcs)
+	if err != nil || len(paths) == 0 {
+		return 0, false
+	}
+	var n int64
+	for _, p := range paths {
+		l := strings.ToLower(p)
+		if !strings.HasSuffix(l, ".las") && !strings.HasSuffix(l, ".laz") {
+			return 0, false
+		}
+		h, err := lidar.ReadHeader(lidar.OpenLocal, p)
+		if err != nil {
+			return 0, false
+		}
+		n += int64(h.PointCount)
+	}
+	return n, true
+}
+
+// tiledJob is what a tiled run shares between its tiles: the census, the target, the facts.
+type tiledJob struct {
+	las    *tiles.LAS
+	srs    string
+	target raster.Target
+	facts  *tiles.Facts
+	tmpl   *gdalio.Template // -like's, nil without
+}
+
+// prepareTiled takes the census of the inputs and the job's facts.
+func prepareTiled(ctx context.Context, a *gridArgs) (*tiledJob, error) {
+	if a.device == "gpu" {
+		return nil, fmt.Errorf("-device gpu: tiled mode runs on the CPU engine")
+	}
+	if len(a.layers) > 0 || len(a.sqls) > 0 {
+		return nil, fmt.Errorf("tiled mode reads LAS/LAZ inputs: -l and -sql do not apply")
+	}
+	var tmpl *gdalio.Template
+	var err error
+	if a.like != "" {
+		if tmpl, err = gdalio.ReadTemplate(a.like); err != nil {
+			return nil, err
+		}
+	}
+	opt := a.sourceOptions()
+	las, srs, extent, err := tiles.CensusLAS(ctx, a.srcs, opt)
+	if err != nil {
+		return nil, err
+	}
+	if a.srs == "" && tmpl != nil && tmpl.SRS != "" && srs != "" && !gdalio.SameSRS(srs, tmpl.SRS) {
+		return nil, fmt.Errorf("the samples' CRS is not the template's: tiled mode does not transform samples; run without -tile/-memory")
+	}
+	j := &tiledJob{las: las, srs: srs, tmpl: tmpl}
+	switch {
+	case a.srs != "":
+		j.srs = a.srs
+	case tmpl != nil && tmpl.SRS != "":
+		j.srs = tmpl.SRS
+	}
+	src := gdalio.Source{Extent: &extent, Samples: &sample.Samples{}}
+	if math.IsInf(extent[0], 0) {
+		return nil, fmt.Errorf("%s: no usable samples", strings.Join(a.srcs, " "))
+	}
+	if j.target, err = a.target(tmpl, src); err != nil {
+		return nil, err
+	}
+	if j.facts, err = las.Facts(ctx, j.target); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
+
+// budgetSide is the tile side (in nodes) whose tile, halo included, holds about as many
+// samples as the budget allows at the job's mean density.
+func budgetSide(t raster.Target, f *tiles.Facts, rule tiles.Rule, budget int64) (int, error) {
+	if rule.Family == tiles.Global {
+		return 0, fmt.Errorf("this algorithm weighs every sample at every node: its %d samples need about %.1f GiB, more than the memory budget of %.1f GiB, and tiles cannot lessen that (a bounded form, with max_points or a radius, can be tiled)",
+			f.N, float64(f.N)*tileBytesPerPoint/(1<<30), float64(budget)/(1<<30))
+	}
+	points := float64(budget) / tileBytesPerPoint
+	b := f.Rel
+	area := math.Max((b[2]-b[0])*(b[3]-b[1]), 1e-300)
+	density := float64(f.N) / area
+	halo := rule.Halo + rule.Extra
+	if rule.Family == tiles.Nearest {
+		halo += 2 * math.Sqrt(float64(rule.K)/(math.Pi*density))
+	}
+	w := math.Sqrt(points/density) - 2*halo
+	g := t.GeoTransform
+	cell := math.Max(math.Hypot(g[1], g[4]), math.Hypot(g[2], g[5]))
+	side := int(w / cell)
+	if side < 16 {
+		return 0, fmt.Errorf("the memory budget of %.1f GiB holds about %.0f samples, too few for a tile of 16 x 16 nodes and its halo at this density: give a larger -memory", float64(budget)/(1<<30), points)
+	}
+	return side, nil
+}
+
+// runTiled is `aidw grid` tile by tile into the one output raster.
+func runTiled(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads, side int, budget int64, stdout, stderr io.Writer) error {
+	j, err := prepareTiled(ctx, a)
+	if err != nil {
+		return err
+	}
+	nodata, setNoData := outputNoData(a, alg, j.tmpl)
+	c, err := tiles.NewComputer(tiles.Config{Target: j.target, Alg: alg, Threads: threads}, j.facts, j.las)
+	if err != nil {
+		return err
+	}
+	if side == 0 {
+		if side, err = budgetSide(j.target, j.facts, c.Rule(), budget); err != nil {
+			return err
+		}
+	}
+	names := interp.BandNames(alg)
+	ropt := gdalio.RasterOptions{Format: a.format, Type: a.outType, Create: a.creation,
+		SRS: j.srs, Bands: len(names), NoData: nodata, SetNoData: setNoData || j.target.Mask != nil}
+	w, err := gdalio.Create(a.dst, j.target, ropt)
+	if err != nil {
+		return err
+	}
+	var preview *report.Preview
+	if a.preview != "" {
+		var geographic bool
+		if geographic, err = gdalio.IsGeographic(j.srs); err == nil {
+			preview = report.NewPreview(j.target, geographic, ropt.NoData, ropt.SetNoData)
+		}
+	}
+	if err == nil && len(names) > 1 {
+		for k, name := range names {
+			if err = w.Describe(k+1, name); err != nil {
+				break
+			}
+		}
+	}
+	var bar *termProgress
+	if err == nil {
+		if !a.quiet {
+			bar = newTermProgress(stdout)
+			bar.Update(0)
+			c.SetProgress(bar.Update)
+		}
+		err = tiles.Run(ctx, c, side, func(row0, rows int, bands [][]float64) error {
+			if preview != nil {
+				preview.AddRows(row0, rows, bands[0])
+			}
+			for k, values := range bands {
+				if err := w.WriteRows(k+1, row0, rows, values); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	var png []byte
+	if err == nil && preview != nil {
+		png, err = preview.PNG()
+	}
+	if err != nil {
+		w.Abort()
+		return err
+	}
+	if err := w.Commit(); err != nil {
+		return err
+	}
+	if preview != nil {
+		return gdalio.WriteAtomic(a.preview, png)
+	}
+	return nil
+}

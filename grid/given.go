@@ -1,0 +1,32 @@
+package grid
+
+import (
+	"fmt"
+
+	"github.com/aidw/aidw/sample"
+)
+
+// OfLayout is Of on a given layout instead of the one the samples' own box gives: a subset of
+// a larger set of samples, indexed on the larger set's layout, has every sample in the cell
+// the larger set's index puts it in, so that a scan of cells meets the subset's samples in the
+// order in which it meets them in the larger set. The layout's cells are clamped as Key
+// clamps them; it should cover the samples.
+func OfLayout(s *sample.Samples, l Layout) *Index {
+	if l.Cells() <= 0 || !(l.Cell > 0) {
+		panic(fmt.Sprintf("grid.OfLayout: layout %+v has no cells", l))
+	}
+	if s.IsCompact() {
+		ix := &Index{QuantumX: s.QuantumX, QuantumY: s.QuantumY}
+		ix.QX, ix.QY = build(ix, s.QX, s.QY, s.QuantumX, s.QuantumY, &l)
+		return ix
+	}
+	ix := &Index{}
+	ix.X, ix.Y = build(ix, s.X, s.Y, 1, 1, &l)
+	return ix
+}
+
+// LayoutOf is the layout Of gives samples whose coordinates (relative to their origin) span
+// the box [minX,maxX] x [minY,maxY]: NewLayout of that box and n.
+func LayoutOf(minX, minY, maxX, maxY float64, n int) Layout {
+	return NewLayout(minX, minY, maxX, maxY, n)
+}

@@ -1,0 +1,119 @@
+package tiles
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/aidw/aidw/interp"
+)
+
+// Family is how far a node's computation reaches, which decides a tile's halo.
+type Family int
+
+const (
+	// Radius: every sample a node uses lies within Rule.Halo of it.
+	Radius Family = iota
+	// Nearest: a node uses its Rule.K nearest samples (and those within Rule.Extra): the halo
+	// is checked node by node (see checkNodes), and grown where it falls short.
+	Nearest
+	// Global: a node uses every sample. Each tile loads them all: exact, but not bounded in
+	// memory by the tile.
+	Global
+)
+
+func (f Family) String() string {
+	return [...]string{"radius", "nearest", "global"}[f]
+}
+
+// Rule is an algorithm's halo rule for a job of n samples.
+type Rule struct {
+	Family Family
+	// Halo is the radius family's reach, and the nearest family's first guess (0: none).
+	Halo float64
+	// K is how many nearest samples a node of the nearest family uses; Extra a radius within
+	// which it uses every sample besides.
+	K     int
+	Extra float64
+	// Layout says that the algorithm sums its neighbours in the index's cell order, so that a
+	// tile's index must take the whole job's layout.
+	Layout bool
+}
+
+// gdalQuadtreeThreshold is interp's: above this many samples gdal searches its quadtree.
+const gdalQuadtreeThreshold = 100
+
+// square says whether gdal's search of a job of n samples is its quadtree's square.
+func square(n int, r1, r2, angle float64) bool {
+	return n > gdalQuadtreeThreshold && angle == 0 && (r1 > 0 || r2 > 0)
+}
+
+// ellipseReach is the reach of gdal's search ellipse (or its quadtree's square), or false when
+// it is unbounded: no radius, or a radius of 0 beside another, outside the quadtree (a line).
+func ellipseReach(n int, r1, r2, angle float64) (float64, bool) {
+	if r1 == 0 && r2 == 0 {
+		return 0, false
+	}
+	if square(n, r1, r2, angle) {
+		return math.Sqrt2 * max(r1, r2), true
+	}
+	if r1 > 0 && r2 > 0 {
+		return max(r1, r2), true
+	}
+	return 0, false
+}
+
+// RuleFor returns the halo rule of an algorithm for a job of n samples, or an error naming a
+// case that tiles cannot compute exactly.
+func RuleFor(alg interp.Algorithm, n int) (Rule, error) {
+	global := Rule{Family: Global}
+	switch a := alg.(type) {
+	case *interp.AIDW:
+		if a.MaxPoints == 0 && a.Radius == 0 {
+			return global, nil
+		}
+		k := min(a.K, n)
+		r := Rule{Family: Nearest, K: k}
+		if a.MaxPoints > 0 {
+			r.K = max(k, min(a.MaxPoints, n))
+		} else {
+			r.Extra = a.Radius
+		}
+		return r, nil
+	case *interp.InvDist:
+		reach, ok := ellipseReach(n, a.Radius1, a.Radius2, a.Angle)
+		if !ok {
+			return global, nil
+		}
+		return Rule{Family: Radius, Halo: reach, Layout: a.MaxPoints == 0}, nil
+	case *interp.InvDistNN:
+		return Rule{Family: Radius, Halo: math.Sqrt2 * a.Radius}, nil
+	case *interp.Nearest:
+		if a.Radius1 == 0 && a.Radius2 == 0 {
+			return Rule{Family: Nearest, K: 1}, nil
+		}
+		reach, ok := ellipseReach(n, a.Radius1, a.Radius2, a.Angle)
+		if !ok {
+			return global, nil
+		}
+		return Rule{Family: Radius, Halo: reach}, nil
+	case *interp.Average:
+		reach, ok := ellipseReach(n, a.Radius1, a.Radius2, a.Angle)
+		if !ok {
+			return global, nil
+		}
+		return Rule{Family: Radius, Halo: reach, Layout: true}, nil
+	case *interp.Metric:
+		reach, ok := ellipseReach(n, a.Radius1, a.Radius2, a.Angle)
+		if !ok {
+			return global, nil
+		}
+		if a.Kind == interp.AverageDistancePts && square(n, a.Radius1, a.Radius2, a.Angle) {
+			return Rule{}, fmt.Errorf("average_distance_pts with a radius and no angle over %d samples counts its pairs in gdal's quadtree order of the whole cloud, which a tile does not have: run it without tiles", gdalQuadtreeThreshold)
+		}
+		order := a.Kind == interp.AverageDistance || a.Kind == interp.AverageDistancePts || a.MinPerQuadrant > 0 || a.MaxPerQuadrant > 0
+		return Rule{Family: Radius, Halo: reach, Layout: order}, nil
+	case *interp.Linear:
+		return global, nil
+	}
+	return Rule{}, fmt.Errorf("algorithm %s has no tiled form", alg.Name())
+}

@@ -1,0 +1,242 @@
+package tiles
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/aidw/aidw/gdalio"
+	"github.com/aidw/aidw/raster"
+)
+
+// ManifestVersion is the version of the manifest's JSON shape.
+const ManifestVersion = 1
+
+// Manifest is a planned tiled job: everything a worker needs to compute one tile on its own,
+// on any machine that sees the inputs at the same paths, and everything the mosaic needs to
+// assemble the tiles. Its Hash identifies the plan: every tile raster carries it.
+type Manifest struct {
+	Version int `json:"version"`
+	// Args is `aidw grid`'s argument list, the destination left out; Dir the directory it was
+	// given in, against which relative paths in Args are read.
+	Args []string `json:"args"`
+	Dir  string   `json:"dir"`
+	// Algorithm is the -a string, canonical.
+	Algorithm string `json:"algorithm"`
+	Output    Output `json:"output"`
+	Facts     Facts  `json:"facts"`
+	// Halo is the algorithm's halo rule (a record: workers derive it again from the algorithm).
+	Halo HaloInfo `json:"halo"`
+	// Inputs are the job's LAS/LAZ files with the boxes of their points that pass the filters.
+	Inputs Inputs `json:"inputs"`
+	// TileSize is the tile side in nodes; Tiles the tiles in row-major order.
+	TileSize int           `json:"tile_size"`
+	Tiles    []PlannedTile `json:"tiles"`
+	// Hash is "sha256:" and the hex SHA-256 of the manifest's canonical JSON (compact, fields
+	// in this order, as encoding/json writes them) with Hash left out.
+	Hash string `json:"hash,omitempty"`
+}
+
+// Output is the output raster.
+type Output struct {
+	Cols         int        `json:"cols"`
+	Rows         int        `json:"rows"`
+	GeoTransform [6]float64 `json:"geotransform"`
+	// SRS is the CRS as WKT or a user string (EPSG:n); "" for none.
+	SRS string `json:"srs"`
+	// Type is the GDAL data type (-ot; "" is Float64), Format the driver (-of; "" guesses it
+	// from the mosaic's extension), Creation the creation options (-co).
+	Type     string   `json:"type"`
+	Format   string   `json:"format"`
+	Creation []string `json:"creation_options"`
+	// NoData is the algorithm's nodata value; SetNoData says whether the bands carry it.
+	NoData    float64 `json:"nodata"`
+	SetNoData bool    `json:"set_nodata"`
+	// Bands are the names of the bands ("value", then diagnostics).
+	Bands []string `json:"bands"`
+	// Like is the template raster (-like, absolute) whose nodata nodes stay nodata, if any.
+	Like string `json:"like,omitempty"`
+}
+
+// Target is the output's grid, without the template's mask.
+func (o Output) Target() raster.Target {
+	return raster.Target{Cols: o.Cols, Rows: o.Rows, GeoTransform: o.GeoTransform}
+}
+
+// HaloInfo records a job's halo rule.
+type HaloInfo struct {
+	Family string  `json:"family"`
+	Halo   float64 `json:"halo,omitempty"`
+	K      int     `json:"k,omitempty"`
+	Extra  float64 `json:"extra,omitempty"`
+	Layout bool    `json:"layout,omitempty"`
+}
+
+// Info is the record of rule r.
+func (r Rule) Info() HaloInfo {
+	return HaloInfo{Family: r.Family.String(), Halo: r.Halo, K: r.K, Extra: r.Extra, Layout: r.Layout}
+}
+
+// Inputs are a job's LAS/LAZ inputs (files without a usable point are left out) and the
+// lattice origin at which the in-memory run reads them.
+type Inputs struct {
+	ReadOrigin [2]float64 `json:"read_origin"`
+	Files      []LASFile  `json:"files"`
+}
+
+// Inputs returns the record of the job's inputs, with absolute paths.
+func (l *LAS) Inputs() (Inputs, error) {
+	in := Inputs{ReadOrigin: [2]float64{l.readX, l.readY}, Files: []LASFile{}}
+	for _, f := range l.Files {
+		if f.Points == 0 {
+			continue
+		}
+		abs, err := filepath.Abs(f.Path)
+		if err != nil {
+			return Inputs{}, err
+		}
+		f.Path = abs
+		in.Files = append(in.Files, f)
+	}
+	return in, nil
+}
+
+// LAS returns the job's source from its record, for target t and the source options opt.
+func (in Inputs) LAS(opt gdalio.SourceOptions, t raster.Target) *LAS {
+	l := &LAS{Files: in.Files, Opt: opt, readX: in.ReadOrigin[0], readY: in.ReadOrigin[1]}
+	l.originX, l.originY = t.Centre()
+	return l
+}
+
+// PlannedTile is a tile of the plan: its node window, the extent of its cells, the region
+// whose samples it loads first (its nodes' box grown by Halo; absent when it needs every
+// sample) and the input files whose points reach that region. A tile of the nearest family
+// grows its region node by node where the first guess falls short, and then reads more of
+// the job's inputs.
+type PlannedTile struct {
+	Index int `json:"index"`
+	Tile
+	Extent [4]float64  `json:"extent"`
+	Halo   float64     `json:"halo"`
+	Region *[4]float64 `json:"region,omitempty"`
+	Inputs []string    `json:"inputs"`
+}
+
+// Plan lists the tiles of side nodes of computer c's job over inputs in.
+func (c *Computer) Plan(side int, in Inputs) ([]PlannedTile, error) {
+	t := c.cfg.Target
+	ts, err := Split(t, side)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PlannedTile, len(ts))
+	for i, tl := range ts {
+		sub := tl.Target(t)
+		xmin, ymin, xmax, ymax := sub.Extent()
+		p := PlannedTile{Index: i, Tile: tl, Extent: [4]float64{xmin, ymin, xmax, ymax}, Inputs: []string{}}
+		if r := c.Region(tl); r != nil {
+			p.Region = r
+			p.Halo = tl.Box(t)[0] - r[0]
+		}
+		for _, f := range in.Files {
+			if p.Region == nil || Intersects(f.Box, *p.Region) {
+				p.Inputs = append(p.Inputs, f.Path)
+			}
+		}
+		out[i] = p
+	}
+	return out, nil
+}
+
+// Target is the grid of the tile's own raster: its window of t, without a mask.
+func (tl Tile) Target(t raster.Target) raster.Target {
+	g := t.GeoTransform
+	c, r := float64(tl.Col0), float64(tl.Row0)
+	return raster.Target{Cols: tl.Cols, Rows: tl.Rows, GeoTransform: [6]float64{
+		g[0] + c*g[1] + r*g[2], g[1], g[2], g[3] + c*g[4] + r*g[5], g[4], g[5]}}
+}
+
+// canonical is the manifest's canonical JSON: compact, without the hash.
+func (m *Manifest) canonical() ([]byte, error) {
+	c := *m
+	c.Hash = ""
+	return json.Marshal(&c)
+}
+
+// ComputeHash returns the manifest's hash (see Hash).
+func (m *Manifest) ComputeHash() (string, error) {
+	b, err := m.canonical()
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:]), nil
+}
+
+// Write sets the manifest's hash and writes it to path (indented JSON), atomically.
+func (m *Manifest) Write(path string) error {
+	h, err := m.ComputeHash()
+	if err != nil {
+		return fmt.Errorf("manifest: %w", err)
+	}
+	m.Hash = h
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return fmt.Errorf("manifest: %w", err)
+	}
+	return gdalio.WriteAtomic(path, append(b, '\n'))
+}
+
+// ReadManifest reads a manifest and checks its version and its hash.
+func ReadManifest(path string) (*Manifest, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the plan: %w", err)
+	}
+	var m Manifest
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("%s is not an aidw plan: %w", path, err)
+	}
+	if m.Version != ManifestVersion {
+		return nil, fmt.Errorf("%s: plan version %d; this aidw reads version %d", path, m.Version, ManifestVersion)
+	}
+	h, err := m.ComputeHash()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if m.Hash != h {
+		return nil, fmt.Errorf("%s: the plan's hash is %q but its content hashes to %s: it was edited after `aidw plan` wrote it; plan again", path, m.Hash, h)
+	}
+	if len(m.Tiles) == 0 {
+		return nil, fmt.Errorf("%s: the plan has no tiles", path)
+	}
+	for i, tl := range m.Tiles {
+		if tl.Index != i {
+			return nil, fmt.Errorf("%s: tile %d has index %d", path, i, tl.Index)
+		}
+	}
+	return &m, nil
+}
+
+// TileDir is the directory of a plan's tile rasters: <plan stem>.tiles beside the plan.
+func TileDir(manifestPath string) string {
+	return strings.TrimSuffix(manifestPath, filepath.Ext(manifestPath)) + ".tiles"
+}
+
+// TilePath is the raster of tile i of the plan at manifestPath.
+func TilePath(manifestPath string, i int) string {
+	return filepath.Join(TileDir(manifestPath), fmt.Sprintf("tile-%05d.tif", i))
+}
+
+// Metadata keys of a tile raster: the plan's hash and the tile's index.
+const (
+	MetaPlan = "AIDW_PLAN"
+	MetaTile = "AIDW_TILE"
+)

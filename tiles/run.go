@@ -1,0 +1,365 @@
+package tiles
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/aidw/aidw/grid"
+	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/sample"
+)
+
+// Facts are the facts of the whole job that every tile shares.
+type Facts struct {
+	// N is the number of samples.
+	N int `json:"n"`
+	// Rel is the samples' box relative to the local origin (xmin ymin xmax ymax), as the
+	// index computes it; Bounds the same box absolute, as sample.Samples.Bounds computes it.
+	Rel    [4]float64 `json:"rel"`
+	Bounds [4]float64 `json:"bounds"`
+	// The local origin, and the samples' form: compact with these quanta, or plain (0).
+	OriginX  float64 `json:"origin_x"`
+	OriginY  float64 `json:"origin_y"`
+	QuantumX float64 `json:"quantum_x"`
+	QuantumY float64 `json:"quantum_y"`
+}
+
+// Job returns the interp.Job of a tile of this job under rule.
+func (f *Facts) Job(rule Rule, partial bool) *interp.Job {
+	j := &interp.Job{N: f.N, Bounds: f.Bounds, Partial: partial}
+	if rule.Layout {
+		l := grid.NewLayout(f.Rel[0], f.Rel[1], f.Rel[2], f.Rel[3], f.N)
+		j.Layout = &l
+	}
+	return j
+}
+
+// check fails unless s has the job's origin and form: then its coordinates are those the
+// in-memory run computes.
+func (f *Facts) check(s *sample.Samples) error {
+	if s.Len() == 0 {
+		return nil
+	}
+	if s.OriginX != f.OriginX || s.OriginY != f.OriginY || s.QuantumX != f.QuantumX || s.QuantumY != f.QuantumY {
+		return fmt.Errorf("a tile's samples came out with origin %v,%v and quanta %v,%v, the job's with %v,%v and %v,%v: inputs whose points are not all on one lattice cannot be tiled exactly",
+			s.OriginX, s.OriginY, s.QuantumX, s.QuantumY, f.OriginX, f.OriginY, f.QuantumX, f.QuantumY)
+	}
+	return nil
+}
+
+// Source gives the samples of a job: those strictly inside a region, in canonical order,
+// relative to the job's origin.
+type Source interface {
+	// Load returns the samples strictly inside region (nil: all of them).
+	Load(ctx context.Context, region *[4]float64) (*sample.Samples, error)
+}
+
+// Config is a tiled run.
+type Config struct {
+	Target  raster.Target
+	Alg     interp.Algorithm
+	Threads int
+	// Progress, when set, is told the fraction of nodes done.
+	Progress func(float64)
+}
+
+// Computer computes the tiles of one job.
+type Computer struct {
+	cfg    Config
+	facts  *Facts
+	rule   Rule
+	src    Source
+	nbands int
+	// Loads counts the loads of samples (a tile takes one, or more when its halo grows);
+	// Loaded the samples they gave.
+	Loads, Loaded int
+}
+
+// NewComputer checks that the algorithm can be tiled and returns the computer of the job.
+func NewComputer(cfg Config, facts *Facts, src Source) (*Computer, error) {
+	if facts.N == 0 {
+		return nil, fmt.Errorf("no usable samples")
+	}
+	rule, err := RuleFor(cfg.Alg, facts.N)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.Target.Validate(); err != nil {
+		return nil, err
+	}
+	return &Computer{cfg: cfg, facts: facts, rule: rule, src: src, nbands: len(interp.BandNames(cfg.Alg))}, nil
+}
+
+// Rule is the job's halo rule.
+func (c *Computer) Rule() Rule { return c.rule }
+
+// Bands is the number of bands the algorithm computes per node.
+func (c *Computer) Bands() int { return c.nbands }
+
+// Compute computes tile tl: out[k] receives band k's values, tl.Rows x tl.Cols row-major.
+func (c *Computer) Compute(ctx context.Context, tl Tile, out [][]float64) error {
+	t := c.cfg.Target
+	n := tl.Rows * tl.Cols
+	pending := make([]bool, n)
+	for i := range pending {
+		pending[i] = true
+	}
+	nd := c.cfg.Alg.NoData()
+	if t.Mask != nil {
+		if err := c.mask(tl, pending); err != nil {
+			return err
+		}
+		for i, p := range pending {
+			if !p {
+				for _, band := range out {
+					band[i] = nd
+				}
+			}
+		}
+	}
+	region := c.Region(tl)
+	for left := n; left > 0; {
+		s, err := c.src.Load(ctx, region)
+		if err != nil {
+			return err
+		}
+		if err := c.facts.check(s); err != nil {
+			return err
+		}
+		c.Loads++
+		c.Loaded += s.Len()
+		var next *[4]float64
+		do := pending
+		if c.rule.Family == Nearest && region != nil {
+			do, next = c.checkNodes(tl, s, *region, pending)
+		}
+		partial := region != nil
+		if err := c.computeNodes(ctx, tl, s, c.facts.Job(c.rule, partial), do, out); err != nil {
+			return err
+		}
+		left = 0
+		for i := range pending {
+			if do[i] {
+				pending[i] = false
+			}
+			if pending[i] {
+				left++
+			}
+		}
+		region = next
+		if c.cfg.Progress != nil {
+			c.cfg.Progress(float64(n-left) / float64(n))
+		}
+	}
+	return nil
+}
+
+// Region is the region whose samples a tile loads first: the box of its nodes grown by the
+// halo (for the nearest family a first guess, grown where a node needs more), or nil when
+// the tile needs every sample.
+func (c *Computer) Region(tl Tile) *[4]float64 {
+	box := tl.Box(c.cfg.Target)
+	switch c.rule.Family {
+	case Radius:
+		r := Grow(box, c.rule.Halo*(1+1e-6)+tiny(box))
+		return &r
+	case Nearest:
+		// a first guess: the distance at which the job's mean density gives 2K samples
+		b := c.facts.Rel
+		area := math.Max((b[2]-b[0])*(b[3]-b[1]), 0)
+		h := math.Sqrt(2*float64(c.rule.K)*area/(math.Pi*float64(c.facts.N))) + c.rule.Extra
+		r := Grow(box, h*(1+1e-6)+tiny(box))
+		return &r
+	}
+	return nil
+}
+
+// tiny is a margin that keeps a box's edge strictly away from the samples a halo must hold.
+func tiny(b [4]float64) float64 {
+	return 1e-9 * (1 + math.Max(math.Max(math.Abs(b[0]), math.Abs(b[2])), math.Max(math.Abs(b[1]), math.Abs(b[3]))))
+}
+
+// mask clears pending for the tile's nodes that the target's mask skips.
+func (c *Computer) mask(tl Tile, pending []bool) error {
+	t := c.cfg.Target
+	skip := make([]bool, tl.Rows*t.Cols)
+	if err := t.Mask(tl.Row0, tl.Rows, skip); err != nil {
+		return fmt.Errorf("reading mask rows %d-%d: %w", tl.Row0, tl.Row0+tl.Rows-1, err)
+	}
+	for r := range tl.Rows {
+		for k := range tl.Cols {
+			if skip[r*t.Cols+tl.Col0+k] {
+				pending[r*tl.Cols+k] = false
+			}
+		}
+	}
+	return nil
+}
+
+// checkNodes is the nearest family's halo check: a node passes when its K-th nearest sample
+// among those loaded (and Extra) is strictly nearer than the loaded region's edge, for then
+// no sample outside could be nearer. It returns the nodes that pass and the region that
+// holds the K nearest of every node that fails (nil: everything).
+func (c *Computer) checkNodes(tl Tile, s *sample.Samples, region [4]float64, pending []bool) (pass []bool, next *[4]float64) {
+	t := c.cfg.Target
+	pass = make([]bool, len(pending))
+	var ix *grid.Index
+	if s.Len() > 0 {
+		ix = grid.Of(s)
+	}
+	grow := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	all := false
+	var nb []grid.Neighbor
+	for r := range tl.Rows {
+		for k := range tl.Cols {
+			i := r*tl.Cols + k
+			if !pending[i] {
+				continue
+			}
+			ax, ay := t.Node(tl.Col0+k, tl.Row0+r, 0, 0)
+			edge := math.Min(math.Min(ax-region[0], region[2]-ax), math.Min(ay-region[1], region[3]-ay))
+			need := math.Inf(1)
+			if ix != nil {
+				x, y := t.Node(tl.Col0+k, tl.Row0+r, s.OriginX, s.OriginY)
+				nb = ix.KNN(x, y, c.rule.K, math.Inf(1), nb)
+				if len(nb) == c.rule.K {
+					need = math.Max(math.Sqrt(nb[c.rule.K-1].D2), c.rule.Extra)
+				}
+			}
+			if need < edge-tiny(region) {
+				pass[i] = true
+				continue
+			}
+			if math.IsInf(need, 1) {
+				all = true
+				continue
+			}
+			d := need*(1+1e-6) + tiny(region)
+			grow = [4]float64{math.Min(grow[0], ax-d), math.Min(grow[1], ay-d), math.Max(grow[2], ax+d), math.Max(grow[3], ay+d)}
+		}
+	}
+	if all {
+		return pass, nil
+	}
+	return pass, &grow
+}
+
+// computeNodes computes the nodes do of the tile from samples s with the CPU engine, on the
+// whole target (so that nodes lie where the in-memory run puts them), rows at a time.
+func (c *Computer) computeNodes(ctx context.Context, tl Tile, s *sample.Samples, job *interp.Job, do []bool, out [][]float64) error {
+	any := false
+	for _, d := range do {
+		any = any || d
+	}
+	if !any {
+		return nil
+	}
+	t := c.cfg.Target
+	p := &interp.Problem{Samples: s, Target: t, Alg: c.cfg.Alg, Job: job}
+	eng := &interp.CPU{Threads: c.cfg.Threads}
+	prep, err := eng.Prepare(ctx, p)
+	if err != nil {
+		return err
+	}
+	defer prep.Close()
+	step := min(max(1, raster.BlockRows(t.Cols)), tl.Rows)
+	vals := make([]float64, step*t.Cols)
+	extra := make([][]float64, c.nbands-1)
+	for k := range extra {
+		extra[k] = make([]float64, step*t.Cols)
+	}
+	skip := make([]bool, step*t.Cols)
+	for r0 := 0; r0 < tl.Rows; r0 += step {
+		rows := min(step, tl.Rows-r0)
+		b := &interp.Block{Row0: tl.Row0 + r0, Rows: rows, Values: vals[:rows*t.Cols], Skip: skip[:rows*t.Cols]}
+		for k := range extra {
+			b.Extra = append(b.Extra, extra[k][:rows*t.Cols])
+		}
+		for i := range b.Skip {
+			b.Skip[i] = true
+		}
+		for r := range rows {
+			for k := range tl.Cols {
+				b.Skip[r*t.Cols+tl.Col0+k] = !do[(r0+r)*tl.Cols+k]
+			}
+		}
+		if err := prep.Compute(ctx, b); err != nil {
+			return err
+		}
+		for r := range rows {
+			for k := range tl.Cols {
+				i := (r0+r)*tl.Cols + k
+				if !do[i] {
+					continue
+				}
+				j := r*t.Cols + tl.Col0 + k
+				out[0][i] = b.Values[j]
+				for e := range b.Extra {
+					out[e+1][i] = b.Extra[e][j]
+				}
+			}
+		}
+	}
+	if job.OrderNeeded() {
+		return fmt.Errorf("a node of tile (col %d, row %d) breaks a tie by gdal's quadtree order of the whole cloud (equidistant samples, or several at one node), which a tile does not have: %s cannot be tiled exactly on these samples; run it without tiles",
+			tl.Col0, tl.Row0, c.cfg.Alg.Name())
+	}
+	return nil
+}
+
+// Run computes every tile of the job in turn and hands the rows of each row of tiles to sink,
+// in order: the whole raster, band by band as interp.BandSink.
+func Run(ctx context.Context, c *Computer, side int, sink interp.BandSink) error {
+	t := c.cfg.Target
+	tiles, err := Split(t, side)
+	if err != nil {
+		return err
+	}
+	progress := c.cfg.Progress
+	defer func() { c.cfg.Progress = progress }()
+	total := float64(t.Cols) * float64(t.Rows)
+	done := 0.0
+	var rowBuf [][]float64
+	for i := 0; i < len(tiles); {
+		row0, rows := tiles[i].Row0, tiles[i].Rows
+		if rowBuf == nil || len(rowBuf[0]) < rows*t.Cols {
+			rowBuf = make([][]float64, c.nbands)
+			for k := range rowBuf {
+				rowBuf[k] = make([]float64, rows*t.Cols)
+			}
+		}
+		for ; i < len(tiles) && tiles[i].Row0 == row0; i++ {
+			tl := tiles[i]
+			out := make([][]float64, c.nbands)
+			for k := range out {
+				out[k] = make([]float64, tl.Rows*tl.Cols)
+			}
+			if progress != nil {
+				base, size := done, float64(tl.Rows*tl.Cols)
+				c.cfg.Progress = func(f float64) { progress((base + f*size) / total) }
+			}
+			if err := c.Compute(ctx, tl, out); err != nil {
+				return fmt.Errorf("tile at column %d, row %d: %w", tl.Col0, tl.Row0, err)
+			}
+			done += float64(tl.Rows * tl.Cols)
+			for k := range out {
+				for r := range tl.Rows {
+					copy(rowBuf[k][r*t.Cols+tl.Col0:r*t.Cols+tl.Col0+tl.Cols], out[k][r*tl.Cols:(r+1)*tl.Cols])
+				}
+			}
+		}
+		bands := make([][]float64, c.nbands)
+		for k := range bands {
+			bands[k] = rowBuf[k][:rows*t.Cols]
+		}
+		if err := sink(row0, rows, bands); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SetProgress sets the function told the fraction of the job done.
+func (c *Computer) SetProgress(f func(float64)) { c.cfg.Progress = f }
