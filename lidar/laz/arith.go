@@ -209,16 +209,26 @@ func at16(p []uint16, i uint32) uint32 {
 	return uint32(*(*uint16)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(p)), uintptr(i)*2)))
 }
 
+// decodeSymbol decodes a symbol of m, the coder state kept in d.
 func (d *decoder) decodeSymbol(m *symModel) uint32 {
-	length := d.length >> dmLengthShift
-	value := d.value
+	sym, value, length := d.sym(m, d.value, d.length)
+	d.value, d.length = value, length
+	return sym
+}
+
+// sym decodes a symbol of m with the coder state passed in registers (value
+// and length in, the symbol and the new value and length out): a caller that
+// decodes several symbols in a row keeps the state out of memory, and so off
+// a store-to-load round trip per symbol.
+func (d *decoder) sym(m *symModel, value, length uint32) (uint32, uint32, uint32) {
+	l := length >> dmLengthShift
 	dist := m.dist
-	dv := value / length
+	dv := value / l
 	t := dv >> (m.shift & 31)
 	if t > m.tsize {
 		// value/length may exceed 1<<dmLengthShift by a little (length is
 		// truncated); then the symbol is the last one, as table[tsize] says.
-		if value >= d.length {
+		if value >= length {
 			d.bad = true
 		}
 		t = m.tsize
@@ -233,23 +243,21 @@ func (d *decoder) decodeSymbol(m *symModel) uint32 {
 			sym = k
 		}
 	}
-	x := at(dist, sym) * length
-	y := d.length
+	x := at(dist, sym) * l
 	if sym != m.last {
-		y = at(dist, sym+1) * length
+		length = at(dist, sym+1) * l
 	}
 	value -= x
-	length = y - x
+	length -= x
 	if length < acMinLength {
 		value, length = d.fill(value, length)
 	}
-	d.value, d.length = value, length
 	*(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(m.count)), uintptr(sym)*4))++
 	m.until--
 	if m.until == 0 {
 		m.update()
 	}
-	return sym
+	return sym, value, length
 }
 
 // bitModel is an adaptive model of one binary decision.
@@ -280,7 +288,13 @@ func (m *bitModel) update() {
 }
 
 func (d *decoder) decodeBit(m *bitModel) uint32 {
-	length, value := d.length, d.value
+	sym, value, length := d.bit(m, d.value, d.length)
+	d.value, d.length = value, length
+	return sym
+}
+
+// bit is decodeBit with the coder state in registers, as sym.
+func (d *decoder) bit(m *bitModel, value, length uint32) (uint32, uint32, uint32) {
 	x := m.prob * (length >> bmLengthShift)
 	var sym uint32
 	if value >= x {
@@ -294,29 +308,34 @@ func (d *decoder) decodeBit(m *bitModel) uint32 {
 	if length < acMinLength {
 		value, length = d.fill(value, length)
 	}
-	d.value, d.length = value, length
 	m.until--
 	if m.until == 0 {
 		m.update()
 	}
-	return sym
+	return sym, value, length
 }
 
 // readBits reads bits (1..32) raw bits.
 func (d *decoder) readBits(bits uint32) uint32 {
+	sym, value, length := d.raw(bits, d.value, d.length)
+	d.value, d.length = value, length
+	return sym
+}
+
+// raw is readBits with the coder state in registers, as sym.
+func (d *decoder) raw(bits, value, length uint32) (uint32, uint32, uint32) {
 	if bits > 19 {
-		lo := d.readShort()
-		hi := d.readBits(bits - 16)
-		return hi<<16 | lo
+		lo, value, length := d.raw(16, value, length)
+		hi, value, length := d.raw(bits-16, value, length)
+		return hi<<16 | lo&0xFFFF, value, length
 	}
-	length := d.length >> (bits & 31)
-	sym := d.value / length
-	value := d.value - length*sym
+	length >>= bits & 31
+	sym := value / length
+	value -= length * sym
 	if length < acMinLength {
 		value, length = d.fill(value, length)
 	}
-	d.value, d.length = value, length
-	return sym
+	return sym, value, length
 }
 
 func (d *decoder) readShort() uint32 {
