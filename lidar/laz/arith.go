@@ -249,6 +249,25 @@ func (d *decoder) sym(m *symModel, value, length uint32) (uint32, uint32, uint32
 	}
 	value -= x
 	length -= x
+	// Renormalise without a branch in the common cases, none or one byte
+	// to shift in (conditional moves: whether a byte is due is a coin toss
+	// for the branch predictor); more than one byte, after an improbable
+	// symbol, takes the loop in fill.
+	p := d.pos
+	var b uint32
+	if uint(p) < uint(len(d.buf)) {
+		b = uint32(d.buf[p])
+	}
+	short := length < acMinLength
+	v1, l1 := value<<8|b, length<<8
+	if short {
+		value = v1
+	}
+	if short {
+		length = l1
+	}
+	p += int(b2u(short))
+	d.pos = p
 	if length < acMinLength {
 		value, length = d.fill(value, length)
 	}
