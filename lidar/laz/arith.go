@@ -64,6 +64,28 @@ func (d *decoder) check(exact bool) error {
 	return nil
 }
 
+// shift1 is the common case of renormalisation after a symbol: none or one
+// byte to shift in, without a branch (conditional moves: whether a byte is
+// due is a coin toss for the branch predictor). More than one byte, after an
+// improbable symbol, is left to fill.
+func (d *decoder) shift1(value, length uint32) (uint32, uint32) {
+	p := d.pos
+	var b uint32
+	if uint(p) < uint(len(d.buf)) {
+		b = uint32(d.buf[p])
+	}
+	short := length < acMinLength
+	v1, l1 := value<<8|b, length<<8
+	if short {
+		value = v1
+	}
+	if short {
+		length = l1
+	}
+	d.pos = p + int(b2u(short))
+	return value, length
+}
+
 func (d *decoder) renorm() {
 	d.value, d.length = d.fill(d.value, d.length)
 }
@@ -249,25 +271,7 @@ func (d *decoder) sym(m *symModel, value, length uint32) (uint32, uint32, uint32
 	}
 	value -= x
 	length -= x
-	// Renormalise without a branch in the common cases, none or one byte
-	// to shift in (conditional moves: whether a byte is due is a coin toss
-	// for the branch predictor); more than one byte, after an improbable
-	// symbol, takes the loop in fill.
-	p := d.pos
-	var b uint32
-	if uint(p) < uint(len(d.buf)) {
-		b = uint32(d.buf[p])
-	}
-	short := length < acMinLength
-	v1, l1 := value<<8|b, length<<8
-	if short {
-		value = v1
-	}
-	if short {
-		length = l1
-	}
-	p += int(b2u(short))
-	d.pos = p
+	value, length = d.shift1(value, length)
 	if length < acMinLength {
 		value, length = d.fill(value, length)
 	}
@@ -324,6 +328,7 @@ func (d *decoder) bit(m *bitModel, value, length uint32) (uint32, uint32, uint32
 		length = x
 		m.c0++
 	}
+	value, length = d.shift1(value, length)
 	if length < acMinLength {
 		value, length = d.fill(value, length)
 	}
