@@ -158,9 +158,12 @@ func (m *symModel) alloc(n uint32) {
 	bits := tableBits(n)
 	m.tsize = 1 << bits
 	m.shift = dmLengthShift - bits
-	mem := make([]uint32, 2*n)
+	// dist[n] and dist[n+1] are sentinels above every value/length, for
+	// decodeSymbol's look at the next two symbols.
+	mem := make([]uint32, 2*n+2)
 	m.dist = mem[:n:n]
-	m.count = mem[n : 2*n : 2*n]
+	mem[n], mem[n+1] = 0xFFFFFFFF, 0xFFFFFFFF
+	m.count = mem[n+2 : 2*n+2 : 2*n+2]
 	m.table = make([]uint16, m.tsize+2)
 }
 
@@ -255,20 +258,42 @@ func (d *decoder) sym(m *symModel, value, length uint32) (uint32, uint32, uint32
 		}
 		t = m.tsize
 	}
+	// The symbol is one of table[t]..table[t+1]: almost always one or two
+	// candidates, told apart without a branch (whether the second one is
+	// it is a coin toss for the branch predictor); a search for more.
 	sym := at16(m.table, t)
-	n := at16(m.table, t+1) + 1
-	for n > sym+1 {
-		k := (sym + n) >> 1
-		if at(dist, k) > dv {
-			n = k
-		} else {
-			sym = k
+	hi := at16(m.table, t+1)
+	lo, up := at(dist, sym), at(dist, sym+1)
+	if hi > sym+1 {
+		n := hi + 1
+		for n > sym+1 {
+			k := (sym + n) >> 1
+			if at(dist, k) > dv {
+				n = k
+			} else {
+				sym = k
+			}
 		}
+		lo, up = at(dist, sym), at(dist, sym+1)
+	} else {
+		// With one candidate, dist[sym+1] > dv (a sentinel past the
+		// last symbol), so the one test covers both cases.
+		next := at(dist, sym+2)
+		step := b2u(up <= dv)
+		if step != 0 {
+			lo = up
+		}
+		if step != 0 {
+			up = next
+		}
+		sym += step
 	}
-	x := at(dist, sym) * l
-	if sym != m.last {
-		length = at(dist, sym+1) * l
+	x := lo * l
+	up *= l
+	if sym == m.last {
+		up = length
 	}
+	length = up
 	value -= x
 	length -= x
 	value, length = d.shift1(value, length)
