@@ -164,7 +164,7 @@ func (m *symModel) alloc(n uint32) {
 	m.dist = mem[:n:n]
 	mem[n], mem[n+1] = 0xFFFFFFFF, 0xFFFFFFFF
 	m.count = mem[n+2 : 2*n+2 : 2*n+2]
-	m.table = make([]uint16, m.tsize+2)
+	m.table = make([]uint16, m.tsize+4) // a whole number of uint64s: see update
 }
 
 // reset puts the model back into its initial state (allocating it on first
@@ -195,26 +195,41 @@ func (m *symModel) update() {
 		}
 	}
 	scale := 0x80000000 / m.total
-	sum := uint32(0)
 	dist := m.dist
 	count := m.count[:len(dist)]
-	for k := range dist {
-		dist[k] = (scale * sum) >> (31 - dmLengthShift)
-		sum += count[k]
-	}
 	// table[s] is the number of symbols k >= 1 with dist[k]>>shift < s:
-	// a histogram of dist[k]>>shift + 1, then its running sum; no branch
-	// depends on the distribution.
-	table := m.table[:m.tsize+2]
+	// a histogram of dist[k]>>shift + 1 (built with dist), then its running
+	// sum; no branch depends on the distribution.
+	table := m.table[:m.tsize+4]
 	clear(table)
+	tp := unsafe.Pointer(unsafe.SliceData(table))
 	shift := m.shift & 31
-	for _, v := range dist[1:] {
-		table[v>>shift+1]++ // v>>shift < tsize
+	sum := count[0]
+	dist[0] = 0
+	for k := 1; k < len(dist); k++ {
+		v := (scale * sum) >> (31 - dmLengthShift)
+		dist[k] = v
+		sum += count[k]
+		*(*uint16)(unsafe.Add(tp, uintptr(v>>shift+1)*2))++ // v>>shift < tsize
 	}
-	acc := uint16(0)
-	for s, h := range table {
-		acc += h
-		table[s] = acc
+	if littleEndian {
+		// Four entries at a time: the running sum within a word, plus
+		// the sum of the words before it in every lane (no entry exceeds
+		// the number of symbols, so no lane carries into the next).
+		w := unsafe.Slice((*uint64)(tp), len(table)/4)
+		acc := uint64(0)
+		for i, x := range w {
+			x += x << 16
+			x += x << 32
+			w[i] = x + acc*0x0001_0001_0001_0001
+			acc += x >> 48
+		}
+	} else {
+		acc := uint16(0)
+		for s, h := range table {
+			acc += h
+			table[s] = acc
+		}
 	}
 	m.cycle = (5 * m.cycle) >> 2
 	if max := (m.symbols + 6) << 3; m.cycle > max {
@@ -222,6 +237,11 @@ func (m *symModel) update() {
 	}
 	m.until = m.cycle
 }
+
+var littleEndian = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
 
 // at reads p[i] without a bounds check. Every caller's index is in range by
 // construction: symbols are below the model's size, table indexes are
