@@ -1,6 +1,9 @@
 package laz
 
-import "unsafe"
+import (
+	"sync/atomic"
+	"unsafe"
+)
 
 // The adaptive binary arithmetic decoder LASzip uses (after Amir Said's
 // FastAC), reading from an in-memory byte slice.
@@ -176,12 +179,50 @@ func (m *symModel) reset(n, gen uint32) {
 	for i := range m.count {
 		m.count[i] = 1
 	}
-	m.total = 0
-	m.cycle = m.symbols
-	m.update()
+	if t := initialModel(m.symbols); t != nil {
+		copy(m.dist, t.dist)
+		copy(m.table, t.table)
+		m.total = t.total
+	} else {
+		m.total = 0
+		m.cycle = m.symbols
+		m.update()
+	}
 	m.cycle = (m.symbols + 6) >> 1
 	m.until = m.cycle
 	m.gen = gen
+}
+
+// symInit is the distribution and decoding table of a freshly reset model
+// of some number of symbols: the same for every model of that size, so
+// reset copies it rather than computing it (small chunks reset many models).
+type symInit struct {
+	dist  []uint32
+	table []uint16
+	total uint32
+}
+
+var symInits [1024]atomic.Pointer[symInit]
+
+// initialModel returns the initial state of a model of n symbols (nil for
+// an unusually large n), computing it on first use.
+func initialModel(n uint32) *symInit {
+	if n >= uint32(len(symInits)) {
+		return nil
+	}
+	if t := symInits[n].Load(); t != nil {
+		return t
+	}
+	var m symModel
+	m.alloc(n)
+	for i := range m.count {
+		m.count[i] = 1
+	}
+	m.cycle = n
+	m.update()
+	t := &symInit{dist: m.dist, table: m.table, total: m.total}
+	symInits[n].Store(t)
+	return t
 }
 
 func (m *symModel) update() {
