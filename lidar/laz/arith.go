@@ -285,8 +285,9 @@ var littleEndian = func() bool {
 }()
 
 // at reads p[i] without a bounds check. Every caller's index is in range by
-// construction: symbols are below the model's size, table indexes are
-// clamped to the table.
+// construction: symbols are below the model's size (or at most two past it,
+// the sentinels alloc puts after dist), table indexes are clamped to the
+// table.
 func at(p []uint32, i uint32) uint32 {
 	return *(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(p)), uintptr(i)*4))
 }
