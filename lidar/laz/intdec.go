@@ -44,11 +44,18 @@ func (ic *intDec) reset() {
 }
 
 func (ic *intDec) decompress(d *decoder, pred int32, ctx uint32) int32 {
+	v, value, length := ic.dec(d, pred, ctx, d.value, d.length)
+	d.value, d.length = value, length
+	return v
+}
+
+// dec is decompress with the coder state in registers (see decoder.sym).
+func (ic *intDec) dec(d *decoder, pred int32, ctx, value, length uint32) (int32, uint32, uint32) {
 	mb := &ic.mBits[ctx]
 	if mb.gen != ic.gen {
 		mb.reset(ic.corrBits+1, ic.gen)
 	}
-	k := d.decodeSymbol(mb)
+	k, value, length := d.sym(mb, value, length)
 	ic.k = k
 	var c int32
 	if k != 0 {
@@ -61,12 +68,13 @@ func (ic *intDec) decompress(d *decoder, pred int32, ctx uint32) int32 {
 				}
 				m.reset(n, ic.gen)
 			}
-			if k <= ic.bitsHigh {
-				c = int32(d.decodeSymbol(m))
-			} else {
+			var s uint32
+			s, value, length = d.sym(m, value, length)
+			c = int32(s)
+			if k > ic.bitsHigh {
 				k1 := k - ic.bitsHigh
-				c = int32(d.decodeSymbol(m))
-				c1 := d.readBits(k1)
+				var c1 uint32
+				c1, value, length = d.raw(k1, value, length)
 				c = c<<k1 | int32(c1)
 			}
 			// c >= 2^(k-1): c+1; otherwise c-(2^k-1). Without a branch:
@@ -76,16 +84,18 @@ func (ic *intDec) decompress(d *decoder, pred int32, ctx uint32) int32 {
 			c = ic.corrMin
 		}
 	} else {
-		c = int32(d.decodeBit(&ic.corr0))
+		var b uint32
+		b, value, length = d.bit(&ic.corr0, value, length)
+		c = int32(b)
 	}
 	real := pred + c
 	if ic.corrRng == 0 {
-		return real // 32 bits: wraps by itself
+		return real, value, length // 32 bits: wraps by itself
 	}
 	if real < 0 {
 		real += int32(ic.corrRng)
 	} else if uint32(real) >= ic.corrRng {
 		real -= int32(ic.corrRng)
 	}
-	return real
+	return real, value, length
 }

@@ -148,12 +148,17 @@ func (p *point10) first(rec []byte) {
 	p.psid = le.Uint16(rec[18:])
 }
 
-func (p *point10) read(d *decoder, rec []byte) {
-	cv := d.decodeSymbol(&p.changed)
+// read decodes the next point into rec, the coder state in registers (see
+// decoder.sym).
+func (p *point10) read(d *decoder, rec []byte, value, length uint32) (uint32, uint32) {
+	var cv uint32
+	cv, value, length = d.sym(&p.changed, value, length)
 	var m, l, n uint32
 	if cv != 0 {
+		var s uint32
 		if cv&32 != 0 {
-			p.bits = uint8(d.decodeSymbol(lazy(&p.bitByte[p.bits], 256, p.gen)))
+			s, value, length = d.sym(lazy(&p.bitByte[p.bits], 256, p.gen), value, length)
+			p.bits = uint8(s)
 		}
 		r := uint32(p.bits & 7)
 		n = uint32(p.bits>>3) & 7
@@ -164,23 +169,29 @@ func (p *point10) read(d *decoder, rec []byte) {
 			if ctx > 3 {
 				ctx = 3
 			}
-			p.intensity = uint16(p.icIntensity.decompress(d, int32(p.lastIntensity[m]), ctx))
+			var v int32
+			v, value, length = p.icIntensity.dec(d, int32(p.lastIntensity[m]), ctx, value, length)
+			p.intensity = uint16(v)
 			p.lastIntensity[m] = p.intensity
 		} else {
 			p.intensity = p.lastIntensity[m]
 		}
 		if cv&8 != 0 {
-			p.class = uint8(d.decodeSymbol(lazy(&p.classif[p.class], 256, p.gen)))
+			s, value, length = d.sym(lazy(&p.classif[p.class], 256, p.gen), value, length)
+			p.class = uint8(s)
 		}
 		if cv&4 != 0 {
-			v := d.decodeSymbol(&p.scanAngle[(p.bits>>6)&1])
-			p.scan = uint8(v + uint32(p.scan))
+			s, value, length = d.sym(&p.scanAngle[(p.bits>>6)&1], value, length)
+			p.scan = uint8(s + uint32(p.scan))
 		}
 		if cv&2 != 0 {
-			p.user = uint8(d.decodeSymbol(lazy(&p.userData[p.user], 256, p.gen)))
+			s, value, length = d.sym(lazy(&p.userData[p.user], 256, p.gen), value, length)
+			p.user = uint8(s)
 		}
 		if cv&1 != 0 {
-			p.psid = uint16(p.icPSID.decompress(d, int32(p.psid), 0))
+			var v int32
+			v, value, length = p.icPSID.dec(d, int32(p.psid), 0, value, length)
+			p.psid = uint16(v)
 		}
 	} else {
 		r := uint32(p.bits & 7)
@@ -191,7 +202,8 @@ func (p *point10) read(d *decoder, rec []byte) {
 	m &= 15
 	l &= 7
 	one := b2u(n == 1)
-	diff := p.icDX.decompress(d, p.xmed[m].v[2], one)
+	var diff int32
+	diff, value, length = p.icDX.dec(d, p.xmed[m].v[2], one, value, length)
 	p.x += diff
 	p.xmed[m].add(diff)
 	kb := p.icDX.k
@@ -199,7 +211,7 @@ func (p *point10) read(d *decoder, rec []byte) {
 	if kb < 20 {
 		ctx = kb &^ 1
 	}
-	diff = p.icDY.decompress(d, p.ymed[m].v[2], one+ctx)
+	diff, value, length = p.icDY.dec(d, p.ymed[m].v[2], one+ctx, value, length)
 	p.y += diff
 	p.ymed[m].add(diff)
 	kb = (p.icDX.k + p.icDY.k) / 2
@@ -207,7 +219,7 @@ func (p *point10) read(d *decoder, rec []byte) {
 	if kb < 18 {
 		ctx = kb &^ 1
 	}
-	p.z = p.icZ.decompress(d, p.lastHeight[l], one+ctx)
+	p.z, value, length = p.icZ.dec(d, p.lastHeight[l], one+ctx, value, length)
 	p.lastHeight[l] = p.z
 
 	rec = rec[:20]
@@ -220,6 +232,7 @@ func (p *point10) read(d *decoder, rec []byte) {
 	rec[16] = p.scan
 	rec[17] = p.user
 	le.PutUint16(rec[18:], p.psid)
+	return value, length
 }
 
 // ---- GPSTIME11 v2 (and the GPS time part of POINT14 v3) ----
@@ -571,7 +584,7 @@ func (pd *p10Decoder) decode(data []byte, points int, dst []byte, exact bool, st
 	gpsOff, rgbOff, waveOff, bytesOff := lay.gps, lay.rgb, lay.wave, lay.bytes
 	for i := 1; i < points; i++ {
 		rec := dst[i*rl : (i+1)*rl]
-		p.read(d, rec)
+		d.value, d.length = p.read(d, rec, d.value, d.length)
 		for _, k := range lay.order {
 			switch k {
 			case ItemGPSTime11:
