@@ -28,7 +28,7 @@ func readLiDAR(ctx context.Context, paths []string, opt SourceOptions, flt *samp
 	}
 	lf := opt.LAS
 	lf.Field, lf.Samples = opt.ZField, flt
-	cloud, err := lidar.ReadFiles(ctx, openInput, paths, lf, func(h []lidar.Header) error {
+	cloud, err := lidar.ReadFiles(ctx, OpenInput, paths, lf, func(h []lidar.Header) error {
 		return checkPointMemory(what, h)
 	})
 	if err != nil {

@@ -40,7 +40,7 @@ type textParams struct {
 
 // readText reads a delimited text file of points with the native parser.
 func readText(path string, opt SourceOptions, flt *sample.Filter) (Source, error) {
-	f, err := openInput(path)
+	f, err := OpenInput(path)
 	if err != nil {
 		return Source{}, fmt.Errorf("reading %s: %w", path, err)
 	}

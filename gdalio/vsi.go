@@ -89,9 +89,9 @@ func (f *vsiFile) Close() error {
 	return nil
 }
 
-// openInput opens a file that a native reader (LAS family, delimited text) reads with ranged
+// OpenInput opens a file that a native reader (LAS family, delimited text) reads with ranged
 // reads: local files directly (concurrent reads, no cgo), virtual ones through GDAL.
-func openInput(path string) (lidar.Source, error) {
+func OpenInput(path string) (lidar.Source, error) {
 	if isVSI(path) {
 		return openVSI(path)
 	}

@@ -45,7 +45,7 @@ func CensusLAS(ctx context.Context, args []string, opt gdalio.SourceOptions) (*L
 		if f := p; !isLAS(f) {
 			return nil, "", [4]float64{}, fmt.Errorf("%s: tiles read LAS/LAZ inputs only (other inputs would need spill files, which are not done yet): run without -tile/-memory", p)
 		}
-		if headers[i], err = lidar.ReadHeader(lidar.OpenLocal, p); err != nil {
+		if headers[i], err = lidar.ReadHeader(gdalio.OpenInput, p); err != nil {
 			return nil, "", [4]float64{}, err
 		}
 	}

@@ -108,7 +108,7 @@ func declaredLASPoints(srcs []string) (int64, bool) {
 		if !strings.HasSuffix(l, ".las") && !strings.HasSuffix(l, ".laz") {
 			return 0, false
 		}
-		h, err := lidar.ReadHeader(lidar.OpenLocal, p)
+		h, err := lidar.ReadHeader(gdalio.OpenInput, p)
 		if err != nil {
 			return 0, false
 		}
