@@ -161,8 +161,8 @@ func runCV(ctx context.Context, c *cvArgs, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-plot: %w", err)
 		}
 	}
-	if c.device == "gpu" {
-		fmt.Fprintln(stderr, "Cross-validation runs on the CPU engine: the GPU engine cannot hold a sample out.")
+	if _, err := chooseEngine(c.device, c.gpus, nil, true, threads, stderr); err != nil {
+		return err
 	}
 	sources, err := gdalio.ReadInputs(ctx, c.srcs, c.sourceOptions())
 	if err != nil {

@@ -9,12 +9,20 @@ import (
 	"github.com/aidw/aidw/kernels"
 )
 
-// chooseEngine picks the engine for -device: the GPUs when asked for (or, with auto, when the
-// build has them and a device answers) and they run this algorithm; else the CPU engine. gpus
-// names the GPUs (nil: every visible one); several share the work (interp.Multi).
-func chooseEngine(device string, gpus []int, alg interp.Algorithm, threads int, stderr io.Writer) (interp.Engine, error) {
+// chooseEngine picks the engine for -device, for aidw grid and aidw cv alike: the GPUs when
+// asked for (or, with auto, when the build has them and a device answers) and they run this
+// algorithm; else the CPU engine. gpus names the GPUs (nil: every visible one); several share
+// the work (interp.Multi). Work that holds samples out (cross-validation) runs on the CPU
+// engine, the one that can.
+func chooseEngine(device string, gpus []int, alg interp.Algorithm, holdOut bool, threads int, stderr io.Writer) (interp.Engine, error) {
 	cpu := &interp.CPU{Threads: threads}
 	if device == "cpu" {
+		return cpu, nil
+	}
+	if holdOut {
+		if device == "gpu" {
+			fmt.Fprintln(stderr, "Cross-validation runs on the CPU engine: the GPU engine cannot hold a sample out.")
+		}
 		return cpu, nil
 	}
 	gpu, err := openGPUs(gpus)

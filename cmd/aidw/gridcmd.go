@@ -75,7 +75,7 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	eng, err := chooseEngine(a.device, a.gpus, alg, threads, stderr)
+	eng, err := chooseEngine(a.device, a.gpus, alg, false, threads, stderr)
 	if err != nil {
 		return err
 	}
