@@ -221,12 +221,12 @@ type aidwEvaluator struct {
 	box *boxWithout
 }
 
-func (a *AIDW) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
+func (a *AIDW) bind(p *Problem, ix *grid.Index) (bound, error) {
 	e, err := a.evaluator(p, ix)
 	if err != nil {
 		return nil, err
 	}
-	return func(sc *scratch, x, y float64) float64 { return e.node(sc, x, y).Value }, nil
+	return nodeFunc(func(sc *scratch, x, y float64) float64 { return e.node(sc, x, y).Value }), nil
 }
 
 // bindBands computes the value and the diagnostics bands: alpha, r_obs, R, neighbours.

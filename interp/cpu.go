@@ -11,16 +11,35 @@ import (
 )
 
 // cpuAlgorithm is what an algorithm provides to run on the CPU engine: bind does the
-// per-problem work (global statistics, triangulation, ...) and returns the function that
-// computes one node.
+// per-problem work (global statistics, triangulation, ...) and returns the algorithm's bound
+// form, which computes nodes.
 type cpuAlgorithm interface {
 	Algorithm
-	bind(p *Problem, ix *grid.Index) (nodeFunc, error)
+	bind(p *Problem, ix *grid.Index) (bound, error)
 }
 
-// nodeFunc computes the node at (x,y), relative to the samples' origin. sc is the calling
-// worker's own scratch space, so a nodeFunc allocates nothing per node.
+// bound is an algorithm bound to one problem, read-only, which every worker shares: node
+// computes one node. A bound form may also offer capabilities, which the engine and
+// cross-validation use when present: spanner (a run of a row's nodes at once).
+type bound interface {
+	// node computes the node at (x,y), relative to the samples' origin. sc is the calling
+	// worker's own scratch space, so that node allocates nothing per node.
+	node(sc *scratch, x, y float64) float64
+}
+
+// nodeFunc is a bound form that is a function and nothing more.
 type nodeFunc func(sc *scratch, x, y float64) float64
+
+func (f nodeFunc) node(sc *scratch, x, y float64) float64 { return f(sc, x, y) }
+
+// spanner is a bound form that computes a run of a row's raster nodes at once, which lets it
+// share work between neighbouring nodes. The CPU engine uses it for the target's nodes, and
+// node for any other place.
+type spanner interface {
+	// span computes the nodes of target row row, columns [col0,col1), into
+	// out[0:col1-col0], leaving out[k] as it is where skip[k] is set (skip nil: none is).
+	span(sc *scratch, row, col0, col1 int, skip []bool, out []float64)
+}
 
 // cpuBandsAlgorithm is what an algorithm with bands after its value (see BandNames) provides
 // to run on the CPU engine: bindBands returns the function that computes every band of a node.
@@ -35,7 +54,6 @@ type bandsFunc func(sc *scratch, x, y float64, out []float64)
 type scratch struct {
 	nb  []grid.Neighbor
 	ids []int32
-	f   []float64
 	// bands receives a multi-band node's values.
 	bands []float64
 	// held is 1 + the sample held out of the node's computation (leave-one-out
@@ -72,9 +90,12 @@ func (c *CPU) Prepare(ctx context.Context, p *Problem) (Prepared, error) {
 	cp := &cpuPrepared{p: p, threads: threads, nbands: len(BandNames(p.Alg))}
 	var err error
 	if cp.nbands == 1 {
-		if cp.fn, err = alg.bind(p, ix); err != nil {
+		var b bound
+		if b, err = alg.bind(p, ix); err != nil {
 			return nil, err
 		}
+		cp.fn = b.node
+		cp.span, _ = b.(spanner)
 		return cp, nil
 	}
 	ba, ok := p.Alg.(cpuBandsAlgorithm)
@@ -89,8 +110,10 @@ func (c *CPU) Prepare(ctx context.Context, p *Problem) (Prepared, error) {
 }
 
 type cpuPrepared struct {
-	p       *Problem
-	fn      nodeFunc
+	p  *Problem
+	fn nodeFunc
+	// span, when the bound form is a spanner, computes the target's nodes.
+	span    spanner
 	threads int
 	// bands computes every band of a multi-band algorithm (nbands > 1); fn is then its first.
 	bands  bandsFunc
@@ -116,6 +139,22 @@ func (c *cpuPrepared) Compute(ctx context.Context, b *Block) error {
 	cols := c.p.Target.Cols
 	if len(b.Extra) > 0 && len(b.Extra) != c.nbands-1 {
 		return fmt.Errorf("block asks for %d bands after the value; %s gives %d", len(b.Extra), c.p.Alg.Name(), c.nbands-1)
+	}
+	if c.span != nil && len(b.Extra) == 0 {
+		// Each chunk of nodes goes to the spanner a row's run at a time.
+		return c.forEach(ctx, b.Rows*cols, func(sc *scratch, lo, hi int) {
+			for i := lo; i < hi; {
+				col0 := i % cols
+				col1 := min(cols, col0+hi-i)
+				var skip []bool
+				if b.Skip != nil {
+					skip = b.Skip[i : i+col1-col0]
+				}
+				c.span.span(sc, b.Row0+i/cols, col0, col1, skip, b.Values[i:i+col1-col0])
+				i += col1 - col0
+			}
+			b.report(hi - lo)
+		})
 	}
 	return c.forEach(ctx, b.Rows*cols, func(sc *scratch, lo, hi int) {
 		for i := lo; i < hi; i++ {

@@ -48,7 +48,7 @@ const (
 	degenerateArea2 = 1e-5
 )
 
-func (a *Linear) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
+func (a *Linear) bind(p *Problem, ix *grid.Index) (bound, error) {
 	s := p.Samples.Plain() // the triangulation takes every sample's coordinates
 	tri := delaunay(s.X, s.Y)
 	loc := newTriLocator(s, tri)
@@ -67,7 +67,7 @@ func (a *Linear) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
 	if p.leaveOneOut {
 		h := newHoles(s, tri, loc)
 		box := newBoxWithout(s)
-		return func(sc *scratch, x, y float64) float64 {
+		return nodeFunc(func(sc *scratch, x, y float64) float64 {
 			id, held := sc.heldOut()
 			if v, ok := h.interpolate(id, x, y); ok {
 				return v
@@ -76,14 +76,14 @@ func (a *Linear) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
 				return outside(sc, x, y, r0)
 			}
 			return outside(sc, x, y, math.Sqrt(box.area(id)/float64(s.Len()-1)))
-		}, nil
+		}), nil
 	}
-	return func(sc *scratch, x, y float64) float64 {
+	return nodeFunc(func(sc *scratch, x, y float64) float64 {
 		if v, ok := loc.interpolate(x, y); ok {
 			return v
 		}
 		return outside(sc, x, y, r0)
-	}, nil
+	}), nil
 }
 
 // holes interpolates in the triangulation of the samples without one of them. Removing a

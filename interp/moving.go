@@ -124,7 +124,7 @@ func gdalArea(r1, r2, angle float64, n int) searchArea {
 	return searchArea{R1: r1, R2: r2, Angle: angle, Square: usesQuadtree(n, r1, r2, angle)}
 }
 
-func (a *Average) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
+func (a *Average) bind(p *Problem, ix *grid.Index) (bound, error) {
 	s := p.Samples
 	ar := gdalArea(a.Radius1, a.Radius2, a.Angle, p.sampleCount())
 	mean := func(nb []grid.Neighbor) float64 {
@@ -140,24 +140,24 @@ func (a *Average) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
 	switch {
 	case a.active():
 		order := newGDALOrder(s)
-		return func(sc *scratch, x, y float64) float64 {
+		return nodeFunc(func(sc *scratch, x, y float64) float64 {
 			sc.nb = sc.without(ar.collect(ix, x, y, sc.nb))
 			pick := pickQuadrants(sc, sc.nb, s, x, y, a.QuadrantLimits, a.MaxPoints, order)
 			if !pick.ok(a.MinPerQuadrant) {
 				return a.NodataValue
 			}
 			return mean(picked(sc.nb, pick))
-		}, nil
+		}), nil
 	case ar.all() && p.leaveOneOut:
-		return func(sc *scratch, _, _ float64) float64 { return mean(sc.everySample(s.Len())) }, nil
+		return nodeFunc(func(sc *scratch, _, _ float64) float64 { return mean(sc.everySample(s.Len())) }), nil
 	case ar.all():
 		v := allSamplesValue(s, func(nb []grid.Neighbor) float64 { return mean(nb) })
-		return func(*scratch, float64, float64) float64 { return v }, nil
+		return nodeFunc(func(*scratch, float64, float64) float64 { return v }), nil
 	}
-	return func(sc *scratch, x, y float64) float64 {
+	return nodeFunc(func(sc *scratch, x, y float64) float64 {
 		sc.nb = sc.without(ar.collect(ix, x, y, sc.nb))
 		return mean(sc.nb)
-	}, nil
+	}), nil
 }
 
 // picked moves the picked candidates to the front of nb (in candidate order) and returns them.
@@ -192,7 +192,7 @@ func allSamplesValue(s *sample.Samples, f func([]grid.Neighbor) float64) float64
 	return f(nb)
 }
 
-func (m *Metric) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
+func (m *Metric) bind(p *Problem, ix *grid.Index) (bound, error) {
 	s := p.Samples
 	ar := gdalArea(m.Radius1, m.Radius2, m.Angle, p.sampleCount())
 	switch {
@@ -200,27 +200,27 @@ func (m *Metric) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
 		return m.bindPairs(p, ix, ar), nil
 	case m.active():
 		order := newGDALOrder(s)
-		return func(sc *scratch, x, y float64) float64 {
+		return nodeFunc(func(sc *scratch, x, y float64) float64 {
 			sc.nb = sc.without(ar.collect(ix, x, y, sc.nb))
 			pick := pickQuadrants(sc, sc.nb, s, x, y, m.QuadrantLimits, 0, order)
 			if !pick.ok(m.MinPerQuadrant) {
 				return m.NodataValue
 			}
 			return m.reduce(s, picked(sc.nb, pick))
-		}, nil
+		}), nil
 	case ar.all() && m.Kind == AverageDistance:
 		ps := s.Plain()
-		return func(sc *scratch, x, y float64) float64 { return m.distanceToAll(sc, ps, x, y) }, nil
+		return nodeFunc(func(sc *scratch, x, y float64) float64 { return m.distanceToAll(sc, ps, x, y) }), nil
 	case ar.all() && p.leaveOneOut:
-		return func(sc *scratch, _, _ float64) float64 { return m.reduce(s, sc.everySample(s.Len())) }, nil
+		return nodeFunc(func(sc *scratch, _, _ float64) float64 { return m.reduce(s, sc.everySample(s.Len())) }), nil
 	case ar.all():
 		v := allSamplesValue(s, func(nb []grid.Neighbor) float64 { return m.reduce(s, nb) })
-		return func(*scratch, float64, float64) float64 { return v }, nil
+		return nodeFunc(func(*scratch, float64, float64) float64 { return v }), nil
 	}
-	return func(sc *scratch, x, y float64) float64 {
+	return nodeFunc(func(sc *scratch, x, y float64) float64 {
 		sc.nb = sc.without(ar.collect(ix, x, y, sc.nb))
 		return m.reduce(s, sc.nb)
-	}, nil
+	}), nil
 }
 
 // reduce computes the metric (all but average_distance_pts) over the samples nb.

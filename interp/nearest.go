@@ -40,17 +40,17 @@ func parseNearest(kv *keyValues) (Algorithm, error) {
 	return a, nil
 }
 
-func (a *Nearest) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
+func (a *Nearest) bind(p *Problem, ix *grid.Index) (bound, error) {
 	nn := &gdalNearest{s: p.Samples, ix: ix, order: newGDALOrder(p.Samples), nodata: a.NodataValue}
 	area := searchArea{R1: a.Radius1, R2: a.Radius2, Angle: a.Angle}
 	switch {
 	case area.all():
-		return nn.all, nil
+		return nodeFunc(nn.all), nil
 	case usesQuadtree(p.sampleCount(), a.Radius1, a.Radius2, a.Angle):
 		h := area.half()
-		return func(sc *scratch, x, y float64) float64 { return nn.inSquare(sc, x, y, h) }, nil
+		return nodeFunc(func(sc *scratch, x, y float64) float64 { return nn.inSquare(sc, x, y, h) }), nil
 	}
-	return func(sc *scratch, x, y float64) float64 { return nn.inEllipse(sc, x, y, area) }, nil
+	return nodeFunc(func(sc *scratch, x, y float64) float64 { return nn.inEllipse(sc, x, y, area) }), nil
 }
 
 // gdalNearest holds gdal's nearest-sample searches, which linear uses outside the hull too.
