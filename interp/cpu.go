@@ -20,7 +20,8 @@ type cpuAlgorithm interface {
 
 // bound is an algorithm bound to one problem, read-only, which every worker shares: node
 // computes one node. A bound form may also offer capabilities, which the engine and
-// cross-validation use when present: spanner (a run of a row's nodes at once).
+// cross-validation use when present: spanner (a run of a row's nodes at once) and holdOut
+// (a node with one sample held out).
 type bound interface {
 	// node computes the node at (x,y), relative to the samples' origin. sc is the calling
 	// worker's own scratch space, so that node allocates nothing per node.
@@ -41,6 +42,39 @@ type spanner interface {
 	span(sc *scratch, row, col0, col1 int, skip []bool, out []float64)
 }
 
+// holdOut is a bound form that can hold one sample out of a node's computation, as
+// leave-one-out cross-validation does at each sample's place. Without it, LeaveOneOut binds the
+// algorithm anew to a copy of the samples without each one (see eachWithout): correct for any
+// algorithm, and slow.
+type holdOut interface {
+	// holdOut does the work that depends on the number of samples for the n-1 left when one
+	// is held out, and returns the function that computes nodes that way.
+	holdOut() (nodeWithout, error)
+}
+
+// nodeWithout computes the node at (x,y), relative to the samples' origin, as node would for a
+// copy of the samples without sample j: j never enters the node's value, and other samples at
+// j's place stay. The order of all the samples (gdal's quadtree order, which breaks ties) stays
+// that of all of them.
+type nodeWithout func(sc *scratch, j int32, x, y float64) float64
+
+// skipping is a bound form made of a function that leaves sample skip out of every node (-1:
+// none): node leaves none out, and holdOut gives the same function bound for the samples less
+// one, by less, or f itself when less is nil (nothing that f derives depends on their number).
+type skipping struct {
+	f    nodeWithout
+	less func() (nodeWithout, error)
+}
+
+func (b *skipping) node(sc *scratch, x, y float64) float64 { return b.f(sc, -1, x, y) }
+
+func (b *skipping) holdOut() (nodeWithout, error) {
+	if b.less == nil {
+		return b.f, nil
+	}
+	return b.less()
+}
+
 // cpuBandsAlgorithm is what an algorithm with bands after its value (see BandNames) provides
 // to run on the CPU engine: bindBands returns the function that computes every band of a node.
 type cpuBandsAlgorithm interface {
@@ -56,13 +90,7 @@ type scratch struct {
 	ids []int32
 	// bands receives a multi-band node's values.
 	bands []float64
-	// held is 1 + the sample held out of the node's computation (leave-one-out
-	// cross-validation, see LeaveOneOut), 0 for none, so that a zero scratch holds none out.
-	held int32
 }
-
-// heldOut returns the sample held out of the node's computation, if any.
-func (sc *scratch) heldOut() (int32, bool) { return sc.held - 1, sc.held > 0 }
 
 // CPU is the engine that runs every algorithm on all CPU cores.
 type CPU struct {
@@ -76,6 +104,14 @@ func (c *CPU) Name() string { return "cpu" }
 // Supports implements Engine: the CPU engine runs every algorithm.
 func (c *CPU) Supports(a Algorithm) bool { _, ok := a.(cpuAlgorithm); return ok }
 
+// threads is the number of workers.
+func (c *CPU) threads() int {
+	if c.Threads <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return c.Threads
+}
+
 // Prepare builds the even-grid index and binds the algorithm to the problem.
 func (c *CPU) Prepare(ctx context.Context, p *Problem) (Prepared, error) {
 	alg, ok := p.Alg.(cpuAlgorithm)
@@ -83,11 +119,7 @@ func (c *CPU) Prepare(ctx context.Context, p *Problem) (Prepared, error) {
 		return nil, fmt.Errorf("algorithm %s has no CPU implementation", p.Alg.Name())
 	}
 	ix := grid.Of(p.Samples)
-	threads := c.Threads
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	cp := &cpuPrepared{p: p, threads: threads, nbands: len(BandNames(p.Alg))}
+	cp := &cpuPrepared{p: p, threads: c.threads(), nbands: len(BandNames(p.Alg))}
 	var err error
 	if cp.nbands == 1 {
 		var b bound
@@ -176,12 +208,17 @@ func (c *cpuPrepared) Compute(ctx context.Context, b *Block) error {
 	})
 }
 
-// forEach runs chunk over nodes [0,n), all workers pulling runs of chunkNodes from a shared
-// counter, each with its own scratch.
+// forEach runs chunk over nodes [0,n) with every worker.
 func (c *cpuPrepared) forEach(ctx context.Context, n int, chunk func(sc *scratch, lo, hi int)) error {
+	return forEach(ctx, c.threads, n, chunk)
+}
+
+// forEach runs chunk over nodes [0,n), threads workers pulling runs of chunkNodes from a shared
+// counter, each with its own scratch.
+func forEach(ctx context.Context, threads, n int, chunk func(sc *scratch, lo, hi int)) error {
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for w := 0; w < c.threads; w++ {
+	for w := 0; w < threads; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -172,19 +172,20 @@ func (a *InvDist) bind(p *Problem, ix *grid.Index) (bound, error) {
 	if a.Radius1 == 0 && a.Radius2 == 0 {
 		return a.bindAll(p, ix), nil
 	}
-	return a.bindSearch(p.Samples, ix), nil
+	return &skipping{f: a.bindSearch(p.Samples, ix)}, nil
 }
 
 // bindSearch is gdal's GDALGridInverseDistanceToAPower: the samples of the search ellipse in
-// input order.
-func (a *InvDist) bindSearch(s *sample.Samples, ix *grid.Index) nodeFunc {
+// input order, leaving out skip (-1: none). Nothing in it depends on the number of samples, so
+// that it holds a sample out as it is.
+func (a *InvDist) bindSearch(s *sample.Samples, ix *grid.Index) nodeWithout {
 	area := searchArea{R1: a.Radius1, R2: a.Radius2, Angle: a.Angle}
 	w := newInvPower(a.Power)
 	s2 := a.Smoothing * a.Smoothing
 	if a.MaxPoints == 0 {
-		return func(sc *scratch, x, y float64) float64 {
+		return func(sc *scratch, skip int32, x, y float64) float64 {
 			// Without max_points the order only decides which exact hit counts: the first.
-			sc.nb = sc.without(area.collect(ix, x, y, sc.nb))
+			sc.nb = without(area.collect(ix, x, y, sc.nb), skip)
 			var num, den float64
 			hit := int32(-1)
 			for _, nb := range sc.nb {
@@ -208,8 +209,8 @@ func (a *InvDist) bindSearch(s *sample.Samples, ix *grid.Index) nodeFunc {
 			return num / den
 		}
 	}
-	return func(sc *scratch, x, y float64) float64 {
-		sc.nb = sc.without(area.find(ix, x, y, sc.nb))
+	return func(sc *scratch, skip int32, x, y float64) float64 {
+		sc.nb = without(area.find(ix, x, y, sc.nb), skip)
 		var num, den float64
 		n := 0
 		for _, nb := range sc.nb {
@@ -302,11 +303,11 @@ func (a *InvDist) bindAll(p *Problem, ix *grid.Index) *invDistAll {
 }
 
 // node implements bound: a place that is not a raster node gets gdal's loop.
-func (d *invDistAll) node(sc *scratch, x, y float64) float64 {
-	if id, ok := sc.heldOut(); ok {
-		return d.allBut(id, x, y)
-	}
-	return d.one(x, y)
+func (d *invDistAll) node(_ *scratch, x, y float64) float64 { return d.one(x, y) }
+
+// holdOut implements holdOut: gdal's loop runs on either side of the held-out sample.
+func (d *invDistAll) holdOut() (nodeWithout, error) {
+	return func(_ *scratch, j int32, x, y float64) float64 { return d.allBut(j, x, y) }, nil
 }
 
 // span implements spanner.
@@ -504,10 +505,11 @@ func (a *InvDistNN) bind(p *Problem, ix *grid.Index) (bound, error) {
 	s := p.Samples
 	e := &invDistNNEval{a: a, s: s, ix: ix, w: newInvPower(a.Power), s2: a.Smoothing * a.Smoothing,
 		r2: a.Radius * a.Radius, order: newGDALOrder(s)}
+	// Nothing here depends on the number of samples: a sample is held out as it is.
 	if a.active() {
-		return nodeFunc(e.quadrants), nil
+		return &skipping{f: e.quadrants}, nil
 	}
-	return nodeFunc(e.nearest), nil
+	return &skipping{f: e.nearest}, nil
 }
 
 // invDistNNEval is InvDistNN bound to a problem.
@@ -530,8 +532,8 @@ func (e *invDistNNEval) mayHit(nearest float64) bool {
 
 // hit returns the sample that gdal takes as is at (x,y), or -1: the first in gdal's quadtree
 // order within the search square with d2 + s2 < 1e-13. It overwrites sc.nb.
-func (e *invDistNNEval) hit(sc *scratch, x, y float64) int32 {
-	sc.nb = sc.within(e.ix, x, y, exactHitD2)
+func (e *invDistNNEval) hit(sc *scratch, skip int32, x, y float64) int32 {
+	sc.nb = sc.within(e.ix, x, y, exactHitD2, skip)
 	best, rank := int32(-1), int32(0)
 	for _, nb := range sc.nb {
 		if nb.D2+e.s2 < exactHitD2 && inSquare(e.s, nb.ID, x, y, e.a.Radius) {
@@ -544,18 +546,18 @@ func (e *invDistNNEval) hit(sc *scratch, x, y float64) int32 {
 }
 
 // nearest is gdal's GDALGridInverseDistanceToAPowerNearestNeighbor.
-func (e *invDistNNEval) nearest(sc *scratch, x, y float64) float64 {
+func (e *invDistNNEval) nearest(sc *scratch, skip int32, x, y float64) float64 {
 	a := e.a
 	k := a.MaxPoints + 1
 	if a.MaxPoints == 0 {
 		k = math.MaxInt
 	}
-	sc.nb = sc.knn(e.ix, x, y, k, e.r2)
+	sc.nb = sc.knn(e.ix, x, y, k, e.r2, skip)
 	if e.mayHit(nearestD2(sc.nb)) {
-		if h := e.hit(sc, x, y); h >= 0 {
+		if h := e.hit(sc, skip, x, y); h >= 0 {
 			return e.s.Z[h]
 		}
-		sc.nb = sc.knn(e.ix, x, y, k, e.r2)
+		sc.nb = sc.knn(e.ix, x, y, k, e.r2, skip)
 	}
 	nb := sc.nb
 	for i := range nb {
@@ -563,7 +565,7 @@ func (e *invDistNNEval) nearest(sc *scratch, x, y float64) float64 {
 	}
 	if a.MaxPoints > 0 && len(nb) > a.MaxPoints {
 		if nb[a.MaxPoints-1].D2 == nb[a.MaxPoints].D2 {
-			nb = e.tiedNearest(sc, x, y)
+			nb = e.tiedNearest(sc, skip, x, y)
 		}
 		nb = nb[:a.MaxPoints]
 	}
@@ -586,8 +588,8 @@ func nearestD2(nb []grid.Neighbor) float64 {
 
 // tiedNearest returns every sample within the radius sorted as gdal's multimap holds them, by
 // d2 + s2 and then gdal's order: needed when a tie straddles max_points.
-func (e *invDistNNEval) tiedNearest(sc *scratch, x, y float64) []grid.Neighbor {
-	sc.nb = sc.within(e.ix, x, y, e.r2)
+func (e *invDistNNEval) tiedNearest(sc *scratch, skip int32, x, y float64) []grid.Neighbor {
+	sc.nb = sc.within(e.ix, x, y, e.r2, skip)
 	for i := range sc.nb {
 		sc.nb[i].D2 += e.s2
 	}
@@ -602,17 +604,17 @@ func (e *invDistNNEval) tiedNearest(sc *scratch, x, y float64) []grid.Neighbor {
 }
 
 // quadrants is gdal's GDALGridInverseDistanceToAPowerNearestNeighborPerQuadrant.
-func (e *invDistNNEval) quadrants(sc *scratch, x, y float64) float64 {
-	sc.nb = sc.within(e.ix, x, y, e.r2)
+func (e *invDistNNEval) quadrants(sc *scratch, skip int32, x, y float64) float64 {
+	sc.nb = sc.within(e.ix, x, y, e.r2, skip)
 	nearest := math.Inf(1)
 	for _, n := range sc.nb {
 		nearest = min(nearest, n.D2)
 	}
 	if e.mayHit(nearest) {
-		if h := e.hit(sc, x, y); h >= 0 {
+		if h := e.hit(sc, skip, x, y); h >= 0 {
 			return e.s.Z[h]
 		}
-		sc.nb = sc.within(e.ix, x, y, e.r2)
+		sc.nb = sc.within(e.ix, x, y, e.r2, skip)
 	}
 	for i := range sc.nb {
 		sc.nb[i].D2 += e.s2

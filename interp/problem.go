@@ -10,17 +10,6 @@ type Problem struct {
 	Samples *sample.Samples
 	Target  raster.Target
 	Alg     Algorithm
-	// leaveOneOut says that each node is computed with one sample held out (see LeaveOneOut),
-	// so binds size what depends on the number of samples for n-1 of them.
-	leaveOneOut bool
-}
-
-// sampleCount is the number of samples a node is computed from.
-func (p *Problem) sampleCount() int {
-	if p.leaveOneOut {
-		return p.Samples.Len() - 1
-	}
-	return p.Samples.Len()
 }
 
 // NodeXY is raster.Target.Node relative to the samples' origin.
