@@ -126,7 +126,7 @@ func (c *CPU) Prepare(ctx context.Context, p *Problem) (Prepared, error) {
 		if b, err = alg.bind(p, ix); err != nil {
 			return nil, err
 		}
-		cp.fn = b.node
+		cp.fn = nodeOf(b)
 		cp.span, _ = b.(spanner)
 		return cp, nil
 	}
@@ -137,13 +137,23 @@ func (c *CPU) Prepare(ctx context.Context, p *Problem) (Prepared, error) {
 	if cp.bands, err = ba.bindBands(p, ix); err != nil {
 		return nil, err
 	}
-	cp.fn = func(sc *scratch, x, y float64) float64 { return cp.node(sc, x, y)[0] }
+	cp.fn = func(sc *scratch, _ int32, x, y float64) float64 { return cp.node(sc, x, y)[0] }
 	return cp, nil
 }
 
+// nodeOf is b's node as a function with as few calls as may be between the engine and the
+// algorithm: a skipping form's own function, called with no sample to skip.
+func nodeOf(b bound) nodeWithout {
+	if s, ok := b.(*skipping); ok {
+		return s.f
+	}
+	return func(sc *scratch, _ int32, x, y float64) float64 { return b.node(sc, x, y) }
+}
+
 type cpuPrepared struct {
-	p  *Problem
-	fn nodeFunc
+	p *Problem
+	// fn computes a node, called with no sample to skip (-1); see nodeOf.
+	fn nodeWithout
 	// span, when the bound form is a spanner, computes the target's nodes.
 	span    spanner
 	threads int
@@ -195,7 +205,7 @@ func (c *cpuPrepared) Compute(ctx context.Context, b *Block) error {
 			}
 			x, y := c.p.NodeXY(i%cols, b.Row0+i/cols)
 			if len(b.Extra) == 0 {
-				b.Values[i] = c.fn(sc, x, y)
+				b.Values[i] = c.fn(sc, -1, x, y)
 				continue
 			}
 			out := c.node(sc, x, y)
@@ -216,6 +226,11 @@ func (c *cpuPrepared) forEach(ctx context.Context, n int, chunk func(sc *scratch
 // forEach runs chunk over nodes [0,n), threads workers pulling runs of chunkNodes from a shared
 // counter, each with its own scratch.
 func forEach(ctx context.Context, threads, n int, chunk func(sc *scratch, lo, hi int)) error {
+	return forEachRun(ctx, threads, n, chunkNodes, chunk)
+}
+
+// forEachRun is forEach with runs of size.
+func forEachRun(ctx context.Context, threads, n, size int, chunk func(sc *scratch, lo, hi int)) error {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := 0; w < threads; w++ {
@@ -224,11 +239,11 @@ func forEach(ctx context.Context, threads, n int, chunk func(sc *scratch, lo, hi
 			defer wg.Done()
 			sc := &scratch{}
 			for ctx.Err() == nil {
-				lo := int(next.Add(chunkNodes)) - chunkNodes
+				lo := int(next.Add(int64(size))) - size
 				if lo >= n {
 					return
 				}
-				chunk(sc, lo, min(lo+chunkNodes, n))
+				chunk(sc, lo, min(lo+size, n))
 			}
 		}()
 	}

@@ -71,11 +71,12 @@ func LeaveOneOut(ctx context.Context, alg Algorithm, s *sample.Samples, t raster
 
 // eachWithout is leave-one-out by its definition, for any algorithm: each sample is predicted
 // at its place by the algorithm bound to a copy of the samples without it, with its own index.
+// Workers take one sample at a time: each is a whole bind.
 func eachWithout(ctx context.Context, alg cpuAlgorithm, s *sample.Samples, t raster.Target, threads int) ([]float64, error) {
 	n := s.Len()
 	out := make([]float64, n)
 	errs := make([]error, n)
-	err := forEach(ctx, threads, n, func(sc *scratch, lo, hi int) {
+	err := forEachRun(ctx, threads, n, 1, func(sc *scratch, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			c := &sample.Samples{OriginX: s.OriginX, OriginY: s.OriginY,
 				X: make([]float64, 0, n-1), Y: make([]float64, 0, n-1), Z: make([]float64, 0, n-1)}
