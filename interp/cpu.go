@@ -53,9 +53,9 @@ type holdOut interface {
 }
 
 // nodeWithout computes the node at (x,y), relative to the samples' origin, as node would for a
-// copy of the samples without sample j: j never enters the node's value, and other samples at
-// j's place stay. The order of all the samples (gdal's quadtree order, which breaks ties) stays
-// that of all of them.
+// copy of the samples without sample j (-1: none is left out): j never enters the node's
+// value, and other samples at j's place stay. The order of all the samples (gdal's quadtree
+// order, which breaks ties) stays that of all of them.
 type nodeWithout func(sc *scratch, j int32, x, y float64) float64
 
 // skipping is a bound form made of a function that leaves sample skip out of every node (-1:
