@@ -45,21 +45,21 @@ var aidwDeclaration = Declaration{
 	Name: "aidw",
 	Help: "adaptive IDW (Lu & Wong 2008): the power adapts to how clustered the samples are",
 	Options: []Option{
-		{Name: "k", Type: TypeInt, Default: "15", Min: bound(1), Field: "K",
+		{Name: "k", Type: TypeInt, Default: "15", Min: limit(1), Field: "K",
 			Help: "nearest samples whose mean distance r_obs measures the local density (clamped to n)"},
-		{Name: "area", Type: TypeFloat, Default: "0", Min: bound(0), Field: "Area",
+		{Name: "area", Type: TypeFloat, Default: "0", Min: limit(0), Field: "Area",
 			Help: "study area for the expected distance r_exp; 0 takes the samples' bounding box"},
 		{Name: "rmin", Type: TypeFloat, Default: "0", Field: "RMin",
 			Help: "R at which mu is 0 and the power a1"},
 		{Name: "rmax", Type: TypeFloat, Default: "2", Field: "RMax",
 			Help: "R at which mu is 1 and the power a5; must exceed rmin"},
-		{Name: "alphas", Type: TypeFloatList, Default: "1.5,2,2.5,3,3.5", Min: bound(0), Field: "Alphas",
+		{Name: "alphas", Type: TypeFloatList, Default: "1.5,2,2.5,3,3.5", Min: limit(0), Field: "Alphas",
 			Help: "the five power levels a1..a5, from clustered to dispersed samples"},
-		{Name: "max_points", Type: TypeInt, Default: "0", Min: bound(0), Field: "MaxPoints",
+		{Name: "max_points", Type: TypeInt, Default: "0", Min: limit(0), Field: "MaxPoints",
 			Help: "weigh only the max_points nearest samples; 0 weighs all"},
-		{Name: "radius", Type: TypeFloat, Default: "0", Min: bound(0), Field: "Radius",
+		{Name: "radius", Type: TypeFloat, Default: "0", Min: limit(0), Field: "Radius",
 			Help: "weigh only the samples within radius; 0 is unbounded"},
-		{Name: "min_points", Type: TypeInt, Default: "0", Min: bound(0), Field: "MinPoints",
+		{Name: "min_points", Type: TypeInt, Default: "0", Min: limit(0), Field: "MinPoints",
 			Help: "nodes with fewer samples to weigh are nodata"},
 		nodataOption(),
 		{Name: "diagnostics", Type: TypeYesNo, Default: "no", Field: "Diagnostics",
@@ -220,36 +220,45 @@ type aidwEvaluator struct {
 	nq   int     // neighbours asked of the index per node: r_obs's and, for MaxPoints, the weighted
 	rExp float64 // expected nearest-neighbour distance
 	r2   float64 // squared weighting radius; +Inf when unbounded
-	// box gives the samples' bounding box without a held-out one (leave-one-out, when the
-	// study area is derived from the box).
+	// box gives the samples' bounding box without a held-out one (bound for n-1 samples,
+	// when the study area is derived from the box).
 	box *boxWithout
 }
 
-func (a *AIDW) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
-	e, err := a.evaluator(p, ix)
+func (a *AIDW) bind(p *Problem, ix *grid.Index) (bound, error) {
+	n := p.sampleCount()
+	e, err := a.evaluator(p, ix, n)
 	if err != nil {
 		return nil, err
 	}
-	return func(sc *scratch, x, y float64) float64 { return e.node(sc, x, y).Value }, nil
+	less := func() (nodeWithout, error) {
+		e, err := a.evaluator(p, ix, n-1)
+		if err != nil {
+			return nil, err
+		}
+		return e.value, nil
+	}
+	return &skipping{f: e.value, less: less}, nil
 }
 
 // bindBands computes the value and the diagnostics bands: alpha, r_obs, R, neighbours.
 func (a *AIDW) bindBands(p *Problem, ix *grid.Index) (bandsFunc, error) {
-	e, err := a.evaluator(p, ix)
+	e, err := a.evaluator(p, ix, p.sampleCount())
 	if err != nil {
 		return nil, err
 	}
 	return func(sc *scratch, x, y float64, out []float64) {
-		nd := e.node(sc, x, y)
+		nd := e.node(sc, -1, x, y)
 		out[0], out[1], out[2], out[3], out[4] = nd.Value, nd.Alpha, nd.RObs, nd.R, float64(nd.Count)
 	}, nil
 }
 
-func (a *AIDW) evaluator(p *Problem, ix *grid.Index) (*aidwEvaluator, error) {
+// evaluator binds AIDW to the problem for n samples: all of them, or all but one held out
+// (n-1), whose study area, when derived from the samples' box, is then that of the others.
+func (a *AIDW) evaluator(p *Problem, ix *grid.Index, n int) (*aidwEvaluator, error) {
 	if err := a.Validate(); err != nil {
 		return nil, fmt.Errorf("aidw: %w", err)
 	}
-	n := p.sampleCount()
 	if n <= 0 {
 		return nil, fmt.Errorf("aidw: no samples")
 	}
@@ -262,7 +271,7 @@ func (a *AIDW) evaluator(p *Problem, ix *grid.Index) (*aidwEvaluator, error) {
 	if !a.local() {
 		e.s = p.Samples.Plain() // weighAll loops over every sample
 	}
-	if p.leaveOneOut && a.Area == 0 {
+	if n < p.Samples.Len() && a.Area == 0 {
 		e.box = newBoxWithout(p.Samples)
 	}
 	e.nq = e.k
@@ -275,21 +284,26 @@ func (a *AIDW) evaluator(p *Problem, ix *grid.Index) (*aidwEvaluator, error) {
 	return e, nil
 }
 
-// node computes AIDW at (x,y), relative to the samples' origin. One index query gives both
-// r_obs and, for MaxPoints, the weighting neighbourhood.
-func (e *aidwEvaluator) node(sc *scratch, x, y float64) AIDWNode {
-	sc.nb = sc.knn(e.ix, x, y, e.nq, math.Inf(1))
+// value is node's value.
+func (e *aidwEvaluator) value(sc *scratch, skip int32, x, y float64) float64 {
+	return e.node(sc, skip, x, y).Value
+}
+
+// node computes AIDW at (x,y), relative to the samples' origin, without sample skip (-1:
+// none). One index query gives both r_obs and, for MaxPoints, the weighting neighbourhood.
+func (e *aidwEvaluator) node(sc *scratch, skip int32, x, y float64) AIDWNode {
+	sc.nb = sc.knn(e.ix, x, y, e.nq, math.Inf(1), skip)
 	nb := sc.nb
 	var nd AIDWNode
 	for _, n := range nb[:e.k] {
 		nd.RObs += math.Sqrt(n.D2)
 	}
 	nd.RObs /= float64(e.k)
-	nd.R = nd.RObs / e.expectedDistance(sc)
+	nd.R = nd.RObs / e.expectedDistance(skip)
 	nd.Alpha = AlphaFromMu(MuFromR(nd.R, e.a.RMin, e.a.RMax), e.a.Alphas)
 	nearest := nb[0]
 	if nearest.D2 < exactHitD2 {
-		nd.Value, nd.Count = e.exactHit(sc, x, y, nearest.ID), 1
+		nd.Value, nd.Count = e.exactHit(sc, skip, x, y, nearest.ID), 1
 		return nd
 	}
 	// Weights relative to the nearest sample's, (d2/d2min)^(-alpha/2) = 2^(c*log2(d2) + c0),
@@ -299,7 +313,7 @@ func (e *aidwEvaluator) node(sc *scratch, x, y float64) AIDWNode {
 	var sw, swz float64
 	switch {
 	case !e.a.local():
-		sw, swz = e.weighAll(sc, x, y, c, c0)
+		sw, swz = e.weighAll(skip, x, y, c, c0)
 		nd.Count = e.n
 	case e.a.MaxPoints > 0:
 		nb = nb[:min(len(nb), e.a.MaxPoints)]
@@ -309,7 +323,7 @@ func (e *aidwEvaluator) node(sc *scratch, x, y float64) AIDWNode {
 		sw, swz = weighNeighbors(nb, e.s.Z, c, c0)
 		nd.Count = len(nb)
 	default:
-		sc.nb = sc.within(e.ix, x, y, e.r2)
+		sc.nb = sc.within(e.ix, x, y, e.r2, skip)
 		sw, swz = weighNeighbors(sc.nb, e.s.Z, c, c0)
 		nd.Count = len(sc.nb)
 	}
@@ -321,14 +335,13 @@ func (e *aidwEvaluator) node(sc *scratch, x, y float64) AIDWNode {
 	return nd
 }
 
-// expectedDistance is r_exp for the node: with a sample held out, that of the n-1 others over
-// their own study area.
-func (e *aidwEvaluator) expectedDistance(sc *scratch) float64 {
-	id, ok := sc.heldOut()
-	if !ok || e.box == nil {
+// expectedDistance is r_exp for the node: with sample skip held out, that of the n-1 others
+// over their own study area.
+func (e *aidwEvaluator) expectedDistance(skip int32) float64 {
+	if skip < 0 || e.box == nil {
 		return e.rExp
 	}
-	area := e.box.area(id)
+	area := e.box.area(skip)
 	if !(area > 0) {
 		xmin, ymin, xmax, ymax := e.t.Extent()
 		area = (xmax - xmin) * (ymax - ymin)
@@ -336,26 +349,25 @@ func (e *aidwEvaluator) expectedDistance(sc *scratch) float64 {
 	return ExpectedDistance(e.n, area)
 }
 
-// weighAll weighs every sample but the held-out one, if any: the loop runs on either side of
-// it, so that it never enters the sums (it lies on the node: its weight is infinite, and no
-// later subtraction could take it out again).
-func (e *aidwEvaluator) weighAll(sc *scratch, x, y, c, c0 float64) (sw, swz float64) {
+// weighAll weighs every sample but skip (-1: none): the loop runs on either side of it, so
+// that it never enters the sums (it lies on the node: its weight is infinite, and no later
+// subtraction could take it out again).
+func (e *aidwEvaluator) weighAll(skip int32, x, y, c, c0 float64) (sw, swz float64) {
 	xs, ys, zs := e.s.X, e.s.Y, e.s.Z
-	id, ok := sc.heldOut()
-	if !ok {
+	if skip < 0 {
 		return weighAll(xs, ys, zs, x, y, c, c0)
 	}
-	sw, swz = weighAll(xs[:id], ys[:id], zs[:id], x, y, c, c0)
-	sw1, swz1 := weighAll(xs[id+1:], ys[id+1:], zs[id+1:], x, y, c, c0)
+	sw, swz = weighAll(xs[:skip], ys[:skip], zs[:skip], x, y, c, c0)
+	sw1, swz1 := weighAll(xs[skip+1:], ys[skip+1:], zs[skip+1:], x, y, c, c0)
 	return sw + sw1, swz + swz1
 }
 
 // exactHit returns the value of the first sample, in input order, within gdal_grid's exact-hit
 // distance of (x,y); nearest is one such sample. As in gdal_grid, an exact hit wins over the
 // neighbourhood rules.
-func (e *aidwEvaluator) exactHit(sc *scratch, x, y float64, nearest int32) float64 {
+func (e *aidwEvaluator) exactHit(sc *scratch, skip int32, x, y float64, nearest int32) float64 {
 	first := nearest
-	sc.nb = sc.within(e.ix, x, y, exactHitD2)
+	sc.nb = sc.within(e.ix, x, y, exactHitD2, skip)
 	for _, n := range sc.nb {
 		if n.D2 < exactHitD2 && n.ID < first {
 			first = n.ID

@@ -389,7 +389,7 @@ func TestAIDWNodeDiagnostics(t *testing.T) {
 		c := aidwCase{pts: aidwClustered(rng), extent: aidwExtent, cols: 16, rows: 10, opt: aidwDefaults()}
 		c.opt.MaxPoints = maxPts
 		p := c.problem()
-		e, err := c.opt.evaluator(p, grid.Build(p.Samples.X, p.Samples.Y))
+		e, err := c.opt.evaluator(p, grid.Build(p.Samples.X, p.Samples.Y), p.Samples.Len())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -398,7 +398,7 @@ func TestAIDWNodeDiagnostics(t *testing.T) {
 			for col := range c.cols {
 				x, y := c.nodeXY(col, row)
 				want := aidwReference(c.pts, c.opt, c.extent, x, y)
-				got := e.node(sc, x-p.Samples.OriginX, y-p.Samples.OriginY)
+				got := e.node(sc, -1, x-p.Samples.OriginX, y-p.Samples.OriginY)
 				if aidwRelErr(got.RObs, want.rObs) > 1e-12 || aidwRelErr(got.R, want.r) > 1e-12 ||
 					math.Abs(got.Alpha-want.alpha) > 1e-12 || got.Count != want.count || aidwRelErr(got.Value, want.value) > 1e-9 {
 					t.Errorf("max_points=%d node (%d,%d): got %+v, want %+v", maxPts, col, row, got, want)

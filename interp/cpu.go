@@ -11,16 +11,69 @@ import (
 )
 
 // cpuAlgorithm is what an algorithm provides to run on the CPU engine: bind does the
-// per-problem work (global statistics, triangulation, ...) and returns the function that
-// computes one node.
+// per-problem work (global statistics, triangulation, ...) and returns the algorithm's bound
+// form, which computes nodes.
 type cpuAlgorithm interface {
 	Algorithm
-	bind(p *Problem, ix *grid.Index) (nodeFunc, error)
+	bind(p *Problem, ix *grid.Index) (bound, error)
 }
 
-// nodeFunc computes the node at (x,y), relative to the samples' origin. sc is the calling
-// worker's own scratch space, so a nodeFunc allocates nothing per node.
+// bound is an algorithm bound to one problem, read-only, which every worker shares: node
+// computes one node. A bound form may also offer capabilities, which the engine and
+// cross-validation use when present: spanner (a run of a row's nodes at once) and holdOut
+// (a node with one sample held out).
+type bound interface {
+	// node computes the node at (x,y), relative to the samples' origin. sc is the calling
+	// worker's own scratch space, so that node allocates nothing per node.
+	node(sc *scratch, x, y float64) float64
+}
+
+// nodeFunc is a bound form that is a function and nothing more.
 type nodeFunc func(sc *scratch, x, y float64) float64
+
+func (f nodeFunc) node(sc *scratch, x, y float64) float64 { return f(sc, x, y) }
+
+// spanner is a bound form that computes a run of a row's raster nodes at once, which lets it
+// share work between neighbouring nodes. The CPU engine uses it for the target's nodes, and
+// node for any other place.
+type spanner interface {
+	// span computes the nodes of target row row, columns [col0,col1), into
+	// out[0:col1-col0], leaving out[k] as it is where skip[k] is set (skip nil: none is).
+	span(sc *scratch, row, col0, col1 int, skip []bool, out []float64)
+}
+
+// holdOut is a bound form that can hold one sample out of a node's computation, as
+// leave-one-out cross-validation does at each sample's place. Without it, LeaveOneOut binds the
+// algorithm anew to a copy of the samples without each one (see eachWithout): correct for any
+// algorithm, and slow.
+type holdOut interface {
+	// holdOut does the work that depends on the number of samples for the n-1 left when one
+	// is held out, and returns the function that computes nodes that way.
+	holdOut() (nodeWithout, error)
+}
+
+// nodeWithout computes the node at (x,y), relative to the samples' origin, as node would for a
+// copy of the samples without sample j (-1: none is left out): j never enters the node's
+// value, and other samples at j's place stay. The order of all the samples (gdal's quadtree
+// order, which breaks ties) stays that of all of them.
+type nodeWithout func(sc *scratch, j int32, x, y float64) float64
+
+// skipping is a bound form made of a function that leaves sample skip out of every node (-1:
+// none): node leaves none out, and holdOut gives the same function bound for the samples less
+// one, by less, or f itself when less is nil (nothing that f derives depends on their number).
+type skipping struct {
+	f    nodeWithout
+	less func() (nodeWithout, error)
+}
+
+func (b *skipping) node(sc *scratch, x, y float64) float64 { return b.f(sc, -1, x, y) }
+
+func (b *skipping) holdOut() (nodeWithout, error) {
+	if b.less == nil {
+		return b.f, nil
+	}
+	return b.less()
+}
 
 // cpuBandsAlgorithm is what an algorithm with bands after its value (see BandNames) provides
 // to run on the CPU engine: bindBands returns the function that computes every band of a node.
@@ -35,16 +88,9 @@ type bandsFunc func(sc *scratch, x, y float64, out []float64)
 type scratch struct {
 	nb  []grid.Neighbor
 	ids []int32
-	f   []float64
 	// bands receives a multi-band node's values.
 	bands []float64
-	// held is 1 + the sample held out of the node's computation (leave-one-out
-	// cross-validation, see LeaveOneOut), 0 for none, so that a zero scratch holds none out.
-	held int32
 }
-
-// heldOut returns the sample held out of the node's computation, if any.
-func (sc *scratch) heldOut() (int32, bool) { return sc.held - 1, sc.held > 0 }
 
 // CPU is the engine that runs every algorithm on all CPU cores.
 type CPU struct {
@@ -58,6 +104,14 @@ func (c *CPU) Name() string { return "cpu" }
 // Supports implements Engine: the CPU engine runs every algorithm.
 func (c *CPU) Supports(a Algorithm) bool { _, ok := a.(cpuAlgorithm); return ok }
 
+// threads is the number of workers.
+func (c *CPU) threads() int {
+	if c.Threads <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return c.Threads
+}
+
 // Prepare builds the even-grid index and binds the algorithm to the problem.
 func (c *CPU) Prepare(ctx context.Context, p *Problem) (Prepared, error) {
 	alg, ok := p.Alg.(cpuAlgorithm)
@@ -65,16 +119,15 @@ func (c *CPU) Prepare(ctx context.Context, p *Problem) (Prepared, error) {
 		return nil, fmt.Errorf("algorithm %s has no CPU implementation", p.Alg.Name())
 	}
 	ix := p.index()
-	threads := c.Threads
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	cp := &cpuPrepared{p: p, threads: threads, nbands: len(BandNames(p.Alg))}
+	cp := &cpuPrepared{p: p, threads: c.threads(), nbands: len(BandNames(p.Alg))}
 	var err error
 	if cp.nbands == 1 {
-		if cp.fn, err = alg.bind(p, ix); err != nil {
+		var b bound
+		if b, err = alg.bind(p, ix); err != nil {
 			return nil, err
 		}
+		cp.fn = nodeOf(b)
+		cp.span, _ = b.(spanner)
 		return cp, nil
 	}
 	ba, ok := p.Alg.(cpuBandsAlgorithm)
@@ -84,13 +137,25 @@ func (c *CPU) Prepare(ctx context.Context, p *Problem) (Prepared, error) {
 	if cp.bands, err = ba.bindBands(p, ix); err != nil {
 		return nil, err
 	}
-	cp.fn = func(sc *scratch, x, y float64) float64 { return cp.node(sc, x, y)[0] }
+	cp.fn = func(sc *scratch, _ int32, x, y float64) float64 { return cp.node(sc, x, y)[0] }
 	return cp, nil
 }
 
+// nodeOf is b's node as a function with as few calls as may be between the engine and the
+// algorithm: a skipping form's own function, called with no sample to skip.
+func nodeOf(b bound) nodeWithout {
+	if s, ok := b.(*skipping); ok {
+		return s.f
+	}
+	return func(sc *scratch, _ int32, x, y float64) float64 { return b.node(sc, x, y) }
+}
+
 type cpuPrepared struct {
-	p       *Problem
-	fn      nodeFunc
+	p *Problem
+	// fn computes a node, called with no sample to skip (-1); see nodeOf.
+	fn nodeWithout
+	// span, when the bound form is a spanner, computes the target's nodes.
+	span    spanner
 	threads int
 	// bands computes every band of a multi-band algorithm (nbands > 1); fn is then its first.
 	bands  bandsFunc
@@ -117,6 +182,22 @@ func (c *cpuPrepared) Compute(ctx context.Context, b *Block) error {
 	if len(b.Extra) > 0 && len(b.Extra) != c.nbands-1 {
 		return fmt.Errorf("block asks for %d bands after the value; %s gives %d", len(b.Extra), c.p.Alg.Name(), c.nbands-1)
 	}
+	if c.span != nil && len(b.Extra) == 0 {
+		// Each chunk of nodes goes to the spanner a row's run at a time.
+		return c.forEach(ctx, b.Rows*cols, func(sc *scratch, lo, hi int) {
+			for i := lo; i < hi; {
+				col0 := i % cols
+				col1 := min(cols, col0+hi-i)
+				var skip []bool
+				if b.Skip != nil {
+					skip = b.Skip[i : i+col1-col0]
+				}
+				c.span.span(sc, b.Row0+i/cols, col0, col1, skip, b.Values[i:i+col1-col0])
+				i += col1 - col0
+			}
+			b.report(hi - lo)
+		})
+	}
 	return c.forEach(ctx, b.Rows*cols, func(sc *scratch, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if b.Skip != nil && b.Skip[i] {
@@ -124,7 +205,7 @@ func (c *cpuPrepared) Compute(ctx context.Context, b *Block) error {
 			}
 			x, y := c.p.NodeXY(i%cols, b.Row0+i/cols)
 			if len(b.Extra) == 0 {
-				b.Values[i] = c.fn(sc, x, y)
+				b.Values[i] = c.fn(sc, -1, x, y)
 				continue
 			}
 			out := c.node(sc, x, y)
@@ -137,24 +218,34 @@ func (c *cpuPrepared) Compute(ctx context.Context, b *Block) error {
 	})
 }
 
-// forEach runs chunk over nodes [0,n), all workers pulling runs of chunkNodes from a shared
-// counter, each with its own scratch.
+// forEach runs chunk over nodes [0,n) with every worker.
 func (c *cpuPrepared) forEach(ctx context.Context, n int, chunk func(sc *scratch, lo, hi int)) error {
+	return forEach(ctx, c.threads, n, chunk)
+}
+
+// forEach runs chunk over nodes [0,n), threads workers pulling runs of chunkNodes from a shared
+// counter, each with its own scratch.
+func forEach(ctx context.Context, threads, n int, chunk func(sc *scratch, lo, hi int)) error {
+	return forEachRun(ctx, threads, n, chunkNodes, chunk)
+}
+
+// forEachRun is forEach with runs of size.
+func forEachRun(ctx context.Context, threads, n, size int, chunk func(sc *scratch, lo, hi int)) error {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	var panicked atomic.Pointer[PanicError]
-	for w := 0; w < c.threads; w++ {
+	for w := 0; w < threads; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer catchPanic(&panicked)
 			sc := &scratch{}
 			for ctx.Err() == nil && panicked.Load() == nil {
-				lo := int(next.Add(chunkNodes)) - chunkNodes
+				lo := int(next.Add(int64(size))) - size
 				if lo >= n {
 					return
 				}
-				chunk(sc, lo, min(lo+chunkNodes, n))
+				chunk(sc, lo, min(lo+size, n))
 			}
 		}()
 	}

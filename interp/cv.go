@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/aidw/aidw/grid"
 	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/sample"
 )
@@ -13,25 +14,26 @@ import (
 // Cross-validation predicts each sample from the others and compares with what was observed.
 //
 // Leave-one-out builds one index and binds the algorithm once, then computes every sample as a
-// node at its own place with that sample held out (scratch.held): every search goes through
-// scratch.without, knn and within, which drop the held-out sample (samples at the same place
-// stay: they are other observations); the loops over all samples run on either side of it;
-// and what a bind derives from the whole sample set is derived per node for the n-1 others
-// where it depends on them: AIDW's r_exp (n-1, and the box without the sample, from the two
-// extreme samples of each side), linear's triangulation (only the hole the sample leaves is
+// node at its own place with that sample held out, through the bound form's holdOut
+// capability: the searches drop the held-out sample (samples at the same place stay: they are
+// other observations); the loops over all samples run on either side of it; and what a bind
+// derives from the number of samples or their box is derived for the n-1 others: AIDW's
+// r_exp (n-1, and the box without the sample, from the two extreme samples of each side),
+// gdal's quadtree threshold, linear's triangulation (only the hole the sample leaves is
 // triangulated anew, from its Delaunay neighbours) and search square, and the statistics of
-// the searches without radius (n-1 samples summed per node). What stays that of all n samples is gdal's
-// quadtree order, which breaks ties between samples at exactly equal distances, and which
-// decides average_distance_pts's pair count on gdal's quadtree (above 100 samples, with a
-// radius): there leave-one-out may count one pair more or fewer than a copy without the
-// sample would.
+// the searches without radius. What stays that of all n samples is gdal's quadtree order,
+// which breaks ties between samples at exactly equal distances, and which decides
+// average_distance_pts's pair count on gdal's quadtree (above 100 samples, with a radius):
+// there leave-one-out may count one pair more or fewer than a copy without the sample would.
+//
+// An algorithm whose bound form lacks the capability is bound anew to a copy of the samples
+// without each one (eachWithout): the definition itself, at the cost of n binds.
 //
 // The CPU engine runs it: the GPU engine has no held-out sample.
 
 // LeaveOneOut predicts every sample from all the others, as a copy of the samples without it
-// would, at the cost of one gridding of n nodes. t stands in for the output extent where an
-// algorithm needs one (AIDW's study area when the samples' box has none). A sample the
-// algorithm cannot predict gets its nodata value.
+// would. t stands in for the output extent where an algorithm needs one (AIDW's study area
+// when the samples' box has none). A sample the algorithm cannot predict gets its nodata value.
 func LeaveOneOut(ctx context.Context, alg Algorithm, s *sample.Samples, t raster.Target, threads int) ([]float64, error) {
 	n := s.Len()
 	if n < 2 {
@@ -40,21 +42,29 @@ func LeaveOneOut(ctx context.Context, alg Algorithm, s *sample.Samples, t raster
 	if err := checkCoordinates(s, t); err != nil {
 		return nil, err
 	}
-	p := &Problem{Samples: s, Target: t, Alg: alg, leaveOneOut: true}
-	prep, err := (&CPU{Threads: threads}).Prepare(ctx, p)
+	ca, ok := alg.(cpuAlgorithm)
+	if !ok {
+		return nil, fmt.Errorf("algorithm %s has no CPU implementation", alg.Name())
+	}
+	threads = (&CPU{Threads: threads}).threads()
+	b, err := ca.bind(&Problem{Samples: s, Target: t, Alg: alg}, grid.Of(s))
 	if err != nil {
 		return nil, err
 	}
-	defer prep.Close()
-	cp := prep.(*cpuPrepared)
+	h, ok := b.(holdOut)
+	if !ok {
+		return eachWithout(ctx, ca, s, t, threads)
+	}
+	f, err := h.holdOut()
+	if err != nil {
+		return nil, err
+	}
 	out := make([]float64, n)
 	x, y := s.Coords()
-	err = cp.forEach(ctx, n, func(sc *scratch, lo, hi int) {
+	err = forEach(ctx, threads, n, func(sc *scratch, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			sc.held = int32(i) + 1
-			out[i] = cp.fn(sc, x[i], y[i])
+			out[i] = f(sc, int32(i), x[i], y[i])
 		}
-		sc.held = 0
 	})
 	if err != nil {
 		return nil, err
@@ -62,8 +72,46 @@ func LeaveOneOut(ctx context.Context, alg Algorithm, s *sample.Samples, t raster
 	return out, nil
 }
 
+// eachWithout is leave-one-out by its definition, for any algorithm: each sample is predicted
+// at its place by the algorithm bound to a copy of the samples without it, with its own index.
+// Workers take one sample at a time: each is a whole bind.
+func eachWithout(ctx context.Context, alg cpuAlgorithm, s *sample.Samples, t raster.Target, threads int) ([]float64, error) {
+	n := s.Len()
+	out := make([]float64, n)
+	errs := make([]error, n)
+	err := forEachRun(ctx, threads, n, 1, func(sc *scratch, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			c := &sample.Samples{OriginX: s.OriginX, OriginY: s.OriginY,
+				X: make([]float64, 0, n-1), Y: make([]float64, 0, n-1), Z: make([]float64, 0, n-1)}
+			for j := range int32(n) {
+				if j != int32(i) {
+					x, y := s.XY(j)
+					c.X, c.Y, c.Z = append(c.X, x), append(c.Y, y), append(c.Z, s.Z[j])
+				}
+			}
+			b, err := alg.bind(&Problem{Samples: c, Target: t, Alg: alg}, grid.Of(c))
+			if err != nil {
+				errs[i] = err
+				continue
+			}
+			x, y := s.XY(int32(i))
+			out[i] = b.node(sc, x, y)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("without sample %d: %w", i+1, err)
+		}
+	}
+	return out, nil
+}
+
 // KFold predicts every sample from the samples of the other folds; fold[i] in [0,k) is sample
-// i's fold. Each fold gets its own index and bind over its training samples.
+// i's fold. Each fold gets its own index and bind over its training samples: a fold holds out
+// several samples, where the holdOut capability holds out one.
 func KFold(ctx context.Context, alg Algorithm, s *sample.Samples, t raster.Target, fold []int, k, threads int) ([]float64, error) {
 	n := s.Len()
 	if len(fold) != n {

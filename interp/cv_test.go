@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aidw/aidw/grid"
 	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/sample"
 )
@@ -27,8 +28,8 @@ func looSamples(n int, seed uint64) *sample.Samples {
 	return s
 }
 
-// without is a copy of s without sample i.
-func without(s *sample.Samples, i int) *sample.Samples {
+// copyWithout is a copy of s without sample i.
+func copyWithout(s *sample.Samples, i int) *sample.Samples {
 	c := cloneSamples(s)
 	c.X, c.Y, c.Z = slices.Delete(c.X, i, i+1), slices.Delete(c.Y, i, i+1), slices.Delete(c.Z, i, i+1)
 	return c
@@ -74,7 +75,7 @@ func checkLOO(t *testing.T, s *sample.Samples, tg raster.Target, ref refFunc, al
 		got := leaveOneOut(t, alg, s, tg)
 		want := make([]float64, s.Len())
 		for i := range want {
-			want[i] = ref(a, without(s, i), tg, s.X[i], s.Y[i])
+			want[i] = ref(a, copyWithout(s, i), tg, s.X[i], s.Y[i])
 		}
 		sameValues(t, alg, got, want)
 		if slices.Equal(got, s.Z) {
@@ -125,33 +126,22 @@ func TestLeaveOneOutLinear(t *testing.T) {
 	}
 }
 
-// TestLeaveOneOutEveryAlgorithm compares leave-one-out with the engine itself run on each copy
-// without one sample, for every algorithm and option that changes the search: this covers the
-// options the references lack (quadrants), repeats in linear, and gdal's quadtree threshold
-// (n = 101, where the held-out copies have 100 samples and search differently). Above that
-// threshold, average_distance_pts with a radius counts its pairs by gdal's quadtree order,
-// which leave-one-out takes from all the samples (see LeaveOneOut): it is checked at n = 101.
+// TestLeaveOneOutEveryAlgorithm compares leave-one-out, at every sample, with the engine itself
+// run on each copy without that sample, for every registered algorithm (everyAlgorithm): an
+// algorithm that left a sample in, or derived something from all n samples, would differ. It
+// covers the options the references lack (quadrants), repeats in linear, and gdal's quadtree
+// threshold (n = 101, where the held-out copies have 100 samples and search differently).
+// Above that threshold, average_distance_pts with a radius counts its pairs by gdal's quadtree
+// order, which leave-one-out takes from all the samples (see LeaveOneOut): it is checked at
+// n = 101. The copies are also what eachWithout, the fallback for algorithms without the
+// holdOut capability, computes: it must agree too.
 func TestLeaveOneOutEveryAlgorithm(t *testing.T) {
-	algs := []string{
-		"aidw", "aidw:max_points=10:radius=150", "aidw:radius=100",
-		"invdist", "invdist:smoothing=2", "invdist:power=1", "invdist:radius=120:max_points=4",
-		"invdist:radius=120:min_points_per_quadrant=1:max_points=8",
-		"invdistnn:radius=200:max_points=9", "invdistnn:radius=200:max_points_per_quadrant=2:min_points_per_quadrant=1:nodata=-1",
-		"nearest", "nearest:radius1=90:radius2=0", "nearest:radius=70:nodata=-1",
-		"average", "average:radius=100", "average:radius=150:max_points_per_quadrant=3:max_points=9",
-		"minimum", "maximum", "range", "count", "count:radius=80", "average_distance", "average_distance_pts",
-		"average_distance_pts:radius=90", "average_distance_pts:radius1=90:radius2=0",
-		"linear", "linear:radius=0:nodata=-1", "linear:radius=50:nodata=-1",
-	}
-	for _, name := range Names() { // every registered algorithm, at least with its defaults
-		if !slices.ContainsFunc(algs, func(a string) bool { return strings.Split(a, ":")[0] == name }) {
-			algs = append(algs, name)
-		}
-	}
 	for _, n := range []int{101, 160} {
 		s := looSamples(n, uint64(n))
 		tg := utmTarget(1000, 0, 1)
-		for _, alg := range algs {
+		local := cloneSamples(s)
+		local.MoveOrigin(tg.Centre())
+		for _, alg := range everyAlgorithm(50) {
 			if n > 101 && strings.HasPrefix(alg, "average_distance_pts:") {
 				continue
 			}
@@ -162,7 +152,7 @@ func TestLeaveOneOutEveryAlgorithm(t *testing.T) {
 			got := leaveOneOut(t, alg, s, tg)
 			want := make([]float64, s.Len())
 			for i := range want {
-				r := without(s, i)
+				r := copyWithout(s, i)
 				r.MoveOrigin(tg.Centre())
 				v, err := computeNodes(context.Background(), &CPU{Threads: 1}, &Problem{Samples: r, Target: tg, Alg: a},
 					[]float64{s.X[i] - r.OriginX}, []float64{s.Y[i] - r.OriginY})
@@ -171,9 +161,62 @@ func TestLeaveOneOutEveryAlgorithm(t *testing.T) {
 				}
 				want[i] = v[0]
 			}
-			sameValues(t, alg, got, want)
+			sameValues(t, fmt.Sprintf("%s, n=%d", alg, n), got, want)
+			if slices.Equal(got, s.Z) {
+				t.Errorf("%s: every prediction equals its own sample: nothing was held out", alg)
+			}
+			fallback, err := eachWithout(context.Background(), a.(cpuAlgorithm), local, tg, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameValues(t, fmt.Sprintf("%s, n=%d, without the capability", alg, n), fallback, want)
 		}
 	}
+}
+
+// meanOfAll is an algorithm of this test's own: the mean of every sample weighted by
+// 1/(1+d^2), whose bound form has no holdOut capability, as a new algorithm might not.
+type meanOfAll struct{}
+
+func (meanOfAll) Name() string    { return "mean_of_all" }
+func (meanOfAll) NoData() float64 { return math.NaN() }
+
+func (meanOfAll) bind(p *Problem, _ *grid.Index) (bound, error) {
+	s := p.Samples
+	return nodeFunc(func(_ *scratch, x, y float64) float64 {
+		var num, den float64
+		for i := range int32(s.Len()) {
+			sx, sy := s.XY(i)
+			w := 1 / (1 + (sx-x)*(sx-x) + (sy-y)*(sy-y))
+			num, den = num+w*s.Z[i], den+w
+		}
+		return num / den
+	}), nil
+}
+
+// TestLeaveOneOutWithoutCapability: an algorithm that loops over every sample and knows
+// nothing of holding one out still gets true leave-one-out, from the fallback.
+func TestLeaveOneOutWithoutCapability(t *testing.T) {
+	s := looSamples(60, 25)
+	tg := utmTarget(1000, 0, 1)
+	local := cloneSamples(s)
+	local.MoveOrigin(tg.Centre())
+	got, err := LeaveOneOut(context.Background(), meanOfAll{}, local, tg, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]float64, s.Len())
+	for i := range want {
+		var num, den float64
+		for j := range s.X {
+			if j != i {
+				w := 1 / (1 + (s.X[j]-s.X[i])*(s.X[j]-s.X[i]) + (s.Y[j]-s.Y[i])*(s.Y[j]-s.Y[i]))
+				num, den = num+w*s.Z[j], den+w
+			}
+		}
+		want[i] = num / den
+	}
+	sameValues(t, "mean_of_all", got, want)
 }
 
 // TestLeaveOneOutDiagnostics: the value band of aidw with diagnostics is aidw's value.

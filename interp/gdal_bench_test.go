@@ -60,6 +60,12 @@ func BenchmarkGDALInvDistAllPower3(b *testing.B) {
 	benchGDAL(b, "invdist:power=3", 20_000, 1000, 10_000)
 }
 
+// BenchmarkGDALInvDistRows is BenchmarkGDALInvDistAll on a raster too small for the far-field
+// tree (90 x 90 nodes, 20,000 samples): power 2's nodes come 8 of a row at a time.
+func BenchmarkGDALInvDistRows(b *testing.B) {
+	benchGDAL(b, "invdist", 20_000, 90, 10_000)
+}
+
 // BenchmarkGDALRadius is the radius bar: 1,000,000 samples over a 10 km square onto 1000 x
 // 1000 nodes, radius 50 m and max_points 12 where the algorithm has it; linear as well.
 func BenchmarkGDALRadius(b *testing.B) {

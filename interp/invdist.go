@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/aidw/aidw/grid"
+	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/sample"
 )
 
@@ -45,13 +46,13 @@ var invDistDeclaration = Declaration{
 	GDAL: true,
 	Options: options(
 		[]Option{
-			{Name: "power", Type: TypeFloat, Default: "2", Min: bound(0), Field: "Power", Help: "weighting power"},
-			{Name: "smoothing", Type: TypeFloat, Default: "0", Min: bound(0), Field: "Smoothing",
+			{Name: "power", Type: TypeFloat, Default: "2", Min: limit(0), Field: "Power", Help: "weighting power"},
+			{Name: "smoothing", Type: TypeFloat, Default: "0", Min: limit(0), Field: "Smoothing",
 				Help: "smoothing: distances are sqrt(d^2 + smoothing^2)"},
 		},
 		invDistEllipseOptions(),
 		[]Option{
-			{Name: "max_points", Type: TypeInt, Default: "0", Min: bound(0), Field: "MaxPoints",
+			{Name: "max_points", Type: TypeInt, Default: "0", Min: limit(0), Field: "MaxPoints",
 				Help: "with a search ellipse, stop after max_points + 1 samples in input order (0: no limit)"},
 			minPointsOption(),
 		},
@@ -87,12 +88,12 @@ var invDistNNDeclaration = Declaration{
 	GDAL: true,
 	Options: options(
 		[]Option{
-			{Name: "power", Type: TypeFloat, Default: "2", Min: bound(0), Field: "Power", Help: "weighting power"},
-			{Name: "smoothing", Type: TypeFloat, Default: "0", Min: bound(0), Field: "Smoothing",
+			{Name: "power", Type: TypeFloat, Default: "2", Min: limit(0), Field: "Power", Help: "weighting power"},
+			{Name: "smoothing", Type: TypeFloat, Default: "0", Min: limit(0), Field: "Smoothing",
 				Help: "smoothing: distances are sqrt(d^2 + smoothing^2)"},
-			{Name: "radius", Type: TypeFloat, Default: "1", Min: bound(0), MinExclusive: true, Field: "Radius",
+			{Name: "radius", Type: TypeFloat, Default: "1", Min: limit(0), MinExclusive: true, Field: "Radius",
 				Invalid: "Radius value should be strictly positive", Help: "radius of the search circle"},
-			{Name: "max_points", Type: TypeInt, Default: "12", Min: bound(0), Field: "MaxPoints",
+			{Name: "max_points", Type: TypeInt, Default: "12", Min: limit(0), Field: "MaxPoints",
 				Help: "weigh at most the max_points nearest samples"},
 			minPointsOption(),
 		},
@@ -224,23 +225,24 @@ func (w invPower) weight(r2 float64) float64 {
 	return 1 / math.Pow(r2, w.half)
 }
 
-func (a *InvDist) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
+func (a *InvDist) bind(p *Problem, ix *grid.Index) (bound, error) {
 	if a.Radius1 == 0 && a.Radius2 == 0 {
 		return a.bindAll(p, ix), nil
 	}
-	return a.bindSearch(p.Samples, ix), nil
+	return &skipping{f: a.bindSearch(p.Samples, ix)}, nil
 }
 
 // bindSearch is gdal's GDALGridInverseDistanceToAPower: the samples of the search ellipse in
-// input order.
-func (a *InvDist) bindSearch(s *sample.Samples, ix *grid.Index) nodeFunc {
+// input order, leaving out skip (-1: none). Nothing in it depends on the number of samples, so
+// that it holds a sample out as it is.
+func (a *InvDist) bindSearch(s *sample.Samples, ix *grid.Index) nodeWithout {
 	area := searchArea{R1: a.Radius1, R2: a.Radius2, Angle: a.Angle}
 	w := newInvPower(a.Power)
 	s2 := a.Smoothing * a.Smoothing
 	if a.MaxPoints == 0 {
-		return func(sc *scratch, x, y float64) float64 {
+		return func(sc *scratch, skip int32, x, y float64) float64 {
 			// Without max_points the order only decides which exact hit counts: the first.
-			sc.nb = sc.without(area.collect(ix, x, y, sc.nb))
+			sc.nb = without(area.collect(ix, x, y, sc.nb), skip)
 			var num, den float64
 			hit := int32(-1)
 			for _, nb := range sc.nb {
@@ -264,8 +266,8 @@ func (a *InvDist) bindSearch(s *sample.Samples, ix *grid.Index) nodeFunc {
 			return num / den
 		}
 	}
-	return func(sc *scratch, x, y float64) float64 {
-		sc.nb = sc.without(area.find(ix, x, y, sc.nb))
+	return func(sc *scratch, skip int32, x, y float64) float64 {
+		sc.nb = without(area.find(ix, x, y, sc.nb), skip)
 		var num, den float64
 		n := 0
 		for _, nb := range sc.nb {
@@ -288,17 +290,33 @@ func (a *InvDist) bindSearch(s *sample.Samples, ix *grid.Index) nodeFunc {
 	}
 }
 
-// bindAll is gdal's GDALGridInverseDistanceToAPowerNoSearch: every sample, in input order.
-// Nodes come from the far-field tree (see farTree) where it pays and applies; else, with
-// power 2, in runs of 8 along a row; else one by one.
-func (a *InvDist) bindAll(p *Problem, ix *grid.Index) nodeFunc {
+// invDistAll is gdal's GDALGridInverseDistanceToAPowerNoSearch bound to a problem: every
+// sample, in input order. The raster's nodes come from the far-field tree (see farTree) where
+// it pays and applies; else, with power 2 on a north-up raster, 8 of a row at a time (see
+// batches); else one by one, as any other place does.
+type invDistAll struct {
+	a  *InvDist
+	p  *Problem
+	s  *sample.Samples // in the plain form
+	s2 float64         // smoothing squared
+	// one is gdal's loop at one place, with its exact-hit rule.
+	one func(x, y float64) float64
+	// allBut is one over every sample but j.
+	allBut func(j int32, x, y float64) float64
+	tree   *farTree
+	// rows says that the raster's nodes go 8 of a row at a time through idw2Row.
+	rows bool
+}
+
+func (a *InvDist) bindAll(p *Problem, ix *grid.Index) *invDistAll {
 	s := p.Samples.Plain()
-	s2 := a.Smoothing * a.Smoothing
+	d := &invDistAll{a: a, p: p, s: s, s2: a.Smoothing * a.Smoothing}
 	if a.Power == 2 {
+		s2 := d.s2
 		// The no-smoothing case has gdal's exact-hit test, the smoothing case none.
-		one := func(x, y float64) float64 { return a.finish(idw2SmoothAll(s.X, s.Y, s.Z, x, y, s2)) }
+		d.one = func(x, y float64) float64 { return a.finish(idw2SmoothAll(s.X, s.Y, s.Z, x, y, s2)) }
 		if s2 == 0 {
-			one = func(x, y float64) float64 {
+			d.one = func(x, y float64) float64 {
 				num, den, hit := idw2All(s.X, s.Y, s.Z, x, y)
 				if hit >= 0 {
 					return s.Z[hit]
@@ -306,42 +324,13 @@ func (a *InvDist) bindAll(p *Problem, ix *grid.Index) nodeFunc {
 				return a.finish(num, den)
 			}
 		}
-		batch := newRowBatch(p)
+		d.allBut = func(j int32, x, y float64) float64 { return a.allButOne(s, j, x, y) }
 		sums := func(xs, ys, zs []float64, px *[batchNodes]float64, y float64, num, den *[batchNodes]float64) {
 			idw2Row(xs, ys, zs, px, y, s2, num, den)
 		}
-		tree := newFarTree(p, ix, batch, farSums{sums, true}, one, a.finish)
-		return func(sc *scratch, x, y float64) float64 {
-			if id, ok := sc.heldOut(); ok {
-				return a.allButOne(s, id, x, y)
-			}
-			if tree != nil {
-				return tree.value(sc, x, y)
-			}
-			if v, ok := batch.lookup(sc, x, y); ok {
-				return v
-			}
-			col, row, ok := batch.node(x, y)
-			if !ok {
-				return one(x, y)
-			}
-			// Batches start at columns that are multiples of batchNodes, so that a node's
-			// value does not depend on which nodes were asked for before it (tiles ask for
-			// some columns only).
-			col0 := col - col%batchNodes
-			var nx, num, den, v [batchNodes]float64
-			n := batch.nodes(col0, row, &nx)
-			idw2Row(s.X, s.Y, s.Z, &nx, y, s2, &num, &den)
-			for k := range n {
-				if den[k] < 1/exactHitD2 && den[k] > 0 {
-					v[k] = a.finish(num[k], den[k])
-				} else {
-					v[k] = one(nx[k], y) // an exact hit, or close to one: gdal's own loop decides
-				}
-			}
-			batch.store(sc, y, &nx, &v, n)
-			return v[col-col0]
-		}
+		d.tree = newFarTree(p, ix, farSums{sums, true}, d.one, a.finish)
+		d.rows = northUp(p.Target)
+		return d
 	}
 	w := newInvPower(a.Power)
 	// sum is gdal's loop over every sample but skip (-1 for none).
@@ -352,7 +341,7 @@ func (a *InvDist) bindAll(p *Problem, ix *grid.Index) nodeFunc {
 				continue
 			}
 			dx, dy := sx-x, s.Y[i]-y
-			r2 := float64(dx*dx) + float64(dy*dy) + s2
+			r2 := float64(dx*dx) + float64(dy*dy) + d.s2
 			if r2 < exactHitD2 {
 				return s.Z[i]
 			}
@@ -362,18 +351,79 @@ func (a *InvDist) bindAll(p *Problem, ix *grid.Index) nodeFunc {
 		}
 		return a.finish(num, den)
 	}
-	var tree *farTree
+	d.one = func(x, y float64) float64 { return sum(-1, x, y) }
+	d.allBut = func(j int32, x, y float64) float64 { return sum(int(j), x, y) }
 	if a.Power <= farMaxPower {
-		tree = newFarTree(p, ix, newRowBatch(p), farSums{w.rowSums(s2), false},
-			func(x, y float64) float64 { return sum(-1, x, y) }, a.finish)
+		d.tree = newFarTree(p, ix, farSums{w.rowSums(d.s2), false}, d.one, a.finish)
 	}
-	return func(sc *scratch, x, y float64) float64 {
-		skip, held := sc.heldOut()
-		if tree != nil && !held {
-			return tree.value(sc, x, y)
+	return d
+}
+
+// node implements bound: a place that is not a raster node gets gdal's loop.
+func (d *invDistAll) node(_ *scratch, x, y float64) float64 { return d.one(x, y) }
+
+// holdOut implements holdOut: gdal's loop runs on either side of the held-out sample.
+func (d *invDistAll) holdOut() (nodeWithout, error) {
+	return func(_ *scratch, j int32, x, y float64) float64 { return d.allBut(j, x, y) }, nil
+}
+
+// span implements spanner.
+func (d *invDistAll) span(_ *scratch, row, col0, col1 int, skip []bool, out []float64) {
+	switch {
+	case d.tree != nil:
+		d.tree.span(row, col0, col1, skip, out)
+	case d.rows:
+		d.batches(row, col0, col1, skip, out)
+	default:
+		for c := col0; c < col1; c++ {
+			if skip == nil || !skip[c-col0] {
+				x, y := d.p.NodeXY(c, row)
+				out[c-col0] = d.one(x, y)
+			}
 		}
-		return sum(int(skip), x, y)
 	}
+}
+
+// batchNodes is how many nodes of a row idw2Row sums at once.
+const batchNodes = 8
+
+// batches computes power 2's nodes of a row 8 at a time through idw2Row: the batches start at
+// columns that are multiples of 8 and run to the row's end at most, their last node repeated
+// past that. idw2Row pairs nodes that share a division, so a node's last bits depend on its
+// partners: batches fixed by the column alone give a node one value whatever span, mask, tile
+// or device asks for it.
+func (d *invDistAll) batches(row, col0, col1 int, skip []bool, out []float64) {
+	cols := d.p.Target.Cols
+	_, y := d.p.NodeXY(col0, row)
+	var nx, num, den, v [batchNodes]float64
+	b0, bn := 0, 0 // the batch's first column and how many real nodes it holds
+	for c := col0; c < col1; c++ {
+		if skip != nil && skip[c-col0] {
+			continue
+		}
+		if c >= b0+bn {
+			b0 = c - c%batchNodes
+			bn = min(batchNodes, cols-b0)
+			for k := range nx {
+				nx[k], _ = d.p.NodeXY(b0+min(k, bn-1), row)
+			}
+			idw2Row(d.s.X, d.s.Y, d.s.Z, &nx, y, d.s2, &num, &den)
+			for k := range bn {
+				if den[k] < 1/exactHitD2 && den[k] > 0 {
+					v[k] = d.a.finish(num[k], den[k])
+				} else {
+					v[k] = d.one(nx[k], y) // an exact hit, or close to one: gdal's own loop decides
+				}
+			}
+		}
+		out[c-col0] = v[c-b0]
+	}
+}
+
+// northUp says whether the target's nodes lie in rows of one y and columns of one x.
+func northUp(t raster.Target) bool {
+	g := t.GeoTransform
+	return g[2] == 0 && g[4] == 0 && g[1] != 0 && g[5] != 0
 }
 
 // rowSums is the far-field tree's rowSums for these weights: a node within gdal's exact-hit
@@ -510,14 +560,15 @@ func idw2AllGo(xs, ys, zs []float64, x, y float64) (num, den float64, hit int) {
 	return num + num1, den + den1, -1
 }
 
-func (a *InvDistNN) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
+func (a *InvDistNN) bind(p *Problem, ix *grid.Index) (bound, error) {
 	s := p.Samples
 	e := &invDistNNEval{a: a, s: s, ix: ix, w: newInvPower(a.Power), s2: a.Smoothing * a.Smoothing,
 		r2: a.Radius * a.Radius, order: p.newGDALOrder()}
+	// Nothing here depends on the number of samples: a sample is held out as it is.
 	if a.active() {
-		return e.quadrants, nil
+		return &skipping{f: e.quadrants}, nil
 	}
-	return e.nearest, nil
+	return &skipping{f: e.nearest}, nil
 }
 
 // invDistNNEval is InvDistNN bound to a problem.
@@ -540,8 +591,8 @@ func (e *invDistNNEval) mayHit(nearest float64) bool {
 
 // hit returns the sample that gdal takes as is at (x,y), or -1: the first in gdal's quadtree
 // order within the search square with d2 + s2 < 1e-13. It overwrites sc.nb.
-func (e *invDistNNEval) hit(sc *scratch, x, y float64) int32 {
-	sc.nb = sc.within(e.ix, x, y, exactHitD2)
+func (e *invDistNNEval) hit(sc *scratch, skip int32, x, y float64) int32 {
+	sc.nb = sc.within(e.ix, x, y, exactHitD2, skip)
 	best, rank := int32(-1), int32(0)
 	for _, nb := range sc.nb {
 		if nb.D2+e.s2 < exactHitD2 && inSquare(e.s, nb.ID, x, y, e.a.Radius) {
@@ -564,18 +615,18 @@ func (e *invDistNNEval) hit(sc *scratch, x, y float64) int32 {
 }
 
 // nearest is gdal's GDALGridInverseDistanceToAPowerNearestNeighbor.
-func (e *invDistNNEval) nearest(sc *scratch, x, y float64) float64 {
+func (e *invDistNNEval) nearest(sc *scratch, skip int32, x, y float64) float64 {
 	a := e.a
 	k := a.MaxPoints + 1
 	if a.MaxPoints == 0 {
 		k = math.MaxInt
 	}
-	sc.nb = sc.knn(e.ix, x, y, k, e.r2)
+	sc.nb = sc.knn(e.ix, x, y, k, e.r2, skip)
 	if e.mayHit(nearestD2(sc.nb)) {
-		if h := e.hit(sc, x, y); h >= 0 {
+		if h := e.hit(sc, skip, x, y); h >= 0 {
 			return e.s.Z[h]
 		}
-		sc.nb = sc.knn(e.ix, x, y, k, e.r2)
+		sc.nb = sc.knn(e.ix, x, y, k, e.r2, skip)
 	}
 	nb := sc.nb
 	for i := range nb {
@@ -583,7 +634,7 @@ func (e *invDistNNEval) nearest(sc *scratch, x, y float64) float64 {
 	}
 	if a.MaxPoints > 0 && len(nb) > a.MaxPoints {
 		if nb[a.MaxPoints-1].D2 == nb[a.MaxPoints].D2 {
-			nb = e.tiedNearest(sc, x, y)
+			nb = e.tiedNearest(sc, skip, x, y)
 		}
 		nb = nb[:a.MaxPoints]
 	}
@@ -606,8 +657,8 @@ func nearestD2(nb []grid.Neighbor) float64 {
 
 // tiedNearest returns every sample within the radius sorted as gdal's multimap holds them, by
 // d2 + s2 and then gdal's order: needed when a tie straddles max_points.
-func (e *invDistNNEval) tiedNearest(sc *scratch, x, y float64) []grid.Neighbor {
-	sc.nb = sc.within(e.ix, x, y, e.r2)
+func (e *invDistNNEval) tiedNearest(sc *scratch, skip int32, x, y float64) []grid.Neighbor {
+	sc.nb = sc.within(e.ix, x, y, e.r2, skip)
 	for i := range sc.nb {
 		sc.nb[i].D2 += e.s2
 	}
@@ -622,17 +673,17 @@ func (e *invDistNNEval) tiedNearest(sc *scratch, x, y float64) []grid.Neighbor {
 }
 
 // quadrants is gdal's GDALGridInverseDistanceToAPowerNearestNeighborPerQuadrant.
-func (e *invDistNNEval) quadrants(sc *scratch, x, y float64) float64 {
-	sc.nb = sc.within(e.ix, x, y, e.r2)
+func (e *invDistNNEval) quadrants(sc *scratch, skip int32, x, y float64) float64 {
+	sc.nb = sc.within(e.ix, x, y, e.r2, skip)
 	nearest := math.Inf(1)
 	for _, n := range sc.nb {
 		nearest = min(nearest, n.D2)
 	}
 	if e.mayHit(nearest) {
-		if h := e.hit(sc, x, y); h >= 0 {
+		if h := e.hit(sc, skip, x, y); h >= 0 {
 			return e.s.Z[h]
 		}
-		sc.nb = sc.within(e.ix, x, y, e.r2)
+		sc.nb = sc.within(e.ix, x, y, e.r2, skip)
 	}
 	for i := range sc.nb {
 		sc.nb[i].D2 += e.s2
@@ -657,81 +708,4 @@ func (e *invDistNNEval) value(n int, num, den float64) float64 {
 		return e.a.NodataValue
 	}
 	return num / den
-}
-
-// rowBatch lets a nodeFunc compute the next nodes of a row together with the one asked for and
-// hand them out on the following calls: the CPU engine asks for the nodes of a row in order,
-// each worker its own run of them, with its own scratch. The batch lives in the worker's
-// sc.f as [count, y, x0..x7, v0..v7]. Targets with rotation terms are not batched.
-type rowBatch struct {
-	p    *Problem
-	g    [6]float64
-	x0   float64 // x of column 0's node edge relative to the origin
-	y0   float64
-	flat bool
-}
-
-const batchNodes = 8
-
-func newRowBatch(p *Problem) *rowBatch {
-	g := p.Target.GeoTransform
-	return &rowBatch{p: p, g: g, x0: g[0] - p.Samples.OriginX, y0: g[3] - p.Samples.OriginY,
-		flat: g[2] == 0 && g[4] == 0 && g[1] != 0 && g[5] != 0}
-}
-
-// lookup returns the value of the node at (x,y) if the worker's batch holds it.
-func (b *rowBatch) lookup(sc *scratch, x, y float64) (float64, bool) {
-	f := sc.f
-	if len(f) < 2+2*batchNodes || f[0] == 0 || f[1] != y {
-		return 0, false
-	}
-	n := int(f[0])
-	for k, bx := range f[2 : 2+n] {
-		if bx == x {
-			return f[2+batchNodes+k], true
-		}
-	}
-	return 0, false
-}
-
-// node returns the column and row of the node at (x,y); ok is false when (x,y) is not a
-// node of the target as the engine computes it.
-func (b *rowBatch) node(x, y float64) (col, row int, ok bool) {
-	if !b.flat {
-		return 0, 0, false
-	}
-	t := b.p.Target
-	col = int(math.Round((x-b.x0)/b.g[1] - 0.5))
-	row = int(math.Round((y-b.y0)/b.g[5] - 0.5))
-	if col < 0 || col >= t.Cols || row < 0 || row >= t.Rows {
-		return 0, 0, false
-	}
-	if cx, cy := b.p.NodeXY(col, row); cx != x || cy != y {
-		return 0, 0, false
-	}
-	return col, row, true
-}
-
-// nodes fills nx with the x of node (col,row) and of the nodes that follow it in its row, the
-// last repeated past the row's end, and returns how many are real.
-func (b *rowBatch) nodes(col, row int, nx *[batchNodes]float64) (n int) {
-	n = min(batchNodes, b.p.Target.Cols-col)
-	for k := range nx {
-		nx[k], _ = b.p.NodeXY(col+min(k, n-1), row)
-	}
-	return n
-}
-
-// batchScratch is the length of sc.f that bindAll uses: the batch, then the far-field tree's
-// last node (see farTree.locate).
-const batchScratch = 2 + 2*batchNodes + 2
-
-// store keeps the batch's values in the worker's scratch.
-func (b *rowBatch) store(sc *scratch, y float64, nx, v *[batchNodes]float64, n int) {
-	if len(sc.f) < batchScratch {
-		sc.f = append(sc.f, make([]float64, batchScratch-len(sc.f))...)
-	}
-	sc.f[0], sc.f[1] = float64(n), y
-	copy(sc.f[2:], nx[:])
-	copy(sc.f[2+batchNodes:], v[:])
 }

@@ -31,10 +31,9 @@ import (
 // its children have taken its interpolant. Every node of the raster comes from its leaf, so
 // that its value does not depend on which worker asked first.
 type farTree struct {
-	s     *sample.Samples
-	ix    *grid.Index
-	sums  farSums
-	batch *rowBatch
+	s    *sample.Samples
+	ix   *grid.Index
+	sums farSums
 	// one computes a node by the plain kernel, with gdal's exact-hit rule; finish makes the
 	// value of the sums.
 	one    func(x, y float64) float64
@@ -131,10 +130,10 @@ func chebyshev(n int) (c, w [farPoints]float64) {
 // newFarTree returns the tree for the problem's raster, or nil where it does not pay or
 // does not apply: a small or rotated raster, or one whose nodes are so close together that
 // a far sample could be within gdal's exact-hit distance.
-func newFarTree(p *Problem, ix *grid.Index, b *rowBatch, sums farSums, one func(x, y float64) float64, finish func(num, den float64) float64) *farTree {
+func newFarTree(p *Problem, ix *grid.Index, sums farSums, one func(x, y float64) float64, finish func(num, den float64) float64) *farTree {
 	t := p.Target
 	// With a mask, leaves whose nodes are not all asked for stay in memory, a value per node.
-	if !b.flat || min(t.Cols, t.Rows) < farPoints || t.Cols*t.Rows < farMinNodes || (t.Mask != nil && t.Cols*t.Rows > 8<<20) {
+	if !northUp(t) || min(t.Cols, t.Rows) < farPoints || t.Cols*t.Rows < farMinNodes || (t.Mask != nil && t.Cols*t.Rows > 8<<20) {
 		return nil
 	}
 	for _, z := range p.Samples.Z {
@@ -145,7 +144,7 @@ func newFarTree(p *Problem, ix *grid.Index, b *rowBatch, sums farSums, one func(
 	if l := ix.Layout; !(max(math.Abs(l.MinX), math.Abs(l.MinY))+float64(max(l.Cols, l.Rows)+1)*l.Cell < 1e100) {
 		return nil // padding samples must stay far beyond every sample
 	}
-	ft := &farTree{s: p.Samples, ix: ix, sums: sums, batch: b, one: one, finish: finish,
+	ft := &farTree{s: p.Samples, ix: ix, sums: sums, one: one, finish: finish,
 		nx: make([]float64, t.Cols), ny: make([]float64, t.Rows)}
 	ft.bufs.New = func() any { return new(farSamples) }
 	for c := range ft.nx {
@@ -252,40 +251,43 @@ func (t *farTree) build(c0, c1, r0, r1, d, leaf, dx, dy int, parent int32) {
 	}
 }
 
-// value returns the node at (x,y) from its leaf, computing the leaf on first use; a point
-// that is not a node of the raster (EvaluateAt) by the plain kernel. A leaf computed again
-// after it was dropped (a node asked for twice) gives way to the plain kernel too.
-func (t *farTree) value(sc *scratch, x, y float64) float64 {
-	col, row, ok := t.locate(sc, x, y)
-	if !ok {
-		return t.one(x, y)
+// span sets out[k] to the node of row row and column col0+k, for the columns [col0,col1)
+// that skip (nil: none) does not mark, from their leaves, computing each leaf on first use.
+// A leaf asked for again after its values were dropped (a node asked for twice) gives way to
+// the plain kernel.
+func (t *farTree) span(row, col0, col1 int, skip []bool, out []float64) {
+	leafRow := int(t.leafRow[row]) * t.leafCols
+	for c := col0; c < col1; {
+		l := t.boxes[t.leaves[leafRow+int(t.leafCol[c])]]
+		end := min(col1, l.c1)
+		asked := end - c
+		if skip != nil {
+			asked = 0
+			for _, s := range skip[c-col0 : end-col0] {
+				if !s {
+					asked++
+				}
+			}
+		}
+		if asked > 0 {
+			l.leafOnce.Do(func() { t.computeLeaf(l) })
+			v := l.values.Load()
+			for k := c; k < end; k++ {
+				switch {
+				case skip != nil && skip[k-col0]:
+				case v == nil:
+					out[k-col0] = t.one(t.nx[k], t.ny[row])
+				default:
+					out[k-col0] = (*v)[(row-l.r0)*(l.c1-l.c0)+k-l.c0]
+				}
+			}
+			// Once every node is handed out, the leaf's values go.
+			if l.asked.Add(int32(asked)) == int32((l.c1-l.c0)*(l.r1-l.r0)) {
+				l.values.Store(nil)
+			}
+		}
+		c = end
 	}
-	l := t.boxes[t.leaves[int(t.leafRow[row])*t.leafCols+int(t.leafCol[col])]]
-	l.leafOnce.Do(func() { t.computeLeaf(l) })
-	v := l.values.Load()
-	if l.asked.Add(1) == int32((l.c1-l.c0)*(l.r1-l.r0)) {
-		l.values.Store(nil)
-	}
-	if v == nil {
-		return t.one(x, y)
-	}
-	return (*v)[(row-l.r0)*(l.c1-l.c0)+col-l.c0]
-}
-
-// locate returns the column and row of the node at (x,y), first trying the one after the
-// worker's last node, which it then records in the worker's scratch.
-func (t *farTree) locate(sc *scratch, x, y float64) (col, row int, ok bool) {
-	if len(sc.f) < batchScratch {
-		sc.f = append(sc.f, make([]float64, batchScratch-len(sc.f))...)
-	}
-	last := sc.f[2+2*batchNodes:]
-	if c, r := int(last[0])+1, int(last[1]); c < len(t.nx) && r < len(t.ny) && t.nx[c] == x && t.ny[r] == y {
-		col, row, ok = c, r, true
-	} else if col, row, ok = t.batch.node(x, y); !ok {
-		return 0, 0, false
-	}
-	last[0], last[1] = float64(col), float64(row)
-	return col, row, true
 }
 
 // fieldOf returns box b's field, computing it (and its ancestors') on first use.

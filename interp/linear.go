@@ -58,44 +58,58 @@ const (
 	degenerateArea2 = 1e-5
 )
 
-func (a *Linear) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
+func (a *Linear) bind(p *Problem, ix *grid.Index) (bound, error) {
 	s := p.Samples.Plain() // the triangulation takes every sample's coordinates
 	tri, err := delaunay(s.X, s.Y)
 	if err != nil {
 		return nil, err
 	}
-	loc := newTriLocator(s, tri)
-	nn := &gdalNearest{s: s, ix: ix, order: p.newGDALOrder(), nodata: a.NodataValue}
+	l := &linearBound{a: a, s: s, tri: tri, loc: newTriLocator(s, tri),
+		nn: &gdalNearest{s: s, ix: ix, order: p.newGDALOrder(), nodata: a.NodataValue}}
 	minX, minY, maxX, maxY := s.Bounds()
-	r0 := math.Sqrt((maxX - minX) * (maxY - minY) / float64(s.Len()))
-	outside := func(sc *scratch, x, y, r0 float64) float64 {
-		switch {
-		case a.Radius == 0:
-			return a.NodataValue
-		case a.Radius < 0:
-			return nn.growing(sc, x, y, r0)
-		}
-		return nn.inSquare(sc, x, y, a.Radius)
+	l.r0 = math.Sqrt((maxX - minX) * (maxY - minY) / float64(s.Len()))
+	return l, nil
+}
+
+// linearBound is Linear bound to a problem.
+type linearBound struct {
+	a   *Linear
+	s   *sample.Samples // in the plain form
+	tri *triangulation
+	loc *triLocator
+	nn  *gdalNearest
+	r0  float64 // gdal's first square for the growing search: sqrt(area/n) of the samples' box
+}
+
+func (l *linearBound) node(sc *scratch, x, y float64) float64 {
+	if v, ok := l.loc.interpolate(x, y); ok {
+		return v
 	}
-	if p.leaveOneOut {
-		h := newHoles(s, tri, loc)
-		box := newBoxWithout(s)
-		return func(sc *scratch, x, y float64) float64 {
-			id, held := sc.heldOut()
-			if v, ok := h.interpolate(id, x, y); ok {
-				return v
-			}
-			if !held {
-				return outside(sc, x, y, r0)
-			}
-			return outside(sc, x, y, math.Sqrt(box.area(id)/float64(s.Len()-1)))
-		}, nil
+	return l.outside(sc, -1, x, y, l.r0)
+}
+
+// outside is the value of a node in no triangle, without sample skip (-1: none).
+func (l *linearBound) outside(sc *scratch, skip int32, x, y, r0 float64) float64 {
+	switch {
+	case l.a.Radius == 0:
+		return l.a.NodataValue
+	case l.a.Radius < 0:
+		return l.nn.growing(sc, skip, x, y, r0)
 	}
-	return func(sc *scratch, x, y float64) float64 {
-		if v, ok := loc.interpolate(x, y); ok {
+	return l.nn.inSquare(sc, skip, x, y, l.a.Radius)
+}
+
+// holdOut implements holdOut: the hole that the held-out sample leaves is triangulated anew
+// (see holes), and the growing search starts from the box of the others.
+func (l *linearBound) holdOut() (nodeWithout, error) {
+	h := newHoles(l.s, l.tri, l.loc)
+	box := newBoxWithout(l.s)
+	n := float64(l.s.Len() - 1)
+	return func(sc *scratch, j int32, x, y float64) float64 {
+		if v, ok := h.interpolate(j, x, y); ok {
 			return v
 		}
-		return outside(sc, x, y, r0)
+		return l.outside(sc, j, x, y, math.Sqrt(box.area(j)/n))
 	}, nil
 }
 

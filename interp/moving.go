@@ -57,7 +57,7 @@ var averageDeclaration = Declaration{
 	GDAL: true,
 	Options: options(ellipseOptions(), []Option{
 		minPointsOption(),
-		{Name: "max_points", Type: TypeInt, Default: "0", Min: bound(0), Field: "MaxPoints",
+		{Name: "max_points", Type: TypeInt, Default: "0", Min: limit(0), Field: "MaxPoints",
 			Help: "with a quadrant search, take at most max_points samples in all (else ignored)"},
 	}, quadrantOptions(), []Option{nodataOption()}),
 	parse: parseAverage,
@@ -148,9 +148,15 @@ func gdalArea(r1, r2, angle float64, n int) searchArea {
 	return searchArea{R1: r1, R2: r2, Angle: angle, Square: usesQuadtree(n, r1, r2, angle)}
 }
 
-func (a *Average) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
+func (a *Average) bind(p *Problem, ix *grid.Index) (bound, error) {
+	n := p.sampleCount()
+	return &skipping{f: a.search(p, ix, n), less: func() (nodeWithout, error) { return a.search(p, ix, n-1), nil }}, nil
+}
+
+// search is average over gdal's search for n samples: all of p's, or all but one held out.
+func (a *Average) search(p *Problem, ix *grid.Index, n int) nodeWithout {
 	s := p.Samples
-	ar := gdalArea(a.Radius1, a.Radius2, a.Angle, p.sampleCount())
+	ar := gdalArea(a.Radius1, a.Radius2, a.Angle, n)
 	mean := func(nb []grid.Neighbor) float64 {
 		if len(nb) == 0 || len(nb) < a.MinPoints {
 			return a.NodataValue
@@ -164,24 +170,24 @@ func (a *Average) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
 	switch {
 	case a.active():
 		order := p.newGDALOrder()
-		return func(sc *scratch, x, y float64) float64 {
-			sc.nb = sc.without(ar.collect(ix, x, y, sc.nb))
+		return func(sc *scratch, skip int32, x, y float64) float64 {
+			sc.nb = without(ar.collect(ix, x, y, sc.nb), skip)
 			pick := pickQuadrants(sc, sc.nb, s, x, y, a.QuadrantLimits, a.MaxPoints, order)
 			if !pick.ok(a.MinPerQuadrant) {
 				return a.NodataValue
 			}
 			return mean(picked(sc.nb, pick))
-		}, nil
-	case ar.all() && p.leaveOneOut:
-		return func(sc *scratch, _, _ float64) float64 { return mean(sc.everySample(s.Len())) }, nil
+		}
+	case ar.all() && n < s.Len():
+		return func(sc *scratch, skip int32, _, _ float64) float64 { return mean(sc.everySample(s.Len(), skip)) }
 	case ar.all():
 		v := allSamplesValue(s, func(nb []grid.Neighbor) float64 { return mean(nb) })
-		return func(*scratch, float64, float64) float64 { return v }, nil
+		return func(*scratch, int32, float64, float64) float64 { return v }
 	}
-	return func(sc *scratch, x, y float64) float64 {
-		sc.nb = sc.without(ar.collect(ix, x, y, sc.nb))
+	return func(sc *scratch, skip int32, x, y float64) float64 {
+		sc.nb = without(ar.collect(ix, x, y, sc.nb), skip)
 		return mean(sc.nb)
-	}, nil
+	}
 }
 
 // picked moves the picked candidates to the front of nb (in candidate order) and returns them.
@@ -193,10 +199,9 @@ func picked(nb []grid.Neighbor, pick quadrantPick) []grid.Neighbor {
 	return nb[:len(pick.Order)]
 }
 
-// everySample lists every sample but the held-out one in sc.nb, distances unset: the
-// neighbourhood of a search without radius, node by node for leave-one-out.
-func (sc *scratch) everySample(n int) []grid.Neighbor {
-	skip, _ := sc.heldOut()
+// everySample lists each of n samples but skip in sc.nb, distances unset: the neighbourhood
+// of a search without radius, node by node with a sample held out.
+func (sc *scratch) everySample(n int, skip int32) []grid.Neighbor {
 	sc.nb = sc.nb[:0]
 	for i := range int32(n) {
 		if i != skip {
@@ -216,35 +221,41 @@ func allSamplesValue(s *sample.Samples, f func([]grid.Neighbor) float64) float64
 	return f(nb)
 }
 
-func (m *Metric) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
+func (m *Metric) bind(p *Problem, ix *grid.Index) (bound, error) {
+	n := p.sampleCount()
+	return &skipping{f: m.search(p, ix, n), less: func() (nodeWithout, error) { return m.search(p, ix, n-1), nil }}, nil
+}
+
+// search is the metric over gdal's search for n samples: all of p's, or all but one held out.
+func (m *Metric) search(p *Problem, ix *grid.Index, n int) nodeWithout {
 	s := p.Samples
-	ar := gdalArea(m.Radius1, m.Radius2, m.Angle, p.sampleCount())
+	ar := gdalArea(m.Radius1, m.Radius2, m.Angle, n)
 	switch {
 	case m.Kind == AverageDistancePts:
-		return m.bindPairs(p, ix, ar), nil
+		return m.pairs(p, ix, ar, n)
 	case m.active():
 		order := p.newGDALOrder()
-		return func(sc *scratch, x, y float64) float64 {
-			sc.nb = sc.without(ar.collect(ix, x, y, sc.nb))
+		return func(sc *scratch, skip int32, x, y float64) float64 {
+			sc.nb = without(ar.collect(ix, x, y, sc.nb), skip)
 			pick := pickQuadrants(sc, sc.nb, s, x, y, m.QuadrantLimits, 0, order)
 			if !pick.ok(m.MinPerQuadrant) {
 				return m.NodataValue
 			}
 			return m.reduce(s, picked(sc.nb, pick))
-		}, nil
+		}
 	case ar.all() && m.Kind == AverageDistance:
 		ps := s.Plain()
-		return func(sc *scratch, x, y float64) float64 { return m.distanceToAll(sc, ps, x, y) }, nil
-	case ar.all() && p.leaveOneOut:
-		return func(sc *scratch, _, _ float64) float64 { return m.reduce(s, sc.everySample(s.Len())) }, nil
+		return func(_ *scratch, skip int32, x, y float64) float64 { return m.distanceToAll(ps, skip, x, y) }
+	case ar.all() && n < s.Len():
+		return func(sc *scratch, skip int32, _, _ float64) float64 { return m.reduce(s, sc.everySample(s.Len(), skip)) }
 	case ar.all():
 		v := allSamplesValue(s, func(nb []grid.Neighbor) float64 { return m.reduce(s, nb) })
-		return func(*scratch, float64, float64) float64 { return v }, nil
+		return func(*scratch, int32, float64, float64) float64 { return v }
 	}
-	return func(sc *scratch, x, y float64) float64 {
-		sc.nb = sc.without(ar.collect(ix, x, y, sc.nb))
+	return func(sc *scratch, skip int32, x, y float64) float64 {
+		sc.nb = without(ar.collect(ix, x, y, sc.nb), skip)
 		return m.reduce(s, sc.nb)
-	}, nil
+	}
 }
 
 // reduce computes the metric (all but average_distance_pts) over the samples nb.
@@ -278,11 +289,10 @@ func (m *Metric) reduce(s *sample.Samples, nb []grid.Neighbor) float64 {
 }
 
 // distanceToAll is average_distance without radius: the mean distance to every sample but
-// the held-out one. s is in the plain form.
-func (m *Metric) distanceToAll(sc *scratch, s *sample.Samples, x, y float64) float64 {
-	skip, held := sc.heldOut()
+// skip (-1: none). s is in the plain form.
+func (m *Metric) distanceToAll(s *sample.Samples, skip int32, x, y float64) float64 {
 	n := s.Len()
-	if held {
+	if skip >= 0 {
 		n--
 	}
 	if n < m.MinPoints {
@@ -299,8 +309,9 @@ func (m *Metric) distanceToAll(sc *scratch, s *sample.Samples, x, y float64) flo
 	return sum / float64(n)
 }
 
-// bindPairs is average_distance_pts.
-func (m *Metric) bindPairs(p *Problem, ix *grid.Index, ar searchArea) nodeFunc {
+// pairs is average_distance_pts over gdal's search ar for n samples: all of s, or all but one
+// held out.
+func (m *Metric) pairs(p *Problem, ix *grid.Index, ar searchArea, n int) nodeWithout {
 	s := p.Samples
 	mean := func(sum float64, pairs int) float64 {
 		if pairs < m.MinPoints || pairs == 0 {
@@ -309,33 +320,28 @@ func (m *Metric) bindPairs(p *Problem, ix *grid.Index, ar searchArea) nodeFunc {
 		return sum / float64(pairs)
 	}
 	switch {
-	case ar.all() && p.leaveOneOut:
+	case ar.all() && n < s.Len():
 		// the pairs without the held-out sample: all pairs less those it is part of
 		total := allSamplesValue(s, func(nb []grid.Neighbor) float64 { return pairDistances(s, nb) })
-		q := s.Len() - 1
 		ps := s.Plain()
-		return func(sc *scratch, _, _ float64) float64 {
-			id, ok := sc.heldOut()
-			if !ok {
-				return mean(total, (q+1)*q/2)
-			}
-			return mean(total-distancesFrom(ps, id), q*(q-1)/2)
+		return func(_ *scratch, skip int32, _, _ float64) float64 {
+			return mean(total-distancesFrom(ps, skip), n*(n-1)/2)
 		}
 	case ar.all():
 		all := allSamplesValue(s, func(nb []grid.Neighbor) float64 {
 			return mean(pairDistances(s, nb), len(nb)*(len(nb)-1)/2)
 		})
-		return func(*scratch, float64, float64) float64 { return all }
+		return func(*scratch, int32, float64, float64) float64 { return all }
 	case ar.Square:
 		order := p.newGDALOrder()
 		order.ranks()
-		return func(sc *scratch, x, y float64) float64 {
-			sum, pairs := m.squarePairs(sc, s, ix, ar, order.ranks(), x, y)
+		return func(sc *scratch, skip int32, x, y float64) float64 {
+			sum, pairs := m.squarePairs(sc, s, ix, ar, order.ranks(), skip, x, y)
 			return mean(sum, pairs)
 		}
 	}
-	return func(sc *scratch, x, y float64) float64 {
-		sc.nb = sc.without(ar.collect(ix, x, y, sc.nb))
+	return func(sc *scratch, skip int32, x, y float64) float64 {
+		sc.nb = without(ar.collect(ix, x, y, sc.nb), skip)
 		q := len(sc.nb)
 		return mean(pairDistances(s, sc.nb), q*(q-1)/2)
 	}
@@ -345,9 +351,9 @@ func (m *Metric) bindPairs(p *Problem, ix *grid.Index, ar searchArea) nodeFunc {
 // in the ellipse, and gdal's pair count, q(q+1)/2 less one when the last sample of the search
 // square in gdal's order lies in the ellipse.
 func (m *Metric) squarePairs(sc *scratch, s *sample.Samples, ix *grid.Index, ar searchArea, rank []int32,
-	x, y float64) (float64, int) {
+	skip int32, x, y float64) (float64, int) {
 	h := ar.half()
-	sc.nb = sc.within(ix, x, y, 2*(h*h))
+	sc.nb = sc.within(ix, x, y, 2*(h*h), skip)
 	last, lastRank := int32(-1), int32(-1)
 	for _, nb := range sc.nb {
 		if inSquare(s, nb.ID, x, y, h) && rank[nb.ID] > lastRank {

@@ -46,20 +46,27 @@ func parseNearest(kv *keyValues) (Algorithm, error) {
 	return a, nil
 }
 
-func (a *Nearest) bind(p *Problem, ix *grid.Index) (nodeFunc, error) {
+func (a *Nearest) bind(p *Problem, ix *grid.Index) (bound, error) {
 	nn := &gdalNearest{s: p.Samples, ix: ix, order: p.newGDALOrder(), nodata: a.NodataValue}
+	n := p.sampleCount()
+	return &skipping{f: a.search(nn, n), less: func() (nodeWithout, error) { return a.search(nn, n-1), nil }}, nil
+}
+
+// search is gdal's search for n samples: on its quadtree above 100.
+func (a *Nearest) search(nn *gdalNearest, n int) nodeWithout {
 	area := searchArea{R1: a.Radius1, R2: a.Radius2, Angle: a.Angle}
 	switch {
 	case area.all():
-		return nn.all, nil
-	case usesQuadtree(p.sampleCount(), a.Radius1, a.Radius2, a.Angle):
+		return nn.all
+	case usesQuadtree(n, a.Radius1, a.Radius2, a.Angle):
 		h := area.half()
-		return func(sc *scratch, x, y float64) float64 { return nn.inSquare(sc, x, y, h) }, nil
+		return func(sc *scratch, skip int32, x, y float64) float64 { return nn.inSquare(sc, skip, x, y, h) }
 	}
-	return func(sc *scratch, x, y float64) float64 { return nn.inEllipse(sc, x, y, area) }, nil
+	return func(sc *scratch, skip int32, x, y float64) float64 { return nn.inEllipse(sc, skip, x, y, area) }
 }
 
 // gdalNearest holds gdal's nearest-sample searches, which linear uses outside the hull too.
+// Each leaves out sample skip (-1: none).
 type gdalNearest struct {
 	s      *sample.Samples
 	ix     *grid.Index
@@ -68,22 +75,22 @@ type gdalNearest struct {
 }
 
 // all is the nearest of every sample, the last in input order on ties.
-func (nn *gdalNearest) all(sc *scratch, x, y float64) float64 {
-	sc.nb = sc.knn(nn.ix, x, y, 2, math.Inf(1))
+func (nn *gdalNearest) all(sc *scratch, skip int32, x, y float64) float64 {
+	sc.nb = sc.knn(nn.ix, x, y, 2, math.Inf(1), skip)
 	if len(sc.nb) == 0 {
 		return nn.nodata
 	}
 	if len(sc.nb) == 1 || sc.nb[1].D2 > sc.nb[0].D2 {
 		return nn.s.Z[sc.nb[0].ID]
 	}
-	sc.nb = sc.within(nn.ix, x, y, sc.nb[0].D2)
+	sc.nb = sc.within(nn.ix, x, y, sc.nb[0].D2, skip)
 	return nn.s.Z[sc.nb[len(sc.nb)-1].ID]
 }
 
 // inEllipse is gdal's search without its quadtree: the nearest sample in the ellipse, the
 // last in input order on ties, with distances taken after rotation as gdal takes them.
-func (nn *gdalNearest) inEllipse(sc *scratch, x, y float64, area searchArea) float64 {
-	sc.nb = sc.without(area.collect(nn.ix, x, y, sc.nb))
+func (nn *gdalNearest) inEllipse(sc *scratch, skip int32, x, y float64, area searchArea) float64 {
+	sc.nb = without(area.collect(nn.ix, x, y, sc.nb), skip)
 	var c, s float64
 	rotated := false
 	if a := toRadiansGDAL * area.Angle; a != 0 {
@@ -111,9 +118,9 @@ func (nn *gdalNearest) inEllipse(sc *scratch, x, y float64, area searchArea) flo
 
 // inSquare is gdal's quadtree search: the nearest sample in the square of half-side h, the
 // last in gdal's quadtree order on ties; nodata when the square is empty.
-func (nn *gdalNearest) inSquare(sc *scratch, x, y, h float64) float64 {
+func (nn *gdalNearest) inSquare(sc *scratch, skip int32, x, y, h float64) float64 {
 	// Every sample of the square is within the circle of radius h*sqrt(2).
-	sc.nb = sc.knn(nn.ix, x, y, 2, 2*(h*h))
+	sc.nb = sc.knn(nn.ix, x, y, 2, 2*(h*h), skip)
 	if len(sc.nb) == 0 {
 		return nn.nodata
 	}
@@ -122,7 +129,7 @@ func (nn *gdalNearest) inSquare(sc *scratch, x, y, h float64) float64 {
 	if unique && inSquare(nn.s, first.ID, x, y, h) {
 		return nn.s.Z[first.ID]
 	}
-	sc.nb = sc.within(nn.ix, x, y, 2*(h*h))
+	sc.nb = sc.within(nn.ix, x, y, 2*(h*h), skip)
 	best, bestD2, tie := int32(-1), math.MaxFloat64, false
 	for _, nb := range sc.nb {
 		switch {
@@ -161,14 +168,14 @@ func (nn *gdalNearest) inSquare(sc *scratch, x, y, h float64) float64 {
 // growing is gdal's search with no radius on its quadtree: squares of half-side r0, 2*r0,
 // 4*r0, ... until one holds a sample, then the nearest in that square. gdal's r0, for linear,
 // is sqrt(area/n) of the samples' bounding box.
-func (nn *gdalNearest) growing(sc *scratch, x, y, r0 float64) float64 {
-	sc.nb = sc.knn(nn.ix, x, y, 1, math.Inf(1))
+func (nn *gdalNearest) growing(sc *scratch, skip int32, x, y, r0 float64) float64 {
+	sc.nb = sc.knn(nn.ix, x, y, 1, math.Inf(1), skip)
 	if len(sc.nb) == 0 {
 		return nn.nodata
 	}
 	// The sample nearest in the square metric is within sqrt(2) times the nearest distance.
 	d2 := sc.nb[0].D2
-	sc.nb = sc.within(nn.ix, x, y, 2*d2)
+	sc.nb = sc.within(nn.ix, x, y, 2*d2, skip)
 	c := math.Inf(1)
 	for _, nb := range sc.nb {
 		sx, sy := nn.s.XY(nb.ID)
@@ -182,5 +189,5 @@ func (nn *gdalNearest) growing(sc *scratch, x, y, r0 float64) float64 {
 	for h < c {
 		h *= 2
 	}
-	return nn.inSquare(sc, x, y, h)
+	return nn.inSquare(sc, skip, x, y, h)
 }

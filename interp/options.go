@@ -80,7 +80,7 @@ type Option struct {
 	Invalid string
 }
 
-func bound(v float64) *float64 { return &v }
+func limit(v float64) *float64 { return &v }
 
 // nodataOption is the nodata key that every algorithm has.
 func nodataOption() Option {
@@ -346,11 +346,11 @@ func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 func ellipseOptions() []Option {
 	return []Option{
-		{Name: "radius", Type: TypeFloat, Min: bound(0),
+		{Name: "radius", Type: TypeFloat, Min: limit(0),
 			Help: "sets radius1 and radius2 (the search ellipse is then a circle)"},
-		{Name: "radius1", Type: TypeFloat, Default: "0", Min: bound(0), Field: "Radius1",
+		{Name: "radius1", Type: TypeFloat, Default: "0", Min: limit(0), Field: "Radius1",
 			Help: "first semi-axis of the search ellipse (along x when angle is 0); with radius2=0 every sample is searched"},
-		{Name: "radius2", Type: TypeFloat, Default: "0", Min: bound(0), Field: "Radius2",
+		{Name: "radius2", Type: TypeFloat, Default: "0", Min: limit(0), Field: "Radius2",
 			Help: "second semi-axis of the search ellipse (along y when angle is 0)"},
 		{Name: "angle", Type: TypeFloat, Default: "0", Field: "Angle",
 			Help: "rotation of the search ellipse, degrees counter-clockwise"},
@@ -358,15 +358,15 @@ func ellipseOptions() []Option {
 }
 
 func minPointsOption() Option {
-	return Option{Name: "min_points", Type: TypeInt, Default: "0", Min: bound(0), Field: "MinPoints",
+	return Option{Name: "min_points", Type: TypeInt, Default: "0", Min: limit(0), Field: "MinPoints",
 		Help: "nodes with fewer samples in the search area are nodata"}
 }
 
 func quadrantOptions() []Option {
 	return []Option{
-		{Name: "min_points_per_quadrant", Type: TypeInt, Default: "0", Min: bound(0), Field: "MinPerQuadrant",
+		{Name: "min_points_per_quadrant", Type: TypeInt, Default: "0", Min: limit(0), Field: "MinPerQuadrant",
 			Help: "take the nearest samples from the four quadrants in turn; a quadrant with fewer gives nodata (0: no quadrant search)"},
-		{Name: "max_points_per_quadrant", Type: TypeInt, Default: "0", Min: bound(0), Field: "MaxPerQuadrant",
+		{Name: "max_points_per_quadrant", Type: TypeInt, Default: "0", Min: limit(0), Field: "MaxPerQuadrant",
 			Help: "take at most this many samples from each quadrant (0: no quadrant search)"},
 	}
 }

@@ -61,7 +61,7 @@ func (c *cpuPrepared) ComputeAt(ctx context.Context, xs, ys, values []float64) e
 	}
 	return c.forEach(ctx, len(xs), func(sc *scratch, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			values[i] = c.fn(sc, xs[i], ys[i])
+			values[i] = c.fn(sc, -1, xs[i], ys[i])
 		}
 	})
 }

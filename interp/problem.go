@@ -10,20 +10,15 @@ type Problem struct {
 	Samples *sample.Samples
 	Target  raster.Target
 	Alg     Algorithm
-	// leaveOneOut says that each node is computed with one sample held out (see LeaveOneOut),
-	// so binds size what depends on the number of samples for n-1 of them.
-	leaveOneOut bool
 	// Job, when set, says that the samples are part of a larger job's (see Job).
 	Job *Job
 }
 
-// sampleCount is the number of samples a node is computed from.
+// sampleCount is the number of samples the problem's nodes are computed from: the whole job's
+// when the samples are a tile's (a node held out of cross-validation binds for one less).
 func (p *Problem) sampleCount() int {
 	if p.Job != nil {
 		return p.Job.N
-	}
-	if p.leaveOneOut {
-		return p.Samples.Len() - 1
 	}
 	return p.Samples.Len()
 }

@@ -21,38 +21,38 @@ import (
 // follow a different rule (the quadtree's square, see searchArea.Square).
 const gdalQuadtreeThreshold = 100
 
-// Every search of a node goes through without, knn or within, so that a node computed with a
-// sample held out (leave-one-out cross-validation) never sees that sample; samples at the same
-// place as the held-out one stay, as they would in a copy of the samples without it.
+// Every search of a node goes through without, knn or within with the sample to leave out
+// (-1 for none), so that a node computed with a sample held out (see holdOut) never sees that
+// sample; samples at the same place as the held-out one stay, as they would in a copy of the
+// samples without it.
 
-// without removes the held-out sample from a search result, keeping the order of the rest.
-func (sc *scratch) without(nb []grid.Neighbor) []grid.Neighbor {
-	id, ok := sc.heldOut()
-	if !ok {
+// without removes sample skip (-1: none) from a search result, keeping the order of the rest.
+func without(nb []grid.Neighbor, skip int32) []grid.Neighbor {
+	if skip < 0 {
 		return nb
 	}
 	for i, n := range nb {
-		if n.ID == id {
+		if n.ID == skip {
 			return append(nb[:i], nb[i+1:]...)
 		}
 	}
 	return nb
 }
 
-// knn is ix.KNN, into sc.nb's room, without the held-out sample: it asks for one more
+// knn is ix.KNN, into sc.nb's room, without sample skip (-1: none): it asks for one more
 // neighbour, so that k remain. The index orders by distance and then ID, so the k left are
 // those that a search of the samples without the held-out one finds.
-func (sc *scratch) knn(ix *grid.Index, x, y float64, k int, maxD2 float64) []grid.Neighbor {
-	if _, ok := sc.heldOut(); !ok || k == math.MaxInt {
-		return sc.without(ix.KNN(x, y, k, maxD2, sc.nb))
+func (sc *scratch) knn(ix *grid.Index, x, y float64, k int, maxD2 float64, skip int32) []grid.Neighbor {
+	if skip < 0 || k == math.MaxInt {
+		return without(ix.KNN(x, y, k, maxD2, sc.nb), skip)
 	}
-	nb := sc.without(ix.KNN(x, y, k+1, maxD2, sc.nb))
+	nb := without(ix.KNN(x, y, k+1, maxD2, sc.nb), skip)
 	return nb[:min(len(nb), k)]
 }
 
-// within is ix.Within, into sc.nb's room, without the held-out sample.
-func (sc *scratch) within(ix *grid.Index, x, y, r2 float64) []grid.Neighbor {
-	return sc.without(ix.Within(x, y, r2, sc.nb))
+// within is ix.Within, into sc.nb's room, without sample skip (-1: none).
+func (sc *scratch) within(ix *grid.Index, x, y, r2 float64, skip int32) []grid.Neighbor {
+	return without(ix.Within(x, y, r2, sc.nb), skip)
 }
 
 // gdalOptions reads one gdal_grid algorithm's key=value options with the defaults and ranges
