@@ -277,7 +277,7 @@ func BenchmarkGlobalAIDW(b *testing.B) {
 			}
 			var ms float64
 			if err == nil {
-				ms, err = timeDevice(reps, func() error { return c.weighAll(n) })
+				ms, err = timeDevice(reps, func() error { return c.weighAll(0, n) })
 			}
 			c.free()
 			if err != nil {

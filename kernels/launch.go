@@ -136,11 +136,13 @@ func radius(d *cuda.Device, k int, prob buf, row0, first, count int, list, out b
 
 // ---- weigh.cuh
 
-// weighF32 runs float32 global weighting w over nb node blocks and splits sample ranges.
-func weighF32(d *cuda.Device, w f32Weighting, nb, splits int, prob, s32, px, py, pc, pc0, pd2 buf, count int,
+// weighF32 runs float32 global weighting w over count nodes and splits sample ranges; lane is
+// node 0's raster index modulo the nodes of a block (see weigh_all_f32).
+func weighF32(d *cuda.Device, w f32Weighting, splits int, prob, s32, px, py, pc, pc0, pd2 buf, count, lane int,
 	partW, partWZ buf) error {
+	nb := cuda.Blocks(count+lane, wf32Block*w.npt)
 	return d.Launch(w.name, cuda.Shape{GX: nb, GY: splits, Threads: wf32Block}, ptr(prob), ptr(s32), ptr(px), ptr(py),
-		ptr(pc), ptr(pc0), ptr(pd2), i64(count), ptr(partW), ptr(partWZ))
+		ptr(pc), ptr(pc0), ptr(pd2), i64(count), i64(lane), ptr(partW), ptr(partWZ))
 }
 
 // weighF64 runs the float64 global weighting over nb node blocks and splits sample ranges.
@@ -152,10 +154,10 @@ func weighF64(d *cuda.Device, nb, splits int, prob, px, py, pc, pc0 buf, count i
 // weighFinish adds the splits' sums and writes the values; npt and npoly are the float32
 // weighting's (0 after the float64 one).
 func weighFinish(d *cuda.Device, prob, partW, partWZ, hit buf, count, splits int, s32, px, py, pc, pc0, pd2,
-	nearPos, nearD2 buf, npt, npoly int, out buf) error {
+	nearPos, nearD2 buf, npt, npoly, lane int, out buf) error {
 	return d.Launch("weigh_finish", cuda.Over(count, finishBlock), ptr(prob), ptr(partW), ptr(partWZ), ptr(hit),
 		i64(count), i64(splits), ptr(s32), ptr(px), ptr(py), ptr(pc), ptr(pc0), ptr(pd2), ptr(nearPos),
-		ptr(nearD2), i64(npt), i64(npoly), ptr(out))
+		ptr(nearD2), i64(npt), i64(npoly), i64(lane), ptr(out))
 }
 
 // knnBruteF32 is the brute-force float32 kNN (k = 15) the grid's is measured against.

@@ -80,7 +80,7 @@ func (c *chunker) want(count int) (int, error) {
 			return 0, err
 		}
 		size = min(count, max(1<<16, budget/perNodeGlobal))
-		size = min(size, max(1<<16, budget/(perNodeGlobal+16*c.splits(size))))
+		size = min(size, max(1<<16, budget/(perNodeGlobal+16*c.splits())))
 	}
 	if c.pp.e.chunkNodes > 0 {
 		size = min(size, c.pp.e.chunkNodes)
@@ -113,7 +113,7 @@ func (c *chunker) alloc(count int) error {
 	if c.nearD2, err = cuda.AllocN[float64](nearCorr * c.size); err != nil {
 		return err
 	}
-	c.partCap = c.splits(c.size) * c.size
+	c.partCap = c.splits() * c.size
 	if c.partW, err = cuda.AllocN[float64](c.partCap); err != nil {
 		return err
 	}
@@ -151,13 +151,12 @@ func (c *chunker) pickKernel() error {
 	return nil
 }
 
-// splits is how many sample ranges the global weighting of n nodes is split into: enough
-// blocks to fill the device several times over, each range at least four tiles long.
-func (c *chunker) splits(n int) int {
-	d := c.pp.e.dev
-	nodeBlocks := cuda.Blocks(n, c.nodesPerBlock)
-	s := cuda.Blocks(8*d.SMs(), nodeBlocks)
-	return max(1, min(s, maxSplits, c.pp.ix.n/(4*wf32Tile)))
+// splits is how many sample ranges the global weighting is split into, each range at least
+// four tiles long. It depends on the samples alone, never on the chunk or the device: the
+// ranges are summed separately, and another split would round a node's sums otherwise, so a
+// raster computed in other chunks or on several devices would differ in the last bits.
+func (c *chunker) splits() int {
+	return max(1, min(maxSplits, c.pp.ix.n/(4*wf32Tile)))
 }
 
 // run computes nodes first..first+n-1 of the block starting at row0 into c.out.
@@ -174,7 +173,7 @@ func (c *chunker) run(row0, first, n int) error {
 	if err := c.prepNodes(row0, first, n); err != nil {
 		return err
 	}
-	return c.weighAll(n)
+	return c.weighAll(row0*int(pp.host.TCols)+first, n)
 }
 
 // prepNodes runs node_prep: coordinates, power constants, exact hits and nearest samples of
@@ -185,24 +184,26 @@ func (c *chunker) prepNodes(row0, first, n int) error {
 		c.hit, c.nearPos, c.nearD2)
 }
 
-// weighAll runs the global weighting of the n prepared nodes and writes their values.
-func (c *chunker) weighAll(n int) error {
+// weighAll runs the global weighting of the n prepared nodes, the first at raster index at, and
+// writes their values.
+func (c *chunker) weighAll(at, n int) error {
 	pp := c.pp
 	d := pp.e.dev
 	if err := c.pickKernel(); err != nil {
 		return err
 	}
-	s := max(1, min(c.splits(n), c.partCap/n))
-	nb := cuda.Blocks(n, c.nodesPerBlock)
+	s := c.splits() // partCap holds it for every chunk
 	var err error
+	lane := 0
 	if c.f64 {
-		err = weighF64(d, nb, s, pp.prob, c.px, c.py, c.pc, c.pc0, n, c.partW, c.partWZ)
+		err = weighF64(d, cuda.Blocks(n, c.nodesPerBlock), s, pp.prob, c.px, c.py, c.pc, c.pc0, n, c.partW, c.partWZ)
 	} else {
-		err = weighF32(d, c.f32, nb, s, pp.prob, pp.ix.s32, c.px, c.py, c.pc, c.pc0, c.pd2, n, c.partW, c.partWZ)
+		lane = at % c.nodesPerBlock
+		err = weighF32(d, c.f32, s, pp.prob, pp.ix.s32, c.px, c.py, c.pc, c.pc0, c.pd2, n, lane, c.partW, c.partWZ)
 	}
 	if err != nil {
 		return err
 	}
 	return weighFinish(d, pp.prob, c.partW, c.partWZ, c.hit, n, s, pp.ix.s32, c.px, c.py, c.pc, c.pc0, c.pd2,
-		c.nearPos, c.nearD2, c.f32.npt, c.f32.npoly, c.out)
+		c.nearPos, c.nearD2, c.f32.npt, c.f32.npoly, lane, c.out)
 }

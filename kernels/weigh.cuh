@@ -110,23 +110,26 @@ __device__ __forceinline__ void weigh_tile_f32(const float4 *tile, int m, const 
 // weigh_all_f32 handles WF32_BLOCK*NPT nodes per block (thread t: nodes t, t+BLOCK, ...)
 // against the samples of split blockIdx.y, tile by tile through shared memory, summing in three
 // levels (group, tile, float64), which keeps the rounding of a million-term sum far below the
-// 1e-5 the float32 path promises.
+// 1e-5 the float32 path promises. The launch starts lane nodes before node 0 (lane: node 0's
+// raster index modulo WF32_BLOCK*NPT), so that which exp2 a node takes (its slot p) follows its
+// place in the raster, not in the chunk: any split of the raster into chunks, over any number of
+// devices, gives every node the same value.
 template <int NPT, int NPOLY>
 __device__ __forceinline__ void weigh_all_f32_body(const Problem *__restrict__ pp, const float4 *__restrict__ s32,
                                                    const double *__restrict__ px, const double *__restrict__ py,
                                                    const double *__restrict__ pc, const double *__restrict__ pc0,
-                                                   const double *__restrict__ pd2, i64 count, double *partW,
-                                                   double *partWZ) {
+                                                   const double *__restrict__ pd2, i64 count, i64 lane,
+                                                   double *partW, double *partWZ) {
     __shared__ float4 tile[WF32_TILE];
     const Problem &P = *pp;
     const int tid = threadIdx.x;
-    const i64 base = (i64)blockIdx.x * (WF32_BLOCK * NPT) + tid;
+    const i64 base = (i64)blockIdx.x * (WF32_BLOCK * NPT) + tid - lane;
     NodeF32 nd[NPT];
     double W[NPT], WZ[NPT];
 #pragma unroll
     for (int p = 0; p < NPT; p++) {
         const i64 j = base + p * WF32_BLOCK;
-        if (j < count) {
+        if (j >= 0 && j < count) {
             nd[p] = node_f32(P, px, py, pc, pc0, pd2, j);
         } else {
             nd[p].x = nd[p].y = nd[p].c = nd[p].c0 = 0.0f;
@@ -158,7 +161,7 @@ __device__ __forceinline__ void weigh_all_f32_body(const Problem *__restrict__ p
 #pragma unroll
     for (int p = 0; p < NPT; p++) {
         const i64 j = base + p * WF32_BLOCK;
-        if (j < count) {
+        if (j >= 0 && j < count) {
             partW[blockIdx.y * count + j] = W[p];
             partWZ[blockIdx.y * count + j] = WZ[p];
         }
@@ -169,8 +172,9 @@ __device__ __forceinline__ void weigh_all_f32_body(const Problem *__restrict__ p
     extern "C" __global__ void __launch_bounds__(WF32_BLOCK)                                            \
         weigh_all_f32_##NPT##_##NPOLY(const Problem *P, const float4 *s32, const double *px,             \
                                       const double *py, const double *pc, const double *pc0,             \
-                                      const double *pd2, i64 count, double *partW, double *partWZ) {     \
-        weigh_all_f32_body<NPT, NPOLY>(P, s32, px, py, pc, pc0, pd2, count, partW, partWZ);               \
+                                      const double *pd2, i64 count, i64 lane, double *partW,             \
+                                      double *partWZ) {                                                  \
+        weigh_all_f32_body<NPT, NPOLY>(P, s32, px, py, pc, pc0, pd2, count, lane, partW, partWZ);         \
     }
 
 // 6 nodes a thread, 2 of them with ex2_poly, measured fastest; 4_0 (MUFU only) and 4_1 are
@@ -266,7 +270,8 @@ extern "C" __global__ void weigh_finish(const Problem *__restrict__ pp, const do
                                         const double *__restrict__ px, const double *__restrict__ py,
                                         const double *__restrict__ pc, const double *__restrict__ pc0,
                                         const double *__restrict__ pd2, const int *__restrict__ nearPos,
-                                        const double *__restrict__ nearD2, i64 npt, i64 npoly, double *out) {
+                                        const double *__restrict__ nearD2, i64 npt, i64 npoly, i64 lane,
+                                        double *out) {
     const Problem &P = *pp;
     const i64 j = (i64)blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= count) return;
@@ -285,7 +290,7 @@ extern "C" __global__ void weigh_finish(const Problem *__restrict__ pp, const do
     }
     if (npt > 0) {
         const NodeF32 nd = node_f32(P, px, py, pc, pc0, pd2, j);
-        const bool poly = (j % (WF32_BLOCK * npt)) / WF32_BLOCK < npoly;
+        const bool poly = ((j + lane) % (WF32_BLOCK * npt)) / WF32_BLOCK < npoly;
         const double c = nd.c, c0 = nd.c0;
         for (int i = 0; i < NEAR_CORR; i++) {
             const int q = nearPos[i * count + j];
