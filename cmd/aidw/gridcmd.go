@@ -102,7 +102,6 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 			preview = report.NewPreview(target, geographic, ropt.NoData, ropt.SetNoData)
 		}
 	}
-	var png []byte
 	if err == nil {
 		err = describeBands(w, names, sources)
 	}
@@ -112,6 +111,14 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 	if err == nil {
 		err = gridBands(ctx, eng, alg, target, sources, w, preview, a.quiet, stdout)
 	}
+	return finishRaster(ctx, w, preview, a.preview, err)
+}
+
+// finishRaster completes an output that err did not stop: the preview's PNG, then the raster
+// committed (stopped within a second by ctx, as every phase), then the preview written; on
+// failure nothing is left.
+func finishRaster(ctx context.Context, w *gdalio.Writer, preview *report.Preview, previewPath string, err error) error {
+	var png []byte
 	if err == nil && preview != nil {
 		png, err = preview.PNG()
 	}
@@ -123,7 +130,7 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 		return err
 	}
 	if preview != nil {
-		return gdalio.WriteAtomic(a.preview, png)
+		return gdalio.WriteAtomic(previewPath, png)
 	}
 	return nil
 }

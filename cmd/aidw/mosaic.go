@@ -184,21 +184,7 @@ func runMosaic(ctx context.Context, a *mosaicArgs, stdout, stderr io.Writer) err
 			return nil
 		}, a.quiet, stdout)
 	}
-	var png []byte
-	if err == nil && preview != nil {
-		png, err = preview.PNG()
-	}
-	if err != nil {
-		w.Abort()
-		return err
-	}
-	if err := w.Commit(); err != nil {
-		return err
-	}
-	if preview != nil {
-		return gdalio.WriteAtomic(a.preview, png)
-	}
-	return nil
+	return finishRaster(ctx, w, preview, a.preview, err)
 }
 
 // mosaicRows reads the tiles a strip of rows at a time and hands the whole raster's rows to

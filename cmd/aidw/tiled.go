@@ -250,19 +250,5 @@ func runTiled(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads, s
 			return nil
 		})
 	}
-	var png []byte
-	if err == nil && preview != nil {
-		png, err = preview.PNG()
-	}
-	if err != nil {
-		w.Abort()
-		return err
-	}
-	if err := w.Commit(); err != nil {
-		return err
-	}
-	if preview != nil {
-		return gdalio.WriteAtomic(a.preview, png)
-	}
-	return nil
+	return finishRaster(ctx, w, preview, a.preview, err)
 }
