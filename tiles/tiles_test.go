@@ -2,9 +2,7 @@ package tiles
 
 import (
 	"context"
-	"fmt"
 	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -13,52 +11,6 @@ import (
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/raster"
 )
-
-// writeSurvey writes a clustered survey as four LAS files (the quadrants), on a 0.01 lattice
-// (or a 1 m one, where ties in distance abound), and returns their paths.
-func writeSurvey(t *testing.T, dir string, n int, seed uint64, lattice bool) []string {
-	rng := rand.New(rand.NewPCG(seed, 7))
-	files := make([]*lastest.File, 4)
-	for q := range files {
-		files[q] = &lastest.File{Minor: 2, Format: 1, Scale: [3]float64{0.01, 0.01, 0.01}, Offset: [3]float64{450000, 5400000, 0}}
-	}
-	// clusters of points with wide gaps between them: kNN neighbourhoods reach far
-	type cluster struct{ x, y, r float64 }
-	var cs []cluster
-	for range 9 {
-		cs = append(cs, cluster{rng.Float64() * 200, rng.Float64() * 150, 3 + rng.Float64()*12})
-	}
-	for i := range n {
-		c := cs[rng.IntN(len(cs))]
-		x, y := c.x+rng.NormFloat64()*c.r, c.y+rng.NormFloat64()*c.r
-		if i%10 == 0 {
-			x, y = rng.Float64()*200, rng.Float64()*150 // a thin background
-		}
-		x, y = math.Max(0, math.Min(200, x)), math.Max(0, math.Min(150, y))
-		if lattice {
-			x, y = math.Round(x), math.Round(y)
-		}
-		z := 100 + 10*math.Sin(x/20) + 5*math.Cos(y/15) + rng.Float64()
-		p := lastest.Point{X: int32(math.Round(x * 100)), Y: int32(math.Round(y * 100)), Z: int32(math.Round(z * 100)), Class: 2, Return: 1, Returns: 1}
-		q := 0
-		if x >= 100 {
-			q |= 1
-		}
-		if y >= 75 {
-			q |= 2
-		}
-		files[q].Points = append(files[q].Points, p)
-		if i%50 == 0 { // duplicates, of another value
-			p.Z += 37
-			files[q].Points = append(files[q].Points, p)
-		}
-	}
-	var paths []string
-	for q, f := range files {
-		paths = append(paths, lastest.WriteFile(t, dir, fmt.Sprintf("q%d.las", q), f.Encode()))
-	}
-	return paths
-}
 
 // inMemory grids the inputs as aidw grid does, every sample in memory.
 func inMemory(t *testing.T, paths []string, opt gdalio.SourceOptions, target raster.Target, alg interp.Algorithm) [][]float64 {
@@ -130,7 +82,7 @@ func sameBits(t *testing.T, what string, got, want [][]float64) {
 // Tiles smaller than the neighbourhoods, on clustered data, give the in-memory raster bit for
 // bit, with every algorithm.
 func TestTiledEqualsInMemory(t *testing.T) {
-	paths := writeSurvey(t, t.TempDir(), 3000, 1, false)
+	paths := lastest.Survey(t, t.TempDir(), 3000, 1, false)
 	target := raster.NorthUp(450000-3, 5400000-2, 450000+205, 5400000+152, 61, 47)
 	opt := gdalio.SourceOptions{}
 	algs := []string{
@@ -164,7 +116,7 @@ func TestTiledEqualsInMemory(t *testing.T) {
 // in-memory raster bit for bit, or, where a tie needs gdal's quadtree order of the whole cloud,
 // a clear error; never another raster. average_distance_pts on gdal's quadtree is refused.
 func TestTiledLatticeExactOrRefused(t *testing.T) {
-	paths := writeSurvey(t, t.TempDir(), 3000, 2, true)
+	paths := lastest.Survey(t, t.TempDir(), 3000, 2, true)
 	target := raster.NorthUp(450000-0.5, 5400000-0.5, 450000+200.5, 5400000+150.5, 67, 50)
 	opt := gdalio.SourceOptions{}
 	refused := 0

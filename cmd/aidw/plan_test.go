@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aidw/aidw/internal/lastest"
 	"github.com/aidw/aidw/tiles"
 )
 
@@ -52,7 +53,7 @@ func mosaic(t *testing.T, m, dst string, extra ...string) {
 func TestPlanTilesMosaic(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in")
-	writeClusteredLAS(t, in, 4000, 1)
+	lastest.Survey(t, in, 4000, 1, false)
 	for _, c := range []struct {
 		alg   string
 		extra []string
@@ -99,7 +100,7 @@ func TestPlanTilesMosaic(t *testing.T) {
 func TestPlanIdempotentAndRefusals(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in")
-	writeClusteredLAS(t, in, 3000, 4)
+	lastest.Survey(t, in, 3000, 4, false)
 	m, n := planJob(t, dir, "job.json", "-a", "invdistnn:radius=6", "-tr", "4", "4", "-tile", "20", in)
 	runTiles(t, m, n)
 	tile1 := tiles.TilePath(m, 1)
@@ -201,7 +202,7 @@ func runAidwEnv(t *testing.T, env []string, args ...string) (int, string, string
 func TestTileIndexFromEnvironment(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in")
-	writeClusteredLAS(t, in, 2000, 5)
+	lastest.Survey(t, in, 2000, 5, false)
 	m, n := planJob(t, dir, "env.json", "-a", "nearest", "-tr", "5", "5", "-tile", "16", in)
 	clean := []string{"SLURM_ARRAY_TASK_ID=", "JOB_COMPLETION_INDEX="}
 	exists := func(i int) bool { _, err := os.Stat(tiles.TilePath(m, i)); return err == nil }
@@ -248,7 +249,7 @@ func TestPlanXargs(t *testing.T) {
 	}
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in")
-	writeClusteredLAS(t, in, 4000, 6)
+	lastest.Survey(t, in, 4000, 6, false)
 	grid := []string{"-a", "aidw:max_points=12", "-tr", "2", "2", "-ot", "Float32"}
 	want := filepath.Join(dir, "want.tif")
 	if code, _, stderr := runAidw(t, append(append(append([]string{"grid", "-q"}, grid...), in), want)...); code != 0 {
@@ -304,7 +305,7 @@ func TestKubernetesIndexedJob(t *testing.T) {
 	}
 	data := t.TempDir() // stands for the volume at /data
 	in := filepath.Join(data, "survey")
-	writeClusteredLAS(t, in, 3000, 7)
+	lastest.Survey(t, in, 3000, 7, false)
 	grid := []string{"-a", "invdistnn:radius=6:max_points=10", "-tr", "3", "3"}
 	want := filepath.Join(data, "want.tif")
 	if code, _, stderr := runAidw(t, append(append(append([]string{"grid", "-q"}, grid...), in), want)...); code != 0 {
@@ -329,7 +330,7 @@ func TestKubernetesIndexedJob(t *testing.T) {
 // and mosaic run from another directory: the in-memory raster.
 func TestPlanLikeTemplateRelativePaths(t *testing.T) {
 	dir := t.TempDir()
-	writeClusteredLAS(t, filepath.Join(dir, "in"), 3000, 8)
+	lastest.Survey(t, filepath.Join(dir, "in"), 3000, 8, false)
 	run := func(wd string, args ...string) {
 		t.Helper()
 		cmd := exec.Command(aidwBin, args...)

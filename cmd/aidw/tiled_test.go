@@ -2,9 +2,6 @@ package main
 
 import (
 	"fmt"
-	"math"
-	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,56 +9,11 @@ import (
 	"github.com/aidw/aidw/internal/lastest"
 )
 
-// writeClusteredLAS writes n clustered points (0.01 lattice, duplicates of other values) as
-// four LAS files, the quadrants of a 200 x 150 m area, into dir.
-func writeClusteredLAS(t *testing.T, dir string, n int, seed uint64) []string {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(seed, 3))
-	files := make([]*lastest.File, 4)
-	for q := range files {
-		files[q] = &lastest.File{Minor: 2, Format: 1, Scale: [3]float64{0.01, 0.01, 0.01}, Offset: [3]float64{450000, 5400000, 0}}
-	}
-	var cx, cy, cr []float64
-	for range 8 {
-		cx, cy, cr = append(cx, rng.Float64()*200), append(cy, rng.Float64()*150), append(cr, 3+rng.Float64()*12)
-	}
-	for i := range n {
-		c := rng.IntN(len(cx))
-		x, y := cx[c]+rng.NormFloat64()*cr[c], cy[c]+rng.NormFloat64()*cr[c]
-		if i%10 == 0 {
-			x, y = rng.Float64()*200, rng.Float64()*150
-		}
-		x, y = math.Max(0, math.Min(200, x)), math.Max(0, math.Min(150, y))
-		z := 100 + 10*math.Sin(x/20) + 5*math.Cos(y/15) + rng.Float64()
-		p := lastest.Point{X: int32(math.Round(x * 100)), Y: int32(math.Round(y * 100)), Z: int32(math.Round(z * 100)), Class: 2, Return: 1, Returns: 1}
-		q := 0
-		if x >= 100 {
-			q |= 1
-		}
-		if y >= 75 {
-			q |= 2
-		}
-		files[q].Points = append(files[q].Points, p)
-		if i%50 == 0 {
-			p.Z += 37
-			files[q].Points = append(files[q].Points, p)
-		}
-	}
-	var paths []string
-	for q, f := range files {
-		paths = append(paths, lastest.WriteFile(t, dir, fmt.Sprintf("q%d.las", q), f.Encode()))
-	}
-	return paths
-}
-
 // `aidw grid -tile` and `-memory` give the in-memory raster bit for bit (read back through
 // GDAL), tiles smaller than the neighbourhoods, the extent taken from the samples.
 func TestGridTiledFlags(t *testing.T) {
 	dir := t.TempDir()
-	writeClusteredLAS(t, filepath.Join(dir, "in"), 4000, 1)
+	lastest.Survey(t, filepath.Join(dir, "in"), 4000, 1, false)
 	in := filepath.Join(dir, "in")
 	for _, alg := range []string{"aidw:max_points=12", "aidw:k=10:max_points=16:diagnostics=yes", "invdistnn:radius=8:max_points=12",
 		"average:radius1=6:radius2=6", "nearest", "linear"} {
@@ -92,7 +44,7 @@ func TestGridTiledFlags(t *testing.T) {
 // and the raster is still the in-memory one; a global form that cannot fit is refused.
 func TestGridMemoryBudget(t *testing.T) {
 	dir := t.TempDir()
-	writeClusteredLAS(t, filepath.Join(dir, "in"), 6000, 2)
+	lastest.Survey(t, filepath.Join(dir, "in"), 6000, 2, false)
 	in := filepath.Join(dir, "in")
 	grid := []string{"grid", "-a", "aidw:max_points=12", "-txe", "450000", "450200", "-tye", "5400000", "5400150", "-outsize", "200", "150"}
 	want, got := filepath.Join(dir, "want.tif"), filepath.Join(dir, "got.tif")

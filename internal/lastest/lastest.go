@@ -4,6 +4,7 @@ package lastest
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -309,4 +310,55 @@ func GeoKeys(kv ...uint16) []byte {
 		w.PutUint16(k[6:], kv[2*i+1])
 	}
 	return b
+}
+
+// Survey writes n clustered points as four LAS files, the quadrants of a 200 x 150 m area near
+// (450000, 5400000): clusters with wide gaps between them (so that nearest-neighbour searches
+// reach far), a thin background, every 50th point repeated with another value, on the 0.01 m
+// lattice, or on the 1 m one where ties in distance abound. It returns the files' paths.
+func Survey(t testing.TB, dir string, n int, seed uint64, lattice bool) []string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(seed, 7))
+	files := make([]*File, 4)
+	for q := range files {
+		files[q] = &File{Minor: 2, Format: 1, Scale: [3]float64{0.01, 0.01, 0.01}, Offset: [3]float64{450000, 5400000, 0}}
+	}
+	type cluster struct{ x, y, r float64 }
+	var cs []cluster
+	for range 9 {
+		cs = append(cs, cluster{rng.Float64() * 200, rng.Float64() * 150, 3 + rng.Float64()*12})
+	}
+	for i := range n {
+		c := cs[rng.IntN(len(cs))]
+		x, y := c.x+rng.NormFloat64()*c.r, c.y+rng.NormFloat64()*c.r
+		if i%10 == 0 {
+			x, y = rng.Float64()*200, rng.Float64()*150
+		}
+		x, y = math.Max(0, math.Min(200, x)), math.Max(0, math.Min(150, y))
+		if lattice {
+			x, y = math.Round(x), math.Round(y)
+		}
+		z := 100 + 10*math.Sin(x/20) + 5*math.Cos(y/15) + rng.Float64()
+		p := Point{X: int32(math.Round(x * 100)), Y: int32(math.Round(y * 100)), Z: int32(math.Round(z * 100)), Class: 2, Return: 1, Returns: 1}
+		q := 0
+		if x >= 100 {
+			q |= 1
+		}
+		if y >= 75 {
+			q |= 2
+		}
+		files[q].Points = append(files[q].Points, p)
+		if i%50 == 0 {
+			p.Z += 37
+			files[q].Points = append(files[q].Points, p)
+		}
+	}
+	var paths []string
+	for q, f := range files {
+		paths = append(paths, WriteFile(t, dir, fmt.Sprintf("q%d.las", q), f.Encode()))
+	}
+	return paths
 }
