@@ -50,7 +50,7 @@ func newPointDecoder(h Header, f Filter, dst *sample.Samples) (*pointDecoder, er
 		d.shiftX, okX = latticeShift(h.Scale[0], h.Offset[0], dst.QuantumX, dst.OriginX)
 		d.shiftY, okY = latticeShift(h.Scale[1], h.Offset[1], dst.QuantumY, dst.OriginY)
 		if !okX || !okY {
-			return nil, errOffLattice
+			return nil, ErrOffLattice
 		}
 		d.compact = true
 	}
@@ -88,10 +88,10 @@ func b2u(b bool) uint8 {
 	return 0
 }
 
-// errOffLattice says that a file's points do not fit the compact samples they are read into:
+// ErrOffLattice says that a file's points do not fit the compact samples they are read into:
 // another scale, an offset off the lattice, or points too far for int32 quanta. The reading
 // starts again with plain samples.
-var errOffLattice = errors.New("the points do not fit compact samples")
+var ErrOffLattice = errors.New("the points do not fit compact samples")
 
 // latticeShift is how many quanta of the samples' lattice (quantum q, origin at a whole number
 // of quanta) a file with this scale and offset adds to its stored integers: the offset must be

@@ -1,55 +1,51 @@
 package lidar
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/aidw/aidw/lidar/laz"
-	"github.com/aidw/aidw/sample"
 )
 
-// readLAZ decodes a LAZ file's points chunk by chunk on every core, into records the LAS
-// decoder then reads as it reads a LAS file's: a LAZ file gives the samples its LAS twin gives,
-// bit for bit. Only the fields the run needs are decoded (point formats 6-10 are layered). A
-// COPC file read for part of its extent reads only the octree nodes that meet it.
-func (f *File) readLAZ(ctx context.Context, src ctxReader, d *pointDecoder, dst *sample.Samples) (int, error) {
+// lazPlan reads a LAZ file chunk by chunk, each chunk decoded into the records the LAS decoder
+// then reads as it reads a LAS file's: a LAZ file gives the samples its LAS twin gives, bit for
+// bit. Only the fields the run needs are decoded (point formats 6-10 are layered). A COPC file
+// read for part of its extent reads only the octree nodes that meet it.
+func (f *File) lazPlan(src ctxReader, d *pointDecoder) (plan, error) {
 	if f.LAZ == nil {
-		return 0, errors.New("the points are compressed (LAZ) but the file has no LASzip record")
+		return plan{}, errors.New("the points are compressed (LAZ) but the file has no LASzip record")
 	}
 	info, err := laz.ParseVLR(f.LAZ)
 	if err != nil {
-		return 0, err
+		return plan{}, err
 	}
 	r, err := laz.Open(src, f.src.Size(), info, f.PointOffset, uint64(f.PointCount), f.RecordLength)
 	if err != nil {
-		return 0, err
+		return plan{}, err
 	}
 	sel := d.lazFields()
 	if box, ok := d.window(); ok && f.COPC != nil {
-		return f.readCOPC(ctx, src, r, box, sel, d, dst)
+		return f.copcPlan(src, r, box, sel)
 	}
 	chunks := r.Chunks()
 	spans := make([]span, len(chunks))
 	for i, c := range chunks {
 		spans[i] = span{int(c.FirstPoint), c.Points}
 	}
-	return readChunks(ctx, spans, f.RecordLength, d, dst, func(c int, buf []byte) error {
-		return r.DecodeChunk(c, buf, sel)
-	})
+	return plan{spans, func(c int, buf []byte) error { return r.DecodeChunk(c, buf, sel) }}, nil
 }
 
-// readCOPC decodes the octree nodes of a COPC file that meet box (xmin ymin xmax ymax), in
-// file order: its hierarchy pages and those nodes are all it reads of the points.
-func (f *File) readCOPC(ctx context.Context, src ctxReader, r *laz.Reader, box [4]float64, sel laz.Fields, d *pointDecoder, dst *sample.Samples) (int, error) {
+// copcPlan reads the octree nodes of a COPC file that meet box (xmin ymin xmax ymax), in file
+// order: its hierarchy pages and those nodes are all it reads of the points.
+func (f *File) copcPlan(src ctxReader, r *laz.Reader, box [4]float64, sel laz.Fields) (plan, error) {
 	info, err := laz.ParseCopcInfo(f.COPC)
 	if err != nil {
-		return 0, err
+		return plan{}, err
 	}
 	all, err := laz.ReadHierarchy(src, f.src.Size(), info)
 	if err != nil {
-		return 0, err
+		return plan{}, err
 	}
 	nodes := laz.NodesIntersecting(all, info, box[0], box[1], box[2], box[3])
 	slices.SortFunc(nodes, func(a, b laz.Node) int { return int(a.Offset - b.Offset) })
@@ -59,13 +55,13 @@ func (f *File) readCOPC(ctx context.Context, src ctxReader, r *laz.Reader, box [
 		spans[i] = span{first, int(n.Points)}
 		first += int(n.Points)
 	}
-	return readChunks(ctx, spans, f.RecordLength, d, dst, func(c int, buf []byte) error {
+	return plan{spans, func(c int, buf []byte) error {
 		n := nodes[c]
 		if err := r.DecodeAt(n.Offset, int64(n.Bytes), int(n.Points), buf, sel); err != nil {
 			return fmt.Errorf("COPC node %d-%d-%d-%d: %w", n.Key.D, n.Key.X, n.Key.Y, n.Key.Z, err)
 		}
 		return nil
-	})
+	}}, nil
 }
 
 // lazFields are the fields of a LAZ record the decoder reads: x, y, z and the returns always,

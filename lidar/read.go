@@ -104,13 +104,59 @@ func (f *File) Read(ctx context.Context, flt Filter, dst *sample.Samples) (int, 
 	if err != nil {
 		return 0, err
 	}
+	p, err := f.plan(ctx, d)
+	if err == nil {
+		var bad int
+		if bad, err = readChunks(ctx, p.chunks, f.RecordLength, d, dst, p.fill); err == nil {
+			return bad, nil
+		}
+	}
+	if ctx.Err() != nil {
+		return 0, ctx.Err() // a cancelled read says so, not where it stopped
+	}
+	return 0, err
+}
+
+// Each decodes the points that pass the filter chunk by chunk on every core, and hands each
+// chunk's samples to fn in file order, one call at a time: a batch of at most a chunk (about
+// 1 MiB of records; a LAZ chunk or a COPC node), in proto's form and relative to its origin
+// (proto itself is left alone). Memory follows the chunks in flight, not the file, so a pass
+// over a survey that keeps little (a census, a tile) holds little. It returns how many points
+// the filter dropped for a value that is not finite; an error of fn stops the reading.
+func (f *File) Each(ctx context.Context, flt Filter, proto *sample.Samples, fn func(batch *sample.Samples) error) (int, error) {
+	if err := flt.Validate(); err != nil {
+		return 0, err
+	}
+	d, err := newPointDecoder(f.Header, flt, proto)
+	if err != nil {
+		return 0, err
+	}
+	p, err := f.plan(ctx, d)
+	if err == nil {
+		var bad int
+		if bad, err = eachChunk(ctx, p, f.RecordLength, d, proto, fn); err == nil {
+			return bad, nil
+		}
+	}
+	if ctx.Err() != nil {
+		return 0, ctx.Err()
+	}
+	return 0, err
+}
+
+// plan is how a file's points are read: the chunks (runs of consecutive points, read and
+// decoded as one) and what fills a chunk's buffer with its uncompressed records.
+type plan struct {
+	chunks []span
+	fill   func(c int, buf []byte) error
+}
+
+// plan reads a LAS file in chunks of about 1 MiB of records, and a LAZ file by its own chunks
+// (see lazPlan).
+func (f *File) plan(ctx context.Context, d *pointDecoder) (plan, error) {
 	src := ctxReader{ctx, f.src}
 	if f.Compressed {
-		bad, err := f.readLAZ(ctx, src, d, dst)
-		if err != nil && ctx.Err() != nil {
-			return 0, ctx.Err() // a cancelled read says so, not where it stopped
-		}
-		return bad, err
+		return f.lazPlan(src, d)
 	}
 	per := lasChunkPoints(f.RecordLength)
 	if f.chunkPoints > 0 {
@@ -120,10 +166,74 @@ func (f *File) Read(ctx context.Context, flt Filter, dst *sample.Samples) (int, 
 	for first := 0; first < f.PointCount; first += per {
 		chunks = append(chunks, span{first, min(per, f.PointCount-first)})
 	}
-	return readChunks(ctx, chunks, f.RecordLength, d, dst, func(c int, buf []byte) error {
+	return plan{chunks, func(c int, buf []byte) error {
 		off := f.PointOffset + int64(chunks[c].first)*int64(f.RecordLength)
 		return readFull(src, buf, off, "the point records")
-	})
+	}}, nil
+}
+
+// eachChunk decodes p's chunks on every core, each into a batch of its own, and hands the
+// batches to fn in chunk order: a worker whose chunk is done waits for the chunks before it.
+// Chunks are taken in order, so the ones before a waiting worker's are all being worked on.
+func eachChunk(ctx context.Context, p plan, recLen int, d *pointDecoder, proto *sample.Samples,
+	fn func(*sample.Samples) error) (int, error) {
+	biggest := 0
+	for _, c := range p.chunks {
+		biggest = max(biggest, c.n)
+	}
+	var (
+		next  atomic.Int64
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		turn  int
+		first  error
+		bad    int
+		failed atomic.Bool // no more work once an error is known
+	)
+	ready := sync.NewCond(&mu)
+	for range min(runtime.GOMAXPROCS(0), len(p.chunks)) {
+		wg.Go(func() {
+			buf := make([]byte, biggest*recLen)
+			for {
+				c := int(next.Add(1) - 1)
+				if c >= len(p.chunks) {
+					return
+				}
+				batch := &sample.Samples{OriginX: proto.OriginX, OriginY: proto.OriginY,
+					QuantumX: proto.QuantumX, QuantumY: proto.QuantumY}
+				nonFinite := 0
+				err := ctx.Err()
+				if err == nil && !failed.Load() {
+					b := buf[:p.chunks[c].n*recLen]
+					if err = p.fill(c, b); err == nil {
+						batch.Grow(p.chunks[c].n)
+						k, fits := d.decodeInto(b, batch, 0, &nonFinite)
+						batch.Truncate(k)
+						if !fits {
+							err = ErrOffLattice
+						}
+					}
+				}
+				mu.Lock()
+				for turn != c {
+					ready.Wait()
+				}
+				if first == nil && err == nil {
+					bad += nonFinite
+					err = fn(batch)
+				}
+				if first == nil && err != nil {
+					first = err
+					failed.Store(true)
+				}
+				turn++
+				ready.Broadcast()
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return bad, first
 }
 
 // ctxReader reads from a Source in pieces, checking ctx between them: a read from a slow or
@@ -199,7 +309,7 @@ func readChunks(ctx context.Context, chunks []span, recLen int, d *pointDecoder,
 				}
 				var fits bool
 				if kept[c], fits = d.decodeInto(b, dst, base+chunks[c].first, &nonFinite[c]); !fits {
-					errs[c] = errOffLattice
+					errs[c] = ErrOffLattice
 					failed.Store(true)
 					return
 				}
@@ -256,7 +366,7 @@ func ReadFiles(ctx context.Context, open Opener, paths []string, flt Filter, che
 	}
 	c.Samples = newSamples(c.Headers, true)
 	err := c.readInto(ctx, open, paths, flt)
-	if errors.Is(err, errOffLattice) {
+	if errors.Is(err, ErrOffLattice) {
 		c.Samples = newSamples(c.Headers, false)
 		err = c.readInto(ctx, open, paths, flt)
 	}
@@ -271,7 +381,7 @@ func (c *Cloud) readInto(ctx context.Context, open Opener, paths []string, flt F
 	for _, p := range paths {
 		_, bad, err := ReadFile(ctx, open, p, flt, c.Samples)
 		if err != nil {
-			if errors.Is(err, errOffLattice) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			if errors.Is(err, ErrOffLattice) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 				return err
 			}
 			return fmt.Errorf("reading %s: %w", p, err)

@@ -67,22 +67,31 @@ func CensusLAS(ctx context.Context, args []string, opt gdalio.SourceOptions) (*L
 	extent := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
 	srs := ""
 	for _, p := range paths {
-		src, err := gdalio.ReadLASRegion(ctx, []string{p}, opt, &everywhere)
+		// one batch at a time: the census holds the counts and boxes, not the points
+		f := LASFile{Path: p, Box: [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}}
+		var lo, hi [2]float64 // relative to the batches' origin
+		ox, oy := 0.0, 0.0
+		lo, hi = [2]float64{math.Inf(1), math.Inf(1)}, [2]float64{math.Inf(-1), math.Inf(-1)}
+		fileSRS, err := gdalio.ScanLAS(ctx, p, opt, l.readX, l.readY, func(b *sample.Samples) error {
+			ox, oy = b.OriginX, b.OriginY
+			f.Points += b.Len()
+			for i := range int32(b.Len()) {
+				x, y := b.XY(i)
+				lo = [2]float64{min(lo[0], x), min(lo[1], y)}
+				hi = [2]float64{max(hi[0], x), max(hi[1], y)}
+			}
+			return nil
+		})
 		if err != nil {
 			return nil, "", [4]float64{}, err
 		}
-		s := src.Samples
-		f := LASFile{Path: p, Points: s.Len(), Box: [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}}
-		if s.Len() > 0 {
-			if s.IsCompact() {
-				s.MoveOrigin(l.readX, l.readY)
-			}
-			xmin, ymin, xmax, ymax := s.Bounds()
-			f.Box = [4]float64{xmin, ymin, xmax, ymax}
-			extent = [4]float64{min(extent[0], xmin), min(extent[1], ymin), max(extent[2], xmax), max(extent[3], ymax)}
+		if f.Points > 0 {
+			// as sample.Samples.Bounds: the extremes relative to the origin, then the origin
+			f.Box = [4]float64{lo[0] + ox, lo[1] + oy, hi[0] + ox, hi[1] + oy}
+			extent = [4]float64{min(extent[0], f.Box[0]), min(extent[1], f.Box[1]), max(extent[2], f.Box[2]), max(extent[3], f.Box[3])}
 		}
 		if srs == "" {
-			srs = src.SRS
+			srs = fileSRS
 		}
 		l.Files = append(l.Files, f)
 	}
@@ -108,20 +117,23 @@ func (l *LAS) Facts(ctx context.Context, t raster.Target) (*Facts, error) {
 		if file.Points == 0 {
 			continue
 		}
-		s, err := l.read(ctx, []string{file.Path}, &everywhere)
+		// a batch at a time, relative to the job's origin as the in-memory run places it
+		_, err := gdalio.ScanLAS(ctx, file.Path, l.Opt, l.originX, l.originY, func(s *sample.Samples) error {
+			if first {
+				f.OriginX, f.OriginY, f.QuantumX, f.QuantumY = s.OriginX, s.OriginY, s.QuantumX, s.QuantumY
+				first = false
+			} else if err := f.check(s); err != nil {
+				return err
+			}
+			f.N += s.Len()
+			for i := range int32(s.Len()) {
+				x, y := s.XY(i)
+				f.Rel = [4]float64{min(f.Rel[0], x), min(f.Rel[1], y), max(f.Rel[2], x), max(f.Rel[3], y)}
+			}
+			return nil
+		})
 		if err != nil {
 			return nil, err
-		}
-		if first {
-			f.OriginX, f.OriginY, f.QuantumX, f.QuantumY = s.OriginX, s.OriginY, s.QuantumX, s.QuantumY
-			first = false
-		} else if err := f.check(s); err != nil {
-			return nil, err
-		}
-		f.N += s.Len()
-		for i := range int32(s.Len()) {
-			x, y := s.XY(i)
-			f.Rel = [4]float64{min(f.Rel[0], x), min(f.Rel[1], y), max(f.Rel[2], x), max(f.Rel[3], y)}
 		}
 	}
 	f.Bounds = [4]float64{f.Rel[0] + f.OriginX, f.Rel[1] + f.OriginY, f.Rel[2] + f.OriginX, f.Rel[3] + f.OriginY}
