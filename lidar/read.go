@@ -182,10 +182,10 @@ func eachChunk(ctx context.Context, p plan, recLen int, d *pointDecoder, proto *
 		biggest = max(biggest, c.n)
 	}
 	var (
-		next  atomic.Int64
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		turn  int
+		next   atomic.Int64
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		turn   int
 		first  error
 		bad    int
 		failed atomic.Bool // no more work once an error is known
