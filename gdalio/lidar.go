@@ -138,6 +138,6 @@ func pointMemoryFits(what string, headers []lidar.Header, avail int64) error {
 	if need <= float64(avail) {
 		return nil
 	}
-	return fmt.Errorf("%s: the headers declare %.4g points, about %.1f GiB to grid, more than the %.1f GiB of memory available: keep fewer points (-spat, -txe/-tye, fewer tiles) or run on a machine with more memory",
+	return fmt.Errorf("%s: the headers declare %.4g points, about %.1f GiB to grid, more than the %.1f GiB of memory available: run it in tiles (-memory, -tile), keep fewer points (-spat, -class, fewer files) or use a machine with more memory",
 		what, total, need/(1<<30), float64(avail)/(1<<30))
 }

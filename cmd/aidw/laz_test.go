@@ -141,8 +141,9 @@ func (w countingWriter) Write(b []byte) (int, error) {
 }
 
 // A header that declares more points than memory holds (1.5e9 here, in a LAZ file whose size
-// cannot contradict it) is refused from the header, before any point is read: a one-line
-// error saying what it needs, not Go's out-of-memory dump.
+// cannot contradict it) is refused from the header, before any point is read, when it is to be
+// read in memory: a one-line error saying what it needs and what to do, not Go's out-of-memory
+// dump. By default such a count is read in tiles.
 func TestHugePointCountRefused(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "laz", "simple.laz"))
 	if err != nil {
@@ -154,10 +155,16 @@ func TestHugePointCountRefused(t *testing.T) {
 	if err := os.WriteFile(src, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := runAidw(t, "grid", "-q", src, dst)
+	// A budget that allows it all in memory: the memory check refuses it from the header.
+	code, _, stderr := runAidw(t, "grid", "-q", "-memory", "1TB", src, dst)
 	if code == 0 || !strings.Contains(stderr, "1.5e+09 points") || !strings.Contains(stderr, "GiB of memory available") ||
-		strings.Contains(stderr, "goroutine") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+		!strings.Contains(stderr, "-memory") || strings.Contains(stderr, "goroutine") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// By default the count sends it to tiles, whose census finds the file short of its count.
+	code, _, stderr = runAidw(t, "grid", "-q", src, dst)
+	if code == 0 || !strings.Contains(stderr, "the header says 1500000000") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+		t.Fatalf("tiled: exit %d: %s", code, stderr)
 	}
 	if _, err := os.Stat(dst); err == nil {
 		t.Error("an output was left")
