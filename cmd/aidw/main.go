@@ -119,10 +119,14 @@ func newApp() *cli.App {
 	return &cli.App{
 		Name:    "aidw",
 		Usage:   "grid scattered points into rasters by adaptive IDW and gdal_grid's algorithms",
-		Version: version,
+		Version: versionString(),
 		Action: func(c *cli.Context) error {
 			if c.Args().Present() {
-				return fmt.Errorf("unknown command %q: the commands are grid, cv and bench (aidw --help)", c.Args().First())
+				var names []string
+				for _, cmd := range c.App.VisibleCommands() {
+					names = append(names, cmd.Name)
+				}
+				return fmt.Errorf("unknown command %q: the commands are %s (aidw --help)", c.Args().First(), strings.Join(names, ", "))
 			}
 			return cli.ShowAppHelp(c)
 		},
