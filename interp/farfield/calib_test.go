@@ -106,3 +106,24 @@ func TestPrintTable(t *testing.T) {
 		fmt.Println(s + "},")
 	}
 }
+
+// TestKernelBound checks the default plan's far kernel (position and power interpolation
+// together) against the relative error that doc.go's bound gives it, tol/2 + tol/4, over 7 x 7
+// points of each box, every offset, and powers at the ends and inside [1.5, 3.5].
+func TestKernelBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	for _, o := range []Options{{}, {AlphaMin: 2, AlphaMax: 2}} {
+		pl, err := NewPlan(nil, nil, nil, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		as := []float64{pl.o.AlphaMin, (pl.o.AlphaMin + pl.o.AlphaMax) / 2, pl.o.AlphaMax, pl.o.AlphaMin + 0.137*(pl.o.AlphaMax-pl.o.AlphaMin)}
+		e := kernelError(pl, 7, as)
+		t.Logf("%+v: p %d q %d kernel error %.3g", o, pl.p, pl.q, e)
+		if e > 0.75*pl.o.Tol {
+			t.Errorf("kernel error %.3g > 0.75 tol", e)
+		}
+	}
+}

@@ -23,7 +23,8 @@ type Options struct {
 	AlphaMin, AlphaMax float64
 	// Threads is the number of workers (default runtime.GOMAXPROCS(0)).
 	Threads int
-	// LeafSize is the mean number of samples per leaf box aimed at (default 48).
+	// LeafSize, if positive, is the most samples per leaf box on average (default: the depth
+	// of least estimated time).
 	LeafSize int
 	// Order and AlphaOrder override the Chebyshev points per dimension of a box and the
 	// number of powers interpolated between (0: chosen from Tol, see doc.go).
@@ -70,9 +71,6 @@ func NewPlan(sx, sy, sz []float64, opts Options) (*Plan, error) {
 	}
 	if opts.Threads <= 0 {
 		opts.Threads = runtime.GOMAXPROCS(0)
-	}
-	if opts.LeafSize <= 0 {
-		opts.LeafSize = 48
 	}
 	switch {
 	case !(opts.Tol >= 1e-13 && opts.Tol < 1):
@@ -332,19 +330,7 @@ func (pl *Plan) newTree(tx, ty []float64) *tree {
 	t.sd += t.sd*1e-9 + 1e-9*max(math.Abs(minx), math.Abs(miny), math.Abs(maxx), math.Abs(maxy)) + 1e-300
 	ns := len(pl.sx)
 	p2, q := pl.p*pl.p, pl.q
-	for t.d < 15 {
-		d := t.d + 1
-		bytes := 0.0
-		for l := 2; l <= d; l++ {
-			bytes += float64(int(1)<<(2*l)) * float64(2*p2*(1+q)) * 8
-		}
-		// Deeper while leaves hold more than LeafSize samples on average, their side stays
-		// well above the exact-hit distance, and the far fields fit.
-		if ns <= pl.o.LeafSize<<(2*t.d) || bytes > maxTreeBytes || t.sd/float64(int(1)<<d) < 1e-5 {
-			break
-		}
-		t.d = d
-	}
+	t.d = pl.depth(ns, len(tx), t.sd)
 	nl := 1 << (2 * t.d)
 	t.start = make([]int32, nl+1)
 	leaf := make([]int32, ns)
@@ -374,6 +360,54 @@ func (pl *Plan) newTree(tx, ty []float64) *tree {
 		}
 	}
 	return t
+}
+
+// depth returns the tree's depth for ns samples and nt targets in a square of side sd: with
+// Options.LeafSize, the least depth whose leaves hold at most LeafSize samples on average;
+// else the one of least estimated time (cost model below). Either way leaves stay wider
+// than 1e-5 (far above the exact-hit distance) and the tree within maxTreeBytes.
+func (pl *Plan) depth(ns, nt int, sd float64) int {
+	p2, q := float64(pl.p*pl.p), float64(pl.q)
+	best, bestCost := 0, math.Inf(1)
+	for d := 0; d <= 15; d++ {
+		nl := float64(int(1) << (2 * d))
+		bytes := 0.0
+		for l := 2; l <= d; l++ {
+			bytes += float64(int(1)<<(2*l)) * 2 * p2 * (1 + q) * 8
+		}
+		if d > 0 && (bytes > maxTreeBytes || sd/float64(int(1)<<d) < 1e-5) {
+			break
+		}
+		if pl.o.LeafSize > 0 {
+			best = d
+			if float64(ns) <= float64(pl.o.LeafSize)*nl {
+				break
+			}
+			continue
+		}
+		// Seconds on one core: far operators (0.25 ns per multiply-add, the boxes of levels
+		// 2..d times their interaction lists, num and den, q powers), direct weights (3 ns
+		// each, nearN leaves), the far fields' interpolation at the targets (0.5 ns per
+		// multiply-add).
+		near := float64((2*nearR + 1) * (2*nearR + 1))
+		cost := 0.25e-9*nl*4/3*float64(listLen)*2*q*p2*p2*b2f(d >= 2) +
+			3e-9*float64(nt)*near*float64(ns)/nl +
+			0.5e-9*float64(nt)*float64(max(d-1, 0))*2*q*p2
+		if cost < bestCost {
+			best, bestCost = d, cost
+		}
+	}
+	return best
+}
+
+// listLen is the most boxes in an interaction list.
+const listLen = (4*nearR+2)*(4*nearR+2) - (2*nearR+1)*(2*nearR+1)
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // count returns the number of samples in box code of level l.
@@ -566,6 +600,7 @@ func matvec2(a, x, u, y, v []float64) {
 func (pl *Plan) near(t *tree, leaf int, x, y, alpha float64) (num, den float64, hit int32) {
 	hit = -1
 	c := -alpha / 2
+	var num0, den0, num1, den1 float64
 	n := 1 << t.d
 	ix, iy := unspread(leaf), unspread(leaf>>1)
 	for jx := max(ix-nearR, 0); jx <= min(ix+nearR, n-1); jx++ {
@@ -574,8 +609,30 @@ func (pl *Plan) near(t *tree, leaf int, x, y, alpha float64) (num, den float64, 
 			s, e := t.start[k], t.start[k+1]
 			xs, ys, zs := t.x[s:e], t.y[s:e], t.z[s:e]
 			ys, zs = ys[:len(xs)], zs[:len(xs)]
-			for i, sx := range xs {
-				dx, dy := sx-x, ys[i]-y
+			i := 0
+			// Four samples at a time, logs before exps, so that their long dependency chains
+			// overlap; a group with an exact hit or a weight out of exp2's range goes one by one.
+			for ; i+3 < len(xs); i += 4 {
+				dx0, dy0 := xs[i]-x, ys[i]-y
+				dx1, dy1 := xs[i+1]-x, ys[i+1]-y
+				dx2, dy2 := xs[i+2]-x, ys[i+2]-y
+				dx3, dy3 := xs[i+3]-x, ys[i+3]-y
+				d0, d1, d2, d3 := dx0*dx0+dy0*dy0, dx1*dx1+dy1*dy1, dx2*dx2+dy2*dy2, dx3*dx3+dy3*dy3
+				if min(d0, d1, d2, d3) < ExactHitD2 {
+					break
+				}
+				t0, t1, t2, t3 := c*log2Pos(d0), c*log2Pos(d1), c*log2Pos(d2), c*log2Pos(d3)
+				if min(t0, t1, t2, t3) < -1000 || max(t0, t1, t2, t3) > 1000 {
+					break
+				}
+				w0, w1, w2, w3 := exp2(t0), exp2(t1), exp2(t2), exp2(t3)
+				num0 += w0*zs[i] + w1*zs[i+1]
+				den0 += w0 + w1
+				num1 += w2*zs[i+2] + w3*zs[i+3]
+				den1 += w2 + w3
+			}
+			for ; i < len(xs); i++ {
+				dx, dy := xs[i]-x, ys[i]-y
 				d2 := dx*dx + dy*dy
 				if d2 < ExactHitD2 {
 					if id := t.id[int(s)+i]; hit < 0 || id < hit {
@@ -589,6 +646,7 @@ func (pl *Plan) near(t *tree, leaf int, x, y, alpha float64) (num, den float64, 
 			}
 		}
 	}
+	num, den = num+num0+num1, den+den0+den1
 	return num, den, hit
 }
 

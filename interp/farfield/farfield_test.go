@@ -113,22 +113,130 @@ func alphas(r *rand.Rand, n int, lo, hi float64) []float64 {
 	return a
 }
 
-func TestSmallUniform(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	sx, sy := uniform(r, 4000, 0, 0, 1000)
-	sz := values(r, sx, sy)
-	tx, ty := uniform(r, 3000, -50, -50, 1100)
-	for _, o := range []Options{{}, {AlphaMin: 2, AlphaMax: 2}, {AlphaMin: 1, AlphaMax: 6}} {
-		o.LeafSize = 32
-		lo, hi := 1.5, 3.5
-		if o.AlphaMin > 0 {
-			lo, hi = o.AlphaMin, o.AlphaMax
-		}
-		e := check(t, sx, sy, sz, tx, ty, alphas(r, len(tx), lo, hi), o, nil)
-		t.Logf("alpha [%g,%g]: max error num %.3g den %.3g", lo, hi, e.num, e.den)
+// leafFor forces a depth-3 tree on n samples, so that small cases reach the far field.
+func leafFor(n int) int { return (n + 63) / 64 }
+
+// smallCase checks every target of a case for a constant power and for powers varying per
+// target in [1.5, 3.5], against brute force at the default tolerance.
+func smallCase(t *testing.T, name string, sx, sy, sz, tx, ty []float64) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(7, uint64(len(sx))))
+	for _, c := range []struct {
+		lo, hi float64
+	}{{2, 2}, {1.5, 3.5}, {3.5, 3.5}} {
+		o := Options{AlphaMin: c.lo, AlphaMax: c.hi, LeafSize: leafFor(len(sx))}
+		e := check(t, sx, sy, sz, tx, ty, alphas(r, len(tx), c.lo, c.hi), o, nil)
+		t.Logf("%s alpha [%g,%g]: max error num %.3g den %.3g", name, c.lo, c.hi, e.num, e.den)
 		if e.num > 1e-9 || e.den > 1e-9 {
-			t.Errorf("alpha [%g,%g]: error num %.3g den %.3g > 1e-9", lo, hi, e.num, e.den)
+			t.Errorf("%s alpha [%g,%g]: error num %.3g den %.3g > 1e-9", name, c.lo, c.hi, e.num, e.den)
 		}
+	}
+}
+
+func TestUniform(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	sx, sy := uniform(r, 3000, 0, 0, 1000)
+	tx, ty := uniform(r, 2000, -50, -50, 1100) // some outside the samples' box
+	smallCase(t, "uniform", sx, sy, values(r, sx, sy), tx, ty)
+}
+
+func TestClustered(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var sx, sy []float64
+	for range 6 {
+		cx, cy, s := 1000*r.Float64(), 1000*r.Float64(), 20*r.Float64()+0.01
+		for range 500 {
+			sx, sy = append(sx, cx+s*r.NormFloat64()), append(sy, cy+s*r.NormFloat64())
+		}
+	}
+	tx, ty := uniform(r, 1500, 0, 0, 1000)
+	tx, ty = append(tx, sx[:500]...), append(ty, sy[:500]...) // targets in a cluster, on samples
+	smallCase(t, "clustered", sx, sy, values(r, sx, sy), tx, ty)
+}
+
+func TestDuplicates(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	sx, sy := uniform(r, 1500, 0, 0, 100)
+	// every sample twice (values differ), and a third copy within the exact-hit distance
+	sx, sy = append(sx, sx...), append(sy, sy...)
+	for i := range 500 {
+		sx, sy = append(sx, sx[i]+2e-7), append(sy, sy[i])
+	}
+	sz := values(r, sx, sy)
+	for i := 1500; i < 3000; i++ {
+		sz[i] = -sz[i]
+	}
+	tx, ty := uniform(r, 1000, 0, 0, 100)
+	// targets on samples, within and just beyond the exact-hit distance
+	for i := range 300 {
+		tx, ty = append(tx, sx[i], sx[i+300]+1e-7, sx[i+600]+4e-7), append(ty, sy[i], sy[i+300], sy[i+600])
+	}
+	smallCase(t, "duplicates", sx, sy, sz, tx, ty)
+}
+
+func TestCollinear(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	n := 3000
+	sx, sy := make([]float64, n), make([]float64, n)
+	for i := range n {
+		u := 1000 * r.Float64()
+		sx[i], sy[i] = u, 0.5*u+3
+	}
+	tx, ty := uniform(r, 1000, 0, 0, 1000)
+	for range 1000 { // targets on the line too
+		u := 1000 * r.Float64()
+		tx, ty = append(tx, u), append(ty, 0.5*u+3)
+	}
+	smallCase(t, "collinear", sx, sy, values(r, sx, sy), tx, ty)
+}
+
+func TestUTM(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	// absolute UTM-like coordinates over 10 km, and the same relative to a local origin
+	sx, sy := uniform(r, 3000, 450000, 5400000, 10000)
+	tx, ty := uniform(r, 2000, 450000, 5400000, 10000)
+	sz := values(r, sx, sy)
+	smallCase(t, "utm absolute", sx, sy, sz, tx, ty)
+	rx, ry, qx, qy := make([]float64, len(sx)), make([]float64, len(sx)), make([]float64, len(tx)), make([]float64, len(tx))
+	for i := range sx {
+		rx[i], ry[i] = sx[i]-455000, sy[i]-5405000
+	}
+	for j := range tx {
+		qx[j], qy[j] = tx[j]-455000, ty[j]-5405000
+	}
+	smallCase(t, "utm relative", rx, ry, sz, qx, qy)
+}
+
+// TestErrorsShow makes sure that the tests can fail: a far field of too low an order must
+// exceed the tolerance.
+func TestErrorsShow(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	sx, sy := uniform(r, 3000, 0, 0, 1000)
+	tx, ty := uniform(r, 500, 0, 0, 1000)
+	o := Options{Order: 5, AlphaOrder: 2, LeafSize: leafFor(3000)}
+	e := check(t, sx, sy, values(r, sx, sy), tx, ty, alphas(r, 500, 1.5, 3.5), o, nil)
+	if e.den < 1e-6 {
+		t.Errorf("order 5, 2 powers: error %.3g, expected far above the tolerance", e.den)
+	}
+}
+
+// TestLarge checks 2000 sampled targets of 200,000 samples onto 200,000 targets.
+func TestLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	r := rand.New(rand.NewPCG(13, 14))
+	n := 200000
+	sx, sy := uniform(r, n, 0, 0, 1000)
+	tx, ty := uniform(r, n, 0, 0, 1000)
+	idx := make([]int, 2000)
+	for i := range idx {
+		idx[i] = r.IntN(n)
+	}
+	e := check(t, sx, sy, values(r, sx, sy), tx, ty, alphas(r, n, 1.5, 3.5), Options{}, idx)
+	t.Logf("200k x 200k: max error num %.3g den %.3g at 2000 targets", e.num, e.den)
+	if e.num > 1e-9 || e.den > 1e-9 {
+		t.Errorf("error num %.3g den %.3g > 1e-9", e.num, e.den)
 	}
 }
 
