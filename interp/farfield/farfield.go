@@ -385,13 +385,13 @@ func (pl *Plan) depth(ns, nt int, sd float64) int {
 			}
 			continue
 		}
-		// Seconds on one core: far operators (0.25 ns per multiply-add, the boxes of levels
-		// 2..d times their interaction lists, num and den, q powers), direct weights (3 ns
-		// each, nearN leaves), the far fields' interpolation at the targets (0.5 ns per
-		// multiply-add).
+		// Seconds on one core (measured on the 2-core AMD EPYC of bench/results/farfield-cpu.md):
+		// far operators (0.15 ns per multiply-add, the boxes of levels 2..d times their
+		// interaction lists, num and den, q powers), direct weights (4.5 ns each, 25 leaves),
+		// the far fields' interpolation at the targets (0.5 ns per multiply-add).
 		near := float64((2*nearR + 1) * (2*nearR + 1))
-		cost := 0.25e-9*nl*4/3*float64(listLen)*2*q*p2*p2*b2f(d >= 2) +
-			3e-9*float64(nt)*near*float64(ns)/nl +
+		cost := 0.15e-9*nl*4/3*float64(listLen)*2*q*p2*p2*b2f(d >= 2) +
+			4.5e-9*float64(nt)*near*float64(ns)/nl +
 			0.5e-9*float64(nt)*float64(max(d-1, 0))*2*q*p2
 		if cost < bestCost {
 			best, bestCost = d, cost
@@ -568,31 +568,40 @@ func (pl *Plan) m2l(ctx context.Context, t *tree, tstart []int32) error {
 	return nil
 }
 
-// matvec2 adds a*x to y and a*u to v, a square of side len(x), row-major.
+// matvec2 adds a*x to y and a*u to v, a of len(y) rows of len(x), row-major. Four rows at
+// a time: each x[k], u[k] loaded serves four rows, eight multiply-adds per six loads.
 func matvec2(a, x, u, y, v []float64) {
 	n := len(x)
 	u = u[:n]
-	for r := range y {
-		row := a[r*n:][:n]
+	v = v[:len(y)]
+	r := 0
+	for ; r+3 < len(y); r += 4 {
+		r0, r1, r2, r3 := a[r*n:][:n], a[(r+1)*n:][:n], a[(r+2)*n:][:n], a[(r+3)*n:][:n]
 		var s0, s1, s2, s3, t0, t1, t2, t3 float64
-		k := 0
-		for ; k+3 < n; k += 4 {
-			a0, a1, a2, a3 := row[k], row[k+1], row[k+2], row[k+3]
-			s0 += a0 * x[k]
-			s1 += a1 * x[k+1]
-			s2 += a2 * x[k+2]
-			s3 += a3 * x[k+3]
-			t0 += a0 * u[k]
-			t1 += a1 * u[k+1]
-			t2 += a2 * u[k+2]
-			t3 += a3 * u[k+3]
+		for k, xk := range x {
+			uk := u[k]
+			a0, a1, a2, a3 := r0[k], r1[k], r2[k], r3[k]
+			s0 += a0 * xk
+			s1 += a1 * xk
+			s2 += a2 * xk
+			s3 += a3 * xk
+			t0 += a0 * uk
+			t1 += a1 * uk
+			t2 += a2 * uk
+			t3 += a3 * uk
 		}
-		for ; k < n; k++ {
-			s0 += row[k] * x[k]
+		y[r], y[r+1], y[r+2], y[r+3] = y[r]+s0, y[r+1]+s1, y[r+2]+s2, y[r+3]+s3
+		v[r], v[r+1], v[r+2], v[r+3] = v[r]+t0, v[r+1]+t1, v[r+2]+t2, v[r+3]+t3
+	}
+	for ; r < len(y); r++ {
+		row := a[r*n:][:n]
+		var s0, t0 float64
+		for k, xk := range x {
+			s0 += row[k] * xk
 			t0 += row[k] * u[k]
 		}
-		y[r] += (s0 + s1) + (s2 + s3)
-		v[r] += (t0 + t1) + (t2 + t3)
+		y[r] += s0
+		v[r] += t0
 	}
 }
 
