@@ -1,0 +1,129 @@
+package farfield
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"testing"
+)
+
+// kernelError returns the largest relative error of the plan's separated far kernel over
+// every offset, target and sample points on a g x g grid of each box (edges included), and
+// the powers as.
+var printTable = flag.Bool("table", false, "print the calibration table")
+
+func kernelError(pl *Plan, g int, as []float64) float64 {
+	p, q := pl.p, pl.q
+	p2 := p * p
+	pts := make([]float64, g)
+	for i := range g {
+		pts[i] = float64(i) / float64(g-1)
+	}
+	lx, ly, la := make([]float64, p), make([]float64, p), make([]float64, q)
+	sb := make([][]float64, g) // basis at sample coordinates
+	for i, v := range pts {
+		sb[i] = make([]float64, p)
+		basis(pl.cheb, pl.bw, v, sb[i])
+	}
+	v := make([]float64, p2)
+	worst := 0.0
+	for off, op := range pl.ops {
+		if op == nil {
+			continue
+		}
+		dx, dy := float64(off/span-(2*nearR+1)), float64(off%span-(2*nearR+1))
+		for _, alpha := range as {
+			basis(pl.anode, pl.abw, alpha, la)
+			for _, txp := range pts {
+				for _, typ := range pts {
+					basis(pl.cheb, pl.bw, txp, lx)
+					basis(pl.cheb, pl.bw, typ, ly)
+					clear(v)
+					for m := range q {
+						for a := range p {
+							for b := range p {
+								c := la[m] * lx[a] * ly[b]
+								row := op[(m*p2+a*p+b)*p2:][:p2]
+								for kl := range v {
+									v[kl] += c * row[kl]
+								}
+							}
+						}
+					}
+					for i, sxp := range pts {
+						for j, syp := range pts {
+							s := 0.0
+							for k := range p {
+								for l := range p {
+									s += v[k*p+l] * sb[i][k] * sb[j][l]
+								}
+							}
+							ex, ey := txp-sxp-dx, typ-syp-dy
+							ref := math.Pow((ex*ex+ey*ey)/(r0*r0), -alpha/2)
+							worst = max(worst, math.Abs(s-ref)/ref)
+						}
+					}
+				}
+			}
+		}
+	}
+	return worst
+}
+
+func TestCalibrate(t *testing.T) {
+	if testing.Short() {
+		t.Skip()
+	}
+	for _, amax := range []float64{2, 3.5, 6} {
+		for p := 6; p <= 16; p += 2 {
+			pl, err := NewPlan(nil, nil, nil, Options{AlphaMin: amax, AlphaMax: amax, Order: p})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("alpha %g p %d: %.3g", amax, p, kernelError(pl, 7, []float64{amax}))
+		}
+	}
+}
+
+// TestPrintTable prints posErr's table (go test -run PrintTable -v -table).
+func TestPrintTable(t *testing.T) {
+	if !*printTable {
+		t.Skip("needs -table")
+	}
+	for _, a := range tableAlphas {
+		s := "{"
+		for p := 1; p <= maxOrder; p++ {
+			e := 1.0
+			if p >= 4 {
+				pl, err := NewPlan(nil, nil, nil, Options{AlphaMin: a, AlphaMax: a, Order: p, Tol: 1e-9})
+				if err != nil {
+					t.Fatal(err)
+				}
+				e = kernelError(pl, 9, []float64{a})
+			}
+			s += fmt.Sprintf("%.2g, ", e)
+		}
+		fmt.Println(s + "},")
+	}
+}
+
+// TestKernelBound checks the default plan's far kernel (position and power interpolation
+// together) against the relative error that doc.go's bound gives it, tol/2 + tol/4, over 7 x 7
+// points of each box, every offset, and powers at the ends and inside [1.5, 3.5].
+func TestKernelBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	for _, o := range []Options{{}, {AlphaMin: 2, AlphaMax: 2}} {
+		pl, err := NewPlan(nil, nil, nil, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		as := []float64{pl.o.AlphaMin, (pl.o.AlphaMin + pl.o.AlphaMax) / 2, pl.o.AlphaMax, pl.o.AlphaMin + 0.137*(pl.o.AlphaMax-pl.o.AlphaMin)}
+		e := kernelError(pl, 7, as)
+		t.Logf("%+v: p %d q %d kernel error %.3g", o, pl.p, pl.q, e)
+		if e > 0.75*pl.o.Tol {
+			t.Errorf("kernel error %.3g > 0.75 tol", e)
+		}
+	}
+}
