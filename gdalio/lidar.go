@@ -141,3 +141,17 @@ func pointMemoryFits(what string, headers []lidar.Header, avail int64) error {
 	return fmt.Errorf("%s: the headers declare %.4g points, about %.1f GiB to grid, more than the %.1f GiB of memory available: run it in tiles (-memory, -tile), keep fewer points (-spat, -class, fewer files) or use a machine with more memory",
 		what, total, need/(1<<30), float64(avail)/(1<<30))
 }
+
+// scanLiDAR is the LAS family's scan: one band, a batch per chunk (see ScanLAS), relative to
+// the file's lattice point nearest the centre of its header's box.
+func scanLiDAR(ctx context.Context, path string, opt SourceOptions, flt *sample.Filter, warn func(string), yield func(int, *sample.Samples) error) ([]Source, error) {
+	h, err := lidar.ReadHeader(OpenInput, path)
+	if err != nil {
+		return nil, err
+	}
+	o := opt
+	o.Warn = warn
+	srs, err := ScanLAS(ctx, path, o, (h.Min[0]+h.Max[0])/2, (h.Min[1]+h.Max[1])/2, bandYield(yield, 0))
+	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	return []Source{{Name: name, SRS: srs}}, err
+}

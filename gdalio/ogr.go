@@ -112,6 +112,28 @@ func setWhere(l C.OGRLayerH, where string, warn func(string)) error {
 // readOGR reads the -sql results and then the -l layers (or the only layer), one source each,
 // in gdal_grid's band order.
 func readOGR(path string, opt SourceOptions, flt *sample.Filter, warn func(string)) ([]Source, error) {
+	var bands []*sample.Samples
+	out, err := scanOGR(path, opt, flt, warn, func(band int, b *sample.Samples) error {
+		for len(bands) <= band {
+			bands = append(bands, &sample.Samples{})
+		}
+		s := bands[band]
+		s.OriginX, s.OriginY = b.OriginX, b.OriginY
+		s.X, s.Y, s.Z = append(s.X, b.X...), append(s.Y, b.Y...), append(s.Z, b.Z...)
+		return nil
+	})
+	for i := range out {
+		out[i].Samples = &sample.Samples{}
+		if i < len(bands) {
+			out[i].Samples = bands[i]
+		}
+	}
+	return out, err
+}
+
+// scanOGR is readOGR handing each band's samples to yield a batch at a time, in the layer's
+// order (valid during the call only); the sources it returns hold no samples.
+func scanOGR(path string, opt SourceOptions, flt *sample.Filter, warn func(string), yield func(band int, b *sample.Samples) error) ([]Source, error) {
 	ds, err := openVector(path, csvOpenOptions(path, opt.OpenOptions), warn)
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", path, err)
@@ -127,7 +149,7 @@ func readOGR(path string, opt SourceOptions, flt *sample.Filter, warn func(strin
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		src, err := readLayer(l, sql, opt, flt, warn)
+		src, err := readLayer(l, sql, opt, flt, warn, bandYield(yield, len(out)))
 		ds.releaseSQL(l, warn)
 		if err != nil {
 			return nil, fmt.Errorf("%s: -sql %q: %w", path, sql, err)
@@ -148,7 +170,7 @@ func readOGR(path string, opt SourceOptions, flt *sample.Filter, warn func(strin
 		if rect != nil {
 			C.OGR_L_SetSpatialFilterRect(l, C.double(rect[0]), C.double(rect[1]), C.double(rect[2]), C.double(rect[3]))
 		}
-		src, err := readLayer(l, name, opt, flt, warn)
+		src, err := readLayer(l, name, opt, flt, warn, bandYield(yield, len(out)))
 		if err != nil && opt.Where != "" {
 			// some drivers (GeoPackage) only reject a bad filter when reading starts
 			return nil, fmt.Errorf("%s: layer %s with -where %q: %w", path, name, opt.Where, err)
@@ -209,9 +231,16 @@ func zField(l C.OGRLayerH, name string) (int, bool, error) {
 	}
 }
 
-// readLayer collects a layer's vertices as samples.
-func readLayer(l C.OGRLayerH, name string, opt SourceOptions, flt *sample.Filter, warn func(string)) (Source, error) {
-	src := Source{Name: name, Samples: &sample.Samples{}}
+// bandYield is yield for one band.
+func bandYield(yield func(int, *sample.Samples) error, band int) func(*sample.Samples) error {
+	return func(b *sample.Samples) error { return yield(band, b) }
+}
+
+// readLayer hands a layer's vertices to yield as samples, a batch of features at a time,
+// relative to the first kept vertex.
+func readLayer(l C.OGRLayerH, name string, opt SourceOptions, flt *sample.Filter, warn func(string), yield func(*sample.Samples) error) (Source, error) {
+	src := Source{Name: name}
+	batch := &sample.Samples{}
 	p := C.aidw_points{layer: l, zfield: -1}
 	if opt.ZField != "" {
 		idx, isText, err := zField(l, opt.ZField)
@@ -254,13 +283,19 @@ func readLayer(l C.OGRLayerH, name string, opt SourceOptions, flt *sample.Filter
 					continue
 				}
 				if first {
-					src.Samples.OriginX, src.Samples.OriginY = x, y
+					batch.OriginX, batch.OriginY = x, y
 					first = false
 				}
-				if err := relativeFits(x, y, src.Samples.OriginX, src.Samples.OriginY); err != nil {
+				if err := relativeFits(x, y, batch.OriginX, batch.OriginY); err != nil {
 					return src, err
 				}
-				src.Samples.Add(x, y, z)
+				batch.Add(x, y, z)
+			}
+			if batch.Len() > 0 {
+				if err := yield(batch); err != nil {
+					return src, err
+				}
+				batch.Truncate(0)
 			}
 		}
 		if status == 0 {

@@ -75,7 +75,10 @@ type Source struct {
 }
 
 // A reader reads one family of formats into sources, one per band. Readers are tried in the
-// order of the readers table: the first that claims a path reads it.
+// order of the readers table: the first that claims a path reads it. Each passes its samples
+// through the shared filter in its one pass over the input, and yields them in batches, in
+// input order (scan): read collects them into the sources, and a consumer that streams (a tile
+// of a larger job) takes them as they come.
 type reader struct {
 	format string
 	claims func(path string, opt SourceOptions) bool
@@ -84,17 +87,40 @@ type reader struct {
 	// whose samples are laid out together).
 	read     func(ctx context.Context, paths []string, opt SourceOptions, flt *sample.Filter, warn func(string)) ([]Source, error)
 	together bool
+	// scan hands one path's samples to yield band by band, a batch at a time (a batch is valid
+	// during the call only); the sources it returns hold no samples.
+	scan func(ctx context.Context, path string, opt SourceOptions, flt *sample.Filter, warn func(string), yield func(band int, b *sample.Samples) error) ([]Source, error)
 }
 
 // readers is every input format, in the order they claim paths.
 var readers = [...]reader{
-	{"LAS/LAZ", func(p string, _ SourceOptions) bool { return isLASPath(p) }, readLiDARSources, true},
+	{"LAS/LAZ", func(p string, _ SourceOptions) bool { return isLASPath(p) }, readLiDARSources, true, scanLiDAR},
 	{"delimited text", claimsText, func(_ context.Context, paths []string, opt SourceOptions, flt *sample.Filter, _ func(string)) ([]Source, error) {
 		return readTextSources(paths[0], opt, flt)
-	}, false},
+	}, false, func(_ context.Context, path string, opt SourceOptions, flt *sample.Filter, _ func(string), yield func(int, *sample.Samples) error) ([]Source, error) {
+		src, err := scanText(path, opt, flt, func(int) {}, bandYield(yield, 0))
+		src.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		return []Source{src}, err
+	}},
 	{"OGR", func(string, SourceOptions) bool { return true }, func(_ context.Context, paths []string, opt SourceOptions, flt *sample.Filter, warn func(string)) ([]Source, error) {
 		return readOGR(paths[0], opt, flt, warn)
-	}, false},
+	}, false, func(_ context.Context, path string, opt SourceOptions, flt *sample.Filter, warn func(string), yield func(int, *sample.Samples) error) ([]Source, error) {
+		return scanOGR(path, opt, flt, warn, yield)
+	}},
+}
+
+// ScanSources reads path with the reader that claims it, as ReadSources does, but hands the
+// samples to yield band by band and a batch at a time, in input order, instead of holding
+// them: memory follows a batch. A batch is valid during the call only. The sources returned
+// say what was read (name, CRS, what was skipped) and hold no samples.
+func ScanSources(ctx context.Context, path string, opt SourceOptions, yield func(band int, b *sample.Samples) error) ([]Source, error) {
+	register()
+	warn := warner(opt.Warn)
+	flt, err := buildFilter(opt, warn)
+	if err != nil {
+		return nil, err
+	}
+	return readerFor(path, opt).scan(ctx, path, opt, flt, warn, yield)
 }
 
 // readerFor returns the reader that claims path.

@@ -40,6 +40,20 @@ type textParams struct {
 
 // readText reads a delimited text file of points with the native parser.
 func readText(path string, opt SourceOptions, flt *sample.Filter) (Source, error) {
+	s := &sample.Samples{}
+	reserve := func(n int) { s.X, s.Y, s.Z = make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n) }
+	src, err := scanText(path, opt, flt, reserve, func(b *sample.Samples) error {
+		s.OriginX, s.OriginY = b.OriginX, b.OriginY
+		s.X, s.Y, s.Z = append(s.X, b.X...), append(s.Y, b.Y...), append(s.Z, b.Z...)
+		return nil
+	})
+	src.Samples = s
+	return src, err
+}
+
+// scanText reads a delimited text file of points with the native parser, handing its samples
+// to yield a batch at a time, in file order (see parseBody).
+func scanText(path string, opt SourceOptions, flt *sample.Filter, reserve func(int), yield func(*sample.Samples) error) (Source, error) {
 	f, err := OpenInput(path)
 	if err != nil {
 		return Source{}, fmt.Errorf("reading %s: %w", path, err)
@@ -54,7 +68,7 @@ func readText(path string, opt SourceOptions, flt *sample.Filter) (Source, error
 	if opt.ZField != "" {
 		p.zName = opt.ZField
 	}
-	src, err := parseBody(f, p)
+	src, err := parseBody(f, p, reserve, yield)
 	if err != nil {
 		return Source{}, fmt.Errorf("reading %s: %w", path, err)
 	}

@@ -62,10 +62,13 @@ func (f freeList[T]) put(b *T) {
 	}
 }
 
-// parseBody reads the body in chunks split at newlines and parses them on all cores; results
-// are put back in file order.
-func parseBody(f lidar.Source, p *textParams) (Source, error) {
+// parseBody reads the body in chunks split at newlines and parses them on all cores, and hands
+// each chunk's samples to yield in file order, a batch at a time (valid during the call only:
+// its memory is reused); reserve, first, hears how many samples the file's size suggests. The
+// source it returns says what was skipped, and holds no samples.
+func parseBody(f lidar.Source, p *textParams, reserve func(n int), yield func(*sample.Samples) error) (Source, error) {
 	size := f.Size()
+	reserve(int(float64(size-p.lay.bodyStart)/max(p.lay.bytesPerLine, 1)*1.05) + 16)
 	body := io.NewSectionReader(f, p.lay.bodyStart, size-p.lay.bodyStart)
 	workers := runtime.GOMAXPROCS(0)
 	jobs := make(chan textJob, workers)
@@ -95,11 +98,8 @@ func parseBody(f lidar.Source, p *textParams) (Source, error) {
 		wg.Wait()
 		close(results)
 	}()
-	estimate := int(float64(size-p.lay.bodyStart)/max(p.lay.bytesPerLine, 1)*1.05) + 16
-	src := Source{Samples: &sample.Samples{
-		X: make([]float64, 0, estimate), Y: make([]float64, 0, estimate), Z: make([]float64, 0, estimate),
-		OriginX: p.ox, OriginY: p.oy,
-	}}
+	var src Source
+	batch := &sample.Samples{OriginX: p.ox, OriginY: p.oy}
 	ext := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
 	empty, nonFinite := 0, 0
 	pending := map[int]textResult{}
@@ -122,8 +122,12 @@ func parseBody(f lidar.Source, p *textParams) (Source, error) {
 				close(done)
 				continue
 			}
-			s := src.Samples
-			s.X, s.Y, s.Z = append(s.X, r.xyz.x...), append(s.Y, r.xyz.y...), append(s.Z, r.xyz.z...)
+			batch.X, batch.Y, batch.Z = r.xyz.x, r.xyz.y, r.xyz.z
+			if err := yield(batch); err != nil {
+				firstErr = err
+				close(done)
+				continue
+			}
 			samples.put(r.xyz)
 			empty += r.empty
 			nonFinite += r.nonFinite

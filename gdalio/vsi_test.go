@@ -12,6 +12,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/aidw/aidw/lidar"
+	"github.com/aidw/aidw/sample"
 )
 
 // sameSamples fails unless a and b hold the same samples in the same order, bit for bit, at
@@ -119,4 +122,54 @@ func (w countingWriter) Write(b []byte) (int, error) {
 	n, err := w.ResponseWriter.Write(b)
 	w.n.Add(int64(n))
 	return n, err
+}
+
+// Every reader yields, through ScanSources, batch by batch and in input order, exactly the
+// samples ReadSources collects: LAS, LAZ, delimited text and OGR.
+func TestScanSourcesEqualsRead(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	csv := filepath.Join("..", "testdata", "n43_samples.csv")
+	vrt := filepath.Join(dir, "n43.vrt")
+	abs, _ := filepath.Abs(csv)
+	os.WriteFile(vrt, []byte(`<OGRVRTDataSource><OGRVRTLayer name="n43"><SrcDataSource>`+abs+
+		`</SrcDataSource><SrcLayer>n43_samples</SrcLayer><GeometryType>wkbPoint</GeometryType><GeometryField encoding="PointFromColumns" x="x" y="y" z="elevation"/></OGRVRTLayer></OGRVRTDataSource>`), 0o644)
+	for _, c := range []struct {
+		path string
+		opt  SourceOptions
+	}{
+		{filepath.Join("..", "testdata", "Haystack_Rock.las"), SourceOptions{}},
+		{filepath.Join("..", "testdata", "laz", "autzen_trim.laz"), SourceOptions{LAS: lidar.Filter{Classes: []int{2}}}},
+		{csv, SourceOptions{ZField: "elevation"}},
+		{vrt, SourceOptions{}},
+	} {
+		want, err := ReadSources(ctx, c.path, c.opt)
+		if err != nil {
+			t.Fatalf("%s: %v", c.path, err)
+		}
+		var got []Source
+		batches := 0
+		srcs, err := ScanSources(ctx, c.path, c.opt, func(band int, b *sample.Samples) error {
+			batches++
+			for len(got) <= band {
+				got = append(got, Source{Samples: &sample.Samples{}})
+			}
+			for i := range int32(b.Len()) {
+				x, y := b.XY(i)
+				got[band].Samples.Add(x+b.OriginX, y+b.OriginY, b.Z[i])
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("%s: scan: %v", c.path, err)
+		}
+		if len(srcs) != len(want) || srcs[0].Name != want[0].Name || srcs[0].SRS != want[0].SRS {
+			t.Fatalf("%s: scan gives %d sources (%q), read %d (%q)", c.path, len(srcs), srcs[0].Name, len(want), want[0].Name)
+		}
+		for i := range got {
+			got[i].SRS = srcs[i].SRS
+		}
+		sameSamples(t, c.path, got, want)
+		t.Logf("%s: %d samples in %d batches", filepath.Base(c.path), got[0].Samples.Len(), batches)
+	}
 }
