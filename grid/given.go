@@ -24,9 +24,3 @@ func OfLayout(s *sample.Samples, l Layout) *Index {
 	ix.X, ix.Y = build(ix, s.X, s.Y, 1, 1, &l)
 	return ix
 }
-
-// LayoutOf is the layout Of gives samples whose coordinates (relative to their origin) span
-// the box [minX,maxX] x [minY,maxY]: NewLayout of that box and n.
-func LayoutOf(minX, minY, maxX, maxY float64, n int) Layout {
-	return NewLayout(minX, minY, maxX, maxY, n)
-}

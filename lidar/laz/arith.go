@@ -89,10 +89,6 @@ func (d *decoder) shift1(value, length uint32) (uint32, uint32) {
 	return value, length
 }
 
-func (d *decoder) renorm() {
-	d.value, d.length = d.fill(d.value, d.length)
-}
-
 // fill shifts bytes into value until length is at least acMinLength: the
 // state is passed in registers, not through d.
 func (d *decoder) fill(value, length uint32) (uint32, uint32) {
@@ -397,13 +393,7 @@ func (m *bitModel) update() {
 	m.until = m.cycle
 }
 
-func (d *decoder) decodeBit(m *bitModel) uint32 {
-	sym, value, length := d.bit(m, d.value, d.length)
-	d.value, d.length = value, length
-	return sym
-}
-
-// bit is decodeBit with the coder state in registers, as sym.
+// bit decodes a binary decision with the coder state in registers, as sym.
 func (d *decoder) bit(m *bitModel, value, length uint32) (uint32, uint32, uint32) {
 	x := m.prob * (length >> bmLengthShift)
 	var sym uint32
@@ -426,14 +416,7 @@ func (d *decoder) bit(m *bitModel, value, length uint32) (uint32, uint32, uint32
 	return sym, value, length
 }
 
-// readBits reads bits (1..32) raw bits.
-func (d *decoder) readBits(bits uint32) uint32 {
-	sym, value, length := d.raw(bits, d.value, d.length)
-	d.value, d.length = value, length
-	return sym
-}
-
-// raw is readBits with the coder state in registers, as sym.
+// raw reads bits (1..32) raw bits with the coder state in registers, as sym.
 func (d *decoder) raw(bits, value, length uint32) (uint32, uint32, uint32) {
 	if bits > 19 {
 		lo, value, length := d.raw(16, value, length)
