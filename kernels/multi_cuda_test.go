@@ -37,3 +37,17 @@ func TestMultiGPUEqualsOne(t *testing.T) {
 		}
 	}
 }
+
+// Every float32 global weighting kernel (the engine's and the benchmark's others) runs through
+// the one launcher within the float32 tolerance of the CPU engine, in chunks that start at
+// any node (so at any lane).
+func TestEveryF32WeightingMatchesCPU(t *testing.T) {
+	d := clusteredSet(61, 15000)
+	p := &interp.Problem{Samples: d.samples, Target: d.target, Alg: mustParse(t, "aidw")}
+	want := gridValues(t, &interp.CPU{}, p)
+	for _, w := range f32Weightings {
+		e := NewEngine(testDev)
+		e.f32Kernel, e.chunkNodes = w.name, 1000
+		compareValues(t, w.name, gridValues(t, e, p), want, p.Alg.NoData(), 1e-5)
+	}
+}

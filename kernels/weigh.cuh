@@ -184,15 +184,16 @@ WEIGH_F32(4, 1)
 WEIGH_F32(6, 2)
 
 // weigh_naive_f32 is the untiled form: one node per thread, every sample read from global
-// memory (all lanes read the same one, so the cache broadcasts it); MUFU lg2 and ex2 only.
+// memory (all lanes read the same one, so the cache broadcasts it); MUFU lg2 and ex2 only. Its
+// launch starts lane nodes early, as weigh_all_f32's (the same launcher starts both).
 extern "C" __global__ void weigh_naive_f32(const Problem *__restrict__ pp, const float4 *__restrict__ s32,
                                            const double *__restrict__ px, const double *__restrict__ py,
                                            const double *__restrict__ pc, const double *__restrict__ pc0,
-                                           const double *__restrict__ pd2, i64 count, double *partW,
-                                           double *partWZ) {
+                                           const double *__restrict__ pd2, i64 count, i64 lane,
+                                           double *partW, double *partWZ) {
     const Problem &P = *pp;
-    const i64 j = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= count) return;
+    const i64 j = (i64)blockIdx.x * blockDim.x + threadIdx.x - lane;
+    if (j < 0 || j >= count) return;
     const NodeF32 nd = node_f32(P, px, py, pc, pc0, pd2, j);
     const i64 n = P.n, S = gridDim.y;
     const i64 s0 = n * blockIdx.y / S, s1 = n * (blockIdx.y + 1) / S;
