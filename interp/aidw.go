@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/aidw/aidw/grid"
+	"github.com/aidw/aidw/internal/fastmath"
 	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/sample"
 )
@@ -309,7 +310,7 @@ func (e *aidwEvaluator) node(sc *scratch, skip int32, x, y float64) AIDWNode {
 	// Weights relative to the nearest sample's, (d2/d2min)^(-alpha/2) = 2^(c*log2(d2) + c0),
 	// give the same mean and never overflow, whatever alpha.
 	c := -nd.Alpha / 2
-	c0 := -c * log2Pos(nearest.D2)
+	c0 := -c * fastmath.Log2Pos(nearest.D2)
 	var sw, swz float64
 	switch {
 	case !e.a.local():
@@ -390,11 +391,11 @@ func weighAllGo(xs, ys, zs []float64, x, y, c, c0 float64) (sw, swz float64) {
 		dx1, dy1 := xs[i+1]-x, ys[i+1]-y
 		dx2, dy2 := xs[i+2]-x, ys[i+2]-y
 		dx3, dy3 := xs[i+3]-x, ys[i+3]-y
-		t0 := floorExp2(c*log2Pos(dx0*dx0+dy0*dy0) + c0)
-		t1 := floorExp2(c*log2Pos(dx1*dx1+dy1*dy1) + c0)
-		t2 := floorExp2(c*log2Pos(dx2*dx2+dy2*dy2) + c0)
-		t3 := floorExp2(c*log2Pos(dx3*dx3+dy3*dy3) + c0)
-		w0, w1, w2, w3 := exp2(t0), exp2(t1), exp2(t2), exp2(t3)
+		t0 := fastmath.FloorExp2(c*fastmath.Log2Pos(dx0*dx0+dy0*dy0) + c0)
+		t1 := fastmath.FloorExp2(c*fastmath.Log2Pos(dx1*dx1+dy1*dy1) + c0)
+		t2 := fastmath.FloorExp2(c*fastmath.Log2Pos(dx2*dx2+dy2*dy2) + c0)
+		t3 := fastmath.FloorExp2(c*fastmath.Log2Pos(dx3*dx3+dy3*dy3) + c0)
+		w0, w1, w2, w3 := fastmath.Exp2(t0), fastmath.Exp2(t1), fastmath.Exp2(t2), fastmath.Exp2(t3)
 		sw, swz = sw+w0, swz+w0*zs[i]
 		sw1, swz1 = sw1+w1, swz1+w1*zs[i+1]
 		sw2, swz2 = sw2+w2, swz2+w2*zs[i+2]
@@ -402,7 +403,7 @@ func weighAllGo(xs, ys, zs []float64, x, y, c, c0 float64) (sw, swz float64) {
 	}
 	for ; i < len(xs); i++ {
 		dx, dy := xs[i]-x, ys[i]-y
-		w := exp2(floorExp2(c*log2Pos(dx*dx+dy*dy) + c0))
+		w := fastmath.Exp2(fastmath.FloorExp2(c*fastmath.Log2Pos(dx*dx+dy*dy) + c0))
 		sw, swz = sw+w, swz+w*zs[i]
 	}
 	return (sw + sw1) + (sw2 + sw3), (swz + swz1) + (swz2 + swz3)
@@ -411,7 +412,7 @@ func weighAllGo(xs, ys, zs []float64, x, y, c, c0 float64) (sw, swz float64) {
 // weighNeighbors is weighAllGo over a neighbour list.
 func weighNeighbors(nb []grid.Neighbor, zs []float64, c, c0 float64) (sw, swz float64) {
 	for _, n := range nb {
-		w := exp2(floorExp2(c*log2Pos(n.D2) + c0))
+		w := fastmath.Exp2(fastmath.FloorExp2(c*fastmath.Log2Pos(n.D2) + c0))
 		sw, swz = sw+w, swz+w*zs[n.ID]
 	}
 	return sw, swz

@@ -1,6 +1,10 @@
 package interp
 
-import "math"
+import (
+	"math"
+
+	"github.com/aidw/aidw/internal/fastmath"
+)
 
 // On amd64 with AVX-512, global AIDW's weighting loop runs in assembly, 8 samples per
 // instruction, about 6 times as fast as weighAllGo: log2 from VGETEXPPD and VGETMANTPD, a
@@ -26,7 +30,7 @@ type weighKernel struct {
 var weighConsts = newWeighKernel()
 
 func newWeighKernel() *weighKernel {
-	k := &weighKernel{one: 1, shift: roundShift, minT: minExp2, sixteen: 16, sixteenth: 1.0 / 16}
+	k := &weighKernel{one: 1, shift: fastmath.RoundShift, minT: fastmath.MinExp2, sixteen: 16, sixteenth: 1.0 / 16}
 	for j := range 16 {
 		inv := 1 / (1 + (float64(j)+0.5)/16)
 		k.invC[j], k.log2C[j] = inv, -math.Log2(inv)

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/aidw/aidw/grid"
+	"github.com/aidw/aidw/internal/fastmath"
 	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/sample"
 )
@@ -218,8 +219,8 @@ func (w invPower) weight(r2 float64) float64 {
 		return 1 / p
 	}
 	if r2 >= 0x1p-1022 {
-		if t := -w.half * log2Pos(r2); t > -1000 && t < 1000 {
-			return exp2(t)
+		if t := -w.half * fastmath.Log2Pos(r2); t > -1000 && t < 1000 {
+			return fastmath.Exp2(t)
 		}
 	}
 	return 1 / math.Pow(r2, w.half)

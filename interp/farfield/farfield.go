@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/aidw/aidw/internal/fastmath"
 )
 
 // ExactHitD2 is gdal_grid's squared distance under which a target takes a sample's value.
@@ -630,11 +632,11 @@ func (pl *Plan) near(t *tree, leaf int, x, y, alpha float64) (num, den float64, 
 				if min(d0, d1, d2, d3) < ExactHitD2 {
 					break
 				}
-				t0, t1, t2, t3 := c*log2Pos(d0), c*log2Pos(d1), c*log2Pos(d2), c*log2Pos(d3)
+				t0, t1, t2, t3 := c*fastmath.Log2Pos(d0), c*fastmath.Log2Pos(d1), c*fastmath.Log2Pos(d2), c*fastmath.Log2Pos(d3)
 				if min(t0, t1, t2, t3) < -1000 || max(t0, t1, t2, t3) > 1000 {
 					break
 				}
-				w0, w1, w2, w3 := exp2(t0), exp2(t1), exp2(t2), exp2(t3)
+				w0, w1, w2, w3 := fastmath.Exp2(t0), fastmath.Exp2(t1), fastmath.Exp2(t2), fastmath.Exp2(t3)
 				num0 += w0*zs[i] + w1*zs[i+1]
 				den0 += w0 + w1
 				num1 += w2*zs[i+2] + w3*zs[i+3]

@@ -1,4 +1,4 @@
-package interp
+package fastmath
 
 import (
 	"math"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestLog2PosAccuracy checks log2Pos against math.Log2, beyond rounding to the result's ulp, over the whole normal range, densely
+// TestLog2PosAccuracy checks Log2Pos against math.Log2, beyond rounding to the result's ulp, over the whole normal range, densely
 // around 1 (where log2 is near 0) and across every table interval.
 func TestLog2PosAccuracy(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -14,7 +14,7 @@ func TestLog2PosAccuracy(t *testing.T) {
 	check := func(x float64) {
 		// Beyond the approximation's own error, both results are rounded to their ulp.
 		want := math.Log2(x)
-		if err := math.Abs(log2Pos(x)-want) - 0x1p-52*math.Abs(want); err > worst {
+		if err := math.Abs(Log2Pos(x)-want) - 0x1p-52*math.Abs(want); err > worst {
 			worst = err
 		}
 	}
@@ -29,9 +29,9 @@ func TestLog2PosAccuracy(t *testing.T) {
 		check(math.Nextafter(edge, 0))
 	}
 	if worst > 1e-15 {
-		t.Errorf("log2Pos: worst absolute error %.3g, want <= 1e-15", worst)
+		t.Errorf("Log2Pos: worst absolute error %.3g, want <= 1e-15", worst)
 	}
-	t.Logf("log2Pos worst absolute error %.3g", worst)
+	t.Logf("Log2Pos worst absolute error %.3g", worst)
 }
 
 // TestExp2Accuracy checks exp2 against math.Exp2 over its whole domain.
@@ -40,7 +40,7 @@ func TestExp2Accuracy(t *testing.T) {
 	worst := 0.0
 	check := func(x float64) {
 		want := math.Exp2(x)
-		if err := math.Abs(exp2(x)-want) / want; err > worst {
+		if err := math.Abs(Exp2(x)-want) / want; err > worst {
 			worst = err
 		}
 	}
@@ -70,7 +70,7 @@ func TestWeightAccuracy(t *testing.T) {
 		d2min := math.Exp2(rng.Float64()*80 - 43) // 1e-13 .. 1e11
 		d2 := d2min * math.Exp2(rng.Float64()*60)
 		c := -alpha / 2
-		got := exp2(c*log2Pos(d2) - c*log2Pos(d2min))
+		got := Exp2(c*Log2Pos(d2) - c*Log2Pos(d2min))
 		want := math.Pow(math.Sqrt(d2), -alpha) / math.Pow(math.Sqrt(d2min), -alpha)
 		if want < 1e-290 {
 			continue

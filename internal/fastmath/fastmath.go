@@ -1,4 +1,6 @@
-package interp
+// Package fastmath holds the table-driven log2 and exp2 that inverse-distance weights are
+// computed with, inlined into the hot loops of interp and interp/farfield alike.
+package fastmath
 
 import "math"
 
@@ -17,14 +19,14 @@ const (
 
 	mantissaMask = 1<<52 - 1
 	oneBits      = 0x3ff0000000000000
-	// roundShift added to a float64 of magnitude < 2^51 rounds it to an integer held in the
+	// RoundShift added to a float64 of magnitude < 2^51 rounds it to an integer held in the
 	// low mantissa bits.
-	roundShift = 0x1.8p52
+	RoundShift = 0x1.8p52
 
 	invLn2 = 1 / math.Ln2
-	// minExp2 keeps exp2's result a normal number: weights are relative to the nearest
+	// MinExp2 keeps Exp2's result a normal number: weights are relative to the nearest
 	// sample's (1), so anything below 2^-1000 contributes nothing anyway.
-	minExp2 = -1000
+	MinExp2 = -1000
 )
 
 // log2Entry is one interval of the mantissa [1,2): the reciprocal of its centre and
@@ -55,9 +57,9 @@ func makeExp2Table() (t [1 << exp2TableBits]uint64) {
 	return t
 }
 
-// log2Pos returns log2(x) for a positive, normal, finite x, within 5e-16 absolute beyond the
+// Log2Pos returns log2(x) for a positive, normal, finite x, within 5e-16 absolute beyond the
 // rounding of the result.
-func log2Pos(x float64) float64 {
+func Log2Pos(x float64) float64 {
 	b := math.Float64bits(x)
 	ent := &log2Table[(b>>(52-log2TableBits))&(1<<log2TableBits-1)]
 	r := math.Float64frombits(b&mantissaMask|oneBits)*ent.invC - 1
@@ -67,13 +69,13 @@ func log2Pos(x float64) float64 {
 	return float64(int64(b>>52)-1023) + ent.log2C + r*p
 }
 
-// exp2 returns 2^t for -1000 <= t <= 1000 within about 2e-15 relative. Callers clamp t with
-// floorExp2 (kept out of exp2, which is then small enough to inline).
-func exp2(t float64) float64 {
+// Exp2 returns 2^t for -1000 <= t <= 1000 within about 2e-15 relative. Callers clamp t with
+// FloorExp2 (kept out of exp2, which is then small enough to inline).
+func Exp2(t float64) float64 {
 	z := t * (1 << exp2TableBits)
-	kd := z + roundShift
+	kd := z + RoundShift
 	ki := math.Float64bits(kd)
-	kd -= roundShift
+	kd -= RoundShift
 	// z = kd + g with |g| <= 1/2, so 2^t = 2^(kd/128) * e^(g*k), k = ln2/128: Taylor to g^4
 	// in Estrin's form.
 	const k = math.Ln2 / (1 << exp2TableBits)
@@ -85,10 +87,10 @@ func exp2(t float64) float64 {
 	return math.Float64frombits(exp2Table[ki&(1<<exp2TableBits-1)]+ki<<(52-exp2TableBits)) * p
 }
 
-// floorExp2 raises t to exp2's lower bound.
-func floorExp2(t float64) float64 {
-	if t < minExp2 {
-		return minExp2
+// FloorExp2 raises t to Exp2's lower bound.
+func FloorExp2(t float64) float64 {
+	if t < MinExp2 {
+		return MinExp2
 	}
 	return t
 }
