@@ -341,3 +341,34 @@ void aidw_transform(OGRCoordinateTransformationH ct, int n, double *x, double *y
 	end();
 	aidw_err_free(e);
 }
+
+// aidw_cancel_progress stops GDAL's work as soon as *arg is set.
+static int CPL_STDCALL aidw_cancel_progress(double done, const char *msg, void *arg) {
+	(void)done;
+	(void)msg;
+	return *(volatile int *)arg == 0;
+}
+
+int aidw_translate(const char *src, const char *dst, char **argv, volatile int *cancel, aidw_err *e) {
+	begin(e);
+	int rc = 1;
+	GDALDatasetH in = GDALOpenEx(src, GDAL_OF_RASTER | GDAL_OF_VERBOSE_ERROR, NULL, NULL, NULL);
+	if (in != NULL) {
+		GDALTranslateOptions *opt = GDALTranslateOptionsNew(argv, NULL);
+		if (opt != NULL) {
+			GDALTranslateOptionsSetProgress(opt, aidw_cancel_progress, (void *)cancel);
+			GDALDatasetH out = GDALTranslate(dst, in, opt, NULL);
+			GDALTranslateOptionsFree(opt);
+			if (out != NULL) {
+				GDALClose(out);
+				rc = CPLGetLastErrorType() >= CE_Failure || *cancel;
+			}
+		}
+		GDALClose(in);
+	}
+	if (rc && e->failure == NULL) {
+		e->failure = CPLStrdup(*cancel ? "interrupted" : "unknown GDAL failure");
+	}
+	end();
+	return rc;
+}

@@ -1,10 +1,12 @@
-// C helpers for reading OGR layers: what godal v0.0.18 does not expose (attribute filters,
-// null fields, field definitions) and a batched vertex loop so that Go pays one cgo call per
-// batch of features instead of several per vertex.
+// C helpers for what godal v0.0.18 does not expose: reading OGR layers (attribute filters,
+// null fields, field definitions, and a batched vertex loop so that Go pays one cgo call per
+// batch of features instead of several per vertex) and a cancellable gdal_translate. They
+// share one error capture (aidw_err).
 #ifndef AIDW_OGR_READ_H
 #define AIDW_OGR_READ_H
 
 #include <gdal.h>
+#include <gdal_utils.h>
 #include <ogr_api.h>
 #include <ogr_srs_api.h>
 #include <cpl_error.h>
@@ -64,5 +66,9 @@ OGRCoordinateTransformationH aidw_new_transform(const char *from, const char *to
 
 // aidw_transform transforms n points in place; ok[i] says whether point i succeeded.
 void aidw_transform(OGRCoordinateTransformationH ct, int n, double *x, double *y, int *ok, aidw_err *e);
+
+// aidw_translate runs gdal_translate's library form from src to dst with argv, checking
+// *cancel between blocks of lines; it returns 0 on success.
+int aidw_translate(const char *src, const char *dst, char **argv, volatile int *cancel, aidw_err *e);
 
 #endif
