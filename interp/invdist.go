@@ -46,11 +46,7 @@ var invDistDeclaration = Declaration{
 	Help: "inverse distance to a power over the search ellipse, or every sample",
 	GDAL: true,
 	Options: options(
-		[]Option{
-			{Name: "power", Type: TypeFloat, Default: "2", Min: limit(0), Field: "Power", Help: "weighting power"},
-			{Name: "smoothing", Type: TypeFloat, Default: "0", Min: limit(0), Field: "Smoothing",
-				Help: "smoothing: distances are sqrt(d^2 + smoothing^2)"},
-		},
+		weightOptions(),
 		invDistEllipseOptions(),
 		[]Option{
 			{Name: "max_points", Type: TypeInt, Default: "0", Min: limit(0), Field: "MaxPoints",
@@ -61,6 +57,15 @@ var invDistDeclaration = Declaration{
 		[]Option{nodataOption()},
 	),
 	parse: parseInvDist,
+}
+
+// weightOptions are the keys of inverse-distance weights that invdist and invdistnn share.
+func weightOptions() []Option {
+	return []Option{
+		{Name: "power", Type: TypeFloat, Default: "2", Min: limit(0), Field: "Power", Help: "weighting power"},
+		{Name: "smoothing", Type: TypeFloat, Default: "0", Min: limit(0), Field: "Smoothing",
+			Help: "smoothing: distances are sqrt(d^2 + smoothing^2)"},
+	}
 }
 
 // invDistEllipseOptions are the search ellipse's keys, with gdal 3.6's quirk: invdist reads
@@ -88,10 +93,8 @@ var invDistNNDeclaration = Declaration{
 	Help: "inverse distance to a power over the nearest samples within a radius",
 	GDAL: true,
 	Options: options(
+		weightOptions(),
 		[]Option{
-			{Name: "power", Type: TypeFloat, Default: "2", Min: limit(0), Field: "Power", Help: "weighting power"},
-			{Name: "smoothing", Type: TypeFloat, Default: "0", Min: limit(0), Field: "Smoothing",
-				Help: "smoothing: distances are sqrt(d^2 + smoothing^2)"},
 			{Name: "radius", Type: TypeFloat, Default: "1", Min: limit(0), MinExclusive: true, Field: "Radius",
 				Invalid: "Radius value should be strictly positive", Help: "radius of the search circle"},
 			{Name: "max_points", Type: TypeInt, Default: "12", Min: limit(0), Field: "MaxPoints",
