@@ -109,14 +109,7 @@ func cvAlgorithm(s string, stderr io.Writer) (interp.Algorithm, error) {
 	if p, err := interp.Parse(s); err == nil && !p.NoDataGiven() {
 		spec += ":nodata=nan"
 	}
-	alg, warnings, err := interp.ParseAlgorithm(spec)
-	if err != nil {
-		return nil, err
-	}
-	for _, w := range warnings {
-		fmt.Fprintf(stderr, "Warning 1: %s\n", w)
-	}
-	return alg, nil
+	return parseAlgorithm(spec, stderr)
 }
 
 // cvResult is one algorithm's predictions and scores.

@@ -20,12 +20,9 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 	if err := gdalio.SetConfig(a.config); err != nil {
 		return err
 	}
-	alg, warnings, err := interp.ParseAlgorithm(a.alg)
+	alg, err := parseAlgorithm(a.alg, stderr)
 	if err != nil {
 		return err
-	}
-	for _, w := range warnings {
-		fmt.Fprintf(stderr, "Warning 1: %s\n", w) // as GDAL prints CPLE_AppDefined warnings
 	}
 	threads, err := a.threadCount()
 	if err != nil {
@@ -112,6 +109,35 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 		err = gridBands(ctx, eng, alg, target, sources, w, preview, a.quiet, stdout)
 	}
 	return finishRaster(ctx, w, preview, a.preview, err)
+}
+
+// parseAlgorithm parses an -a string and prints the warnings gdal_grid would, as GDAL prints
+// CPLE_AppDefined warnings.
+func parseAlgorithm(s string, stderr io.Writer) (interp.Algorithm, error) {
+	alg, warnings, err := interp.ParseAlgorithm(s)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "Warning 1: %s\n", w)
+	}
+	return alg, nil
+}
+
+// writeBands is the sink of an output's rows: every band of a source, written from band
+// band0+1 on, the first band's rows also to the preview, if any.
+func writeBands(w *gdalio.Writer, preview *report.Preview, band0 int) func(row0, rows int, bands [][]float64) error {
+	return func(row0, rows int, bands [][]float64) error {
+		if preview != nil {
+			preview.AddRows(row0, rows, bands[0])
+		}
+		for k, values := range bands {
+			if err := w.WriteRows(band0+k+1, row0, rows, values); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }
 
 // finishRaster completes an output that err did not stop: the preview's PNG, then the raster
@@ -201,17 +227,11 @@ func gridBands(ctx context.Context, eng interp.Engine, alg interp.Algorithm, tar
 		cx, cy := target.Centre()
 		s.Samples.MoveOrigin(cx, cy)
 		p := &interp.Problem{Samples: s.Samples, Target: target, Alg: alg}
-		sink := func(row0, rows int, bands [][]float64) error {
-			if i == 0 && preview != nil {
-				preview.AddRows(row0, rows, bands[0])
-			}
-			for k, values := range bands {
-				if err := w.WriteRows(i*len(bands)+k+1, row0, rows, values); err != nil {
-					return err
-				}
-			}
-			return nil
+		sourcePreview := preview
+		if i > 0 {
+			sourcePreview = nil // the quick look is of the first band
 		}
+		sink := writeBands(w, sourcePreview, i*len(interp.BandNames(alg)))
 		var progress func(float64)
 		if bar != nil {
 			progress = func(f float64) { bar.Update((float64(i) + f) / float64(len(sources))) }

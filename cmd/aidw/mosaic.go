@@ -172,17 +172,7 @@ func runMosaic(ctx context.Context, a *mosaicArgs, stdout, stderr io.Writer) err
 		}
 	}
 	if err == nil {
-		err = mosaicRows(ctx, m, readers, target, func(row0, rows int, bands [][]float64) error {
-			if preview != nil {
-				preview.AddRows(row0, rows, bands[0])
-			}
-			for k, values := range bands {
-				if err := w.WriteRows(k+1, row0, rows, values); err != nil {
-					return err
-				}
-			}
-			return nil
-		}, a.quiet, stdout)
+		err = mosaicRows(ctx, m, readers, target, writeBands(w, preview, 0), a.quiet, stdout)
 	}
 	return finishRaster(ctx, w, preview, a.preview, err)
 }

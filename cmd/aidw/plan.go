@@ -48,12 +48,9 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := gdalio.SetConfig(a.config); err != nil {
 		return err
 	}
-	alg, warnings, err := interp.ParseAlgorithm(a.alg)
+	alg, err := parseAlgorithm(a.alg, stderr)
 	if err != nil {
 		return err
-	}
-	for _, w := range warnings {
-		fmt.Fprintf(stderr, "Warning 1: %s\n", w)
 	}
 	if nd := alg.NoData(); math.IsNaN(nd) || math.IsInf(nd, 0) {
 		return fmt.Errorf("nodata=%g: a plan holds finite nodata values only", nd)

@@ -238,17 +238,7 @@ func runTiled(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads, s
 			bar.Update(0)
 			c.SetProgress(bar.Update)
 		}
-		err = tiles.Run(ctx, c, side, func(row0, rows int, bands [][]float64) error {
-			if preview != nil {
-				preview.AddRows(row0, rows, bands[0])
-			}
-			for k, values := range bands {
-				if err := w.WriteRows(k+1, row0, rows, values); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		err = tiles.Run(ctx, c, side, writeBands(w, preview, 0))
 	}
 	return finishRaster(ctx, w, preview, a.preview, err)
 }
