@@ -3,6 +3,7 @@ package interp
 import (
 	"context"
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -90,6 +91,8 @@ type scratch struct {
 	ids []int32
 	// bands receives a multi-band node's values.
 	bands []float64
+	// reach2 is the square of the node's reach so far (see Block.Reach).
+	reach2 float64
 }
 
 // CPU is the engine that runs every algorithm on all CPU cores.
@@ -182,7 +185,7 @@ func (c *cpuPrepared) Compute(ctx context.Context, b *Block) error {
 	if len(b.Extra) > 0 && len(b.Extra) != c.nbands-1 {
 		return fmt.Errorf("block asks for %d bands after the value; %s gives %d", len(b.Extra), c.p.Alg.Name(), c.nbands-1)
 	}
-	if c.span != nil && len(b.Extra) == 0 {
+	if c.span != nil && len(b.Extra) == 0 && b.Reach == nil {
 		// Each chunk of nodes goes to the spanner a row's run at a time.
 		return c.forEach(ctx, b.Rows*cols, func(sc *scratch, lo, hi int) {
 			for i := lo; i < hi; {
@@ -204,14 +207,18 @@ func (c *cpuPrepared) Compute(ctx context.Context, b *Block) error {
 				continue
 			}
 			x, y := c.p.NodeXY(i%cols, b.Row0+i/cols)
+			sc.reach2 = 0
 			if len(b.Extra) == 0 {
 				b.Values[i] = c.fn(sc, -1, x, y)
-				continue
+			} else {
+				out := c.node(sc, x, y)
+				b.Values[i] = out[0]
+				for k, band := range b.Extra {
+					band[i] = out[k+1]
+				}
 			}
-			out := c.node(sc, x, y)
-			b.Values[i] = out[0]
-			for k, band := range b.Extra {
-				band[i] = out[k+1]
+			if b.Reach != nil {
+				b.Reach[i] = math.Sqrt(sc.reach2)
 			}
 		}
 		b.report(hi - lo)

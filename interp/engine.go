@@ -18,6 +18,13 @@ type Block struct {
 	// Extra, when non-empty, receives the bands after the value (see BandNames), each laid out
 	// as Values. Only engines whose Supports accepts a multi-band algorithm fill them.
 	Extra [][]float64
+	// Reach, when non-nil, receives per node (laid out as Values) the distance within which
+	// lie all the samples that decided the node's value, as far as its searches of the k
+	// nearest and within a radius tell (+Inf when a search came back with fewer than it asked
+	// for, so that it saw every sample). Only the CPU engine fills it, and it is meaningful
+	// only for algorithms that decide a node by such searches alone (tiles' nearest family):
+	// a tile whose loaded region holds that disc computed the node as the whole job would.
+	Reach []float64
 	// Done, when set, is told how many more nodes of the block are finished; engines may call
 	// it from several goroutines. It lets progress move within a long block.
 	Done func(nodes int)

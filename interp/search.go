@@ -43,16 +43,30 @@ func without(nb []grid.Neighbor, skip int32) []grid.Neighbor {
 // neighbour, so that k remain. The index orders by distance and then ID, so the k left are
 // those that a search of the samples without the held-out one finds.
 func (sc *scratch) knn(ix *grid.Index, x, y float64, k int, maxD2 float64, skip int32) []grid.Neighbor {
+	var nb []grid.Neighbor
 	if skip < 0 || k == math.MaxInt {
-		return without(ix.KNN(x, y, k, maxD2, sc.nb), skip)
+		nb = without(ix.KNN(x, y, k, maxD2, sc.nb), skip)
+	} else {
+		nb = without(ix.KNN(x, y, k+1, maxD2, sc.nb), skip)
+		nb = nb[:min(len(nb), k)]
 	}
-	nb := without(ix.KNN(x, y, k+1, maxD2, sc.nb), skip)
-	return nb[:min(len(nb), k)]
+	if len(nb) == k {
+		sc.reached(nb[k-1].D2)
+	} else {
+		sc.reached(maxD2) // fewer than asked: every sample within maxD2 was seen
+	}
+	return nb
 }
 
 // within is ix.Within, into sc.nb's room, without sample skip (-1: none).
 func (sc *scratch) within(ix *grid.Index, x, y, r2 float64, skip int32) []grid.Neighbor {
+	sc.reached(r2)
 	return without(ix.Within(x, y, r2, sc.nb), skip)
+}
+
+// reached widens the node's reach (see Block.Reach) to the squared distance d2.
+func (sc *scratch) reached(d2 float64) {
+	sc.reach2 = max(sc.reach2, d2)
 }
 
 // gdalOptions reads one gdal_grid algorithm's key=value options with the defaults and ranges

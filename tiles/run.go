@@ -120,6 +120,11 @@ func (c *Computer) Compute(ctx context.Context, tl Tile, out [][]float64) error 
 		}
 	}
 	region := c.Region(tl)
+	nearest := c.rule.Family == Nearest
+	var reach []float64
+	if nearest {
+		reach = make([]float64, n)
+	}
 	for left := n; left > 0; {
 		s, err := c.src.Load(ctx, region)
 		if err != nil {
@@ -130,21 +135,23 @@ func (c *Computer) Compute(ctx context.Context, tl Tile, out [][]float64) error 
 		}
 		c.Loads++
 		c.Loaded += s.Len()
-		var next *[4]float64
-		do := pending
-		if c.rule.Family == Nearest && region != nil {
-			do, next = c.checkNodes(tl, s, *region, pending)
+		if nearest && region != nil && s.Len() < c.rule.K {
+			// too few for a node's search: every sample is needed
+			region = nil
+			continue
 		}
-		partial := region != nil
-		if err := c.computeNodes(ctx, tl, s, c.facts.Job(c.rule, partial), do, out); err != nil {
+		if err := c.computeNodes(ctx, tl, s, c.facts.Job(c.rule, region != nil), pending, out, reach); err != nil {
 			return err
 		}
+		var next *[4]float64
+		if nearest && region != nil {
+			next = c.checkNodes(tl, *region, pending, reach)
+		} else {
+			clear(pending)
+		}
 		left = 0
-		for i := range pending {
-			if do[i] {
-				pending[i] = false
-			}
-			if pending[i] {
+		for _, p := range pending {
+			if p {
 				left++
 			}
 		}
@@ -198,20 +205,16 @@ func (c *Computer) mask(tl Tile, pending []bool) error {
 	return nil
 }
 
-// checkNodes is the nearest family's halo check: a node passes when its K-th nearest sample
-// among those loaded (and Extra) is strictly nearer than the loaded region's edge, for then
-// no sample outside could be nearer. It returns the nodes that pass and the region that
-// holds the K nearest of every node that fails (nil: everything).
-func (c *Computer) checkNodes(tl Tile, s *sample.Samples, region [4]float64, pending []bool) (pass []bool, next *[4]float64) {
+// checkNodes is the nearest family's halo check, after the nodes were computed from the
+// samples of region: a node is done when its reach (the distance within which lie the samples
+// its searches found, see interp.Block.Reach) is strictly shorter than its distance to the
+// region's edge, for then no sample outside could have changed it. It clears pending for
+// those, and returns the region that holds the reach of every other node (nil: everything),
+// from which they are computed again.
+func (c *Computer) checkNodes(tl Tile, region [4]float64, pending []bool, reach []float64) *[4]float64 {
 	t := c.cfg.Target
-	pass = make([]bool, len(pending))
-	var ix *grid.Index
-	if s.Len() > 0 {
-		ix = grid.Of(s)
-	}
 	grow := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
 	all := false
-	var nb []grid.Neighbor
 	for r := range tl.Rows {
 		for k := range tl.Cols {
 			i := r*tl.Cols + k
@@ -220,35 +223,28 @@ func (c *Computer) checkNodes(tl Tile, s *sample.Samples, region [4]float64, pen
 			}
 			ax, ay := t.Node(tl.Col0+k, tl.Row0+r, 0, 0)
 			edge := math.Min(math.Min(ax-region[0], region[2]-ax), math.Min(ay-region[1], region[3]-ay))
-			need := math.Inf(1)
-			if ix != nil {
-				x, y := t.Node(tl.Col0+k, tl.Row0+r, s.OriginX, s.OriginY)
-				nb = ix.KNN(x, y, c.rule.K, math.Inf(1), nb)
-				if len(nb) == c.rule.K {
-					need = math.Max(math.Sqrt(nb[c.rule.K-1].D2), c.rule.Extra)
-				}
-			}
-			if need < edge-tiny(region) {
-				pass[i] = true
+			if reach[i] < edge-tiny(region) {
+				pending[i] = false
 				continue
 			}
-			if math.IsInf(need, 1) {
+			if math.IsInf(reach[i], 1) {
 				all = true
 				continue
 			}
-			d := need*(1+1e-6) + tiny(region)
+			d := reach[i]*(1+1e-6) + tiny(region)
 			grow = [4]float64{math.Min(grow[0], ax-d), math.Min(grow[1], ay-d), math.Max(grow[2], ax+d), math.Max(grow[3], ay+d)}
 		}
 	}
 	if all {
-		return pass, nil
+		return nil
 	}
-	return pass, &grow
+	return &grow
 }
 
 // computeNodes computes the nodes do of the tile from samples s with the CPU engine, on the
-// whole target (so that nodes lie where the in-memory run puts them), rows at a time.
-func (c *Computer) computeNodes(ctx context.Context, tl Tile, s *sample.Samples, job *interp.Job, do []bool, out [][]float64) error {
+// whole target (so that nodes lie where the in-memory run puts them), rows at a time; reach,
+// when non-nil, receives each node's reach (see interp.Block.Reach).
+func (c *Computer) computeNodes(ctx context.Context, tl Tile, s *sample.Samples, job *interp.Job, do []bool, out [][]float64, reach []float64) error {
 	any := false
 	for _, d := range do {
 		any = any || d
@@ -271,11 +267,18 @@ func (c *Computer) computeNodes(ctx context.Context, tl Tile, s *sample.Samples,
 		extra[k] = make([]float64, step*t.Cols)
 	}
 	skip := make([]bool, step*t.Cols)
+	var reachRows []float64
+	if reach != nil {
+		reachRows = make([]float64, step*t.Cols)
+	}
 	for r0 := 0; r0 < tl.Rows; r0 += step {
 		rows := min(step, tl.Rows-r0)
 		b := &interp.Block{Row0: tl.Row0 + r0, Rows: rows, Values: vals[:rows*t.Cols], Skip: skip[:rows*t.Cols]}
 		for k := range extra {
 			b.Extra = append(b.Extra, extra[k][:rows*t.Cols])
+		}
+		if reach != nil {
+			b.Reach = reachRows[:rows*t.Cols]
 		}
 		for i := range b.Skip {
 			b.Skip[i] = true
@@ -298,6 +301,9 @@ func (c *Computer) computeNodes(ctx context.Context, tl Tile, s *sample.Samples,
 				out[0][i] = b.Values[j]
 				for e := range b.Extra {
 					out[e+1][i] = b.Extra[e][j]
+				}
+				if reach != nil {
+					reach[i] = b.Reach[j]
 				}
 			}
 		}
