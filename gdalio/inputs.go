@@ -157,7 +157,7 @@ func ReadInputs(ctx context.Context, args []string, opt SourceOptions) ([]Source
 		if err := checkUsable(strings.Join(args, " "), s); err != nil {
 			return nil, err
 		}
-		canonicalize(s.Samples)
+		Canonicalize(s.Samples)
 	}
 	return merged, nil
 }
@@ -237,7 +237,7 @@ func unionExtent(a, b *[4]float64) *[4]float64 {
 	return &[4]float64{min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])}
 }
 
-// canonicalize sorts the samples by y, then x, then z, each compared by the total order of its
+// Canonicalize sorts the samples by y, then x, then z, each compared by the total order of its
 // bits (so -0 comes before +0): an order that depends on the set of samples only. A stable
 // radix sort by the band of y (bands of equal height over the samples' y extent, as many as
 // there are samples up to 2^22, so that a band holds few samples) does most of the work in two
@@ -245,7 +245,7 @@ func unionExtent(a, b *[4]float64) *[4]float64 {
 // The first pass gathers the samples into records, the second scatters them back, so that the
 // sort needs a record (24 bytes a sample, 16 for compact samples) besides the samples.
 // Compact samples sort by their quanta, which order them as their coordinates do.
-func canonicalize(s *sample.Samples) {
+func Canonicalize(s *sample.Samples) {
 	n := s.Len()
 	if n < 2 {
 		return

@@ -100,6 +100,29 @@ func (c *Computer) Bands() int { return c.nbands }
 
 // Compute computes tile tl: out[k] receives band k's values, tl.Rows x tl.Cols row-major.
 func (c *Computer) Compute(ctx context.Context, tl Tile, out [][]float64) error {
+	return c.compute(ctx, tl, out, nil)
+}
+
+// loaded is the outcome of a load of samples.
+type loaded struct {
+	s   *sample.Samples
+	err error
+}
+
+// prefetch starts loading the samples of tile tl's first region, to be handed to compute
+// while the tile before it is computed: the load's serial work (reading, sorting) then uses
+// a core the computation leaves idle.
+func (c *Computer) prefetch(ctx context.Context, tl Tile) <-chan loaded {
+	ch := make(chan loaded, 1)
+	go func() {
+		s, err := c.src.Load(ctx, c.Region(tl))
+		ch <- loaded{s, err}
+	}()
+	return ch
+}
+
+// compute is Compute, with the samples of the first region from first when non-nil.
+func (c *Computer) compute(ctx context.Context, tl Tile, out [][]float64, first <-chan loaded) error {
 	t := c.cfg.Target
 	n := tl.Rows * tl.Cols
 	pending := make([]bool, n)
@@ -126,7 +149,14 @@ func (c *Computer) Compute(ctx context.Context, tl Tile, out [][]float64) error 
 		reach = make([]float64, n)
 	}
 	for left := n; left > 0; {
-		s, err := c.src.Load(ctx, region)
+		var s *sample.Samples
+		var err error
+		if first != nil {
+			l := <-first
+			s, err, first = l.s, l.err, nil
+		} else {
+			s, err = c.src.Load(ctx, region)
+		}
 		if err != nil {
 			return err
 		}
@@ -137,7 +167,7 @@ func (c *Computer) Compute(ctx context.Context, tl Tile, out [][]float64) error 
 		c.Loaded += s.Len()
 		if nearest && region != nil && s.Len() < c.rule.K {
 			// too few for a node's search: every sample is needed
-			region = nil
+			region, first = nil, nil
 			continue
 		}
 		if err := c.computeNodes(ctx, tl, s, c.facts.Job(c.rule, region != nil), pending, out, reach); err != nil {
@@ -328,6 +358,7 @@ func Run(ctx context.Context, c *Computer, side int, sink interp.BandSink) error
 	total := float64(t.Cols) * float64(t.Rows)
 	done := 0.0
 	var rowBuf [][]float64
+	var next <-chan loaded
 	for i := 0; i < len(tiles); {
 		row0, rows := tiles[i].Row0, tiles[i].Rows
 		if rowBuf == nil || len(rowBuf[0]) < rows*t.Cols {
@@ -346,7 +377,15 @@ func Run(ctx context.Context, c *Computer, side int, sink interp.BandSink) error
 				base, size := done, float64(tl.Rows*tl.Cols)
 				c.cfg.Progress = func(f float64) { progress((base + f*size) / total) }
 			}
-			if err := c.Compute(ctx, tl, out); err != nil {
+			first := next
+			if first == nil {
+				first = c.prefetch(ctx, tl)
+			}
+			next = nil
+			if i+1 < len(tiles) {
+				next = c.prefetch(ctx, tiles[i+1])
+			}
+			if err := c.compute(ctx, tl, out, first); err != nil {
 				return fmt.Errorf("tile at column %d, row %d: %w", tl.Col0, tl.Row0, err)
 			}
 			done += float64(tl.Rows * tl.Cols)

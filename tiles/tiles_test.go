@@ -2,7 +2,11 @@ package tiles
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -37,18 +41,25 @@ func inMemory(t *testing.T, paths []string, opt gdalio.SourceOptions, target ras
 	return out
 }
 
-// tiled grids the inputs tile by tile.
-func tiled(paths []string, opt gdalio.SourceOptions, target raster.Target, alg interp.Algorithm, side int) ([][]float64, *Computer, error) {
+// tiled grids the inputs tile by tile, from a spill or (LAS inputs) reading them directly.
+func tiled(paths []string, opt gdalio.SourceOptions, target raster.Target, alg interp.Algorithm, side int, spill bool) ([][]float64, *Computer, error) {
 	ctx := context.Background()
-	l, _, _, err := CensusLAS(ctx, paths, opt)
+	census, err := TakeCensus(ctx, paths, opt, spill, "")
 	if err != nil {
 		return nil, nil, err
 	}
-	facts, err := l.Facts(ctx, target)
+	defer census.Close()
+	facts, err := census.Facts(target)
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := NewComputer(Config{Target: target, Alg: alg}, facts, l)
+	var src Source = census.Spill
+	if !spill {
+		if src, err = census.LAS(target); err != nil {
+			return nil, nil, err
+		}
+	}
+	c, err := NewComputer(Config{Target: target, Alg: alg}, facts, src)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -103,12 +114,14 @@ func TestTiledEqualsInMemory(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := inMemory(t, paths, opt, target, alg)
-		got, c, err := tiled(paths, opt, target, alg, 7)
-		if err != nil {
-			t.Fatalf("%s: %v", a, err)
+		for _, spill := range []bool{true, false} {
+			got, c, err := tiled(paths, opt, target, alg, 7, spill)
+			if err != nil {
+				t.Fatalf("%s (spill %v): %v", a, spill, err)
+			}
+			sameBits(t, fmt.Sprintf("%s (spill %v)", a, spill), got, want)
+			t.Logf("%-70s %-8s spill %-5v %3d loads, %7d samples loaded", a, c.Rule().Family, spill, c.Loads, c.Loaded)
 		}
-		sameBits(t, a, got, want)
-		t.Logf("%-70s %-8s %3d loads, %7d samples loaded", a, c.Rule().Family, c.Loads, c.Loaded)
 	}
 }
 
@@ -127,7 +140,7 @@ func TestTiledLatticeExactOrRefused(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, _, err := tiled(paths, opt, target, alg, 9)
+		got, _, err := tiled(paths, opt, target, alg, 9, true)
 		if err != nil {
 			if !strings.Contains(err.Error(), "quadtree order") {
 				t.Fatalf("%s: %v", a, err)
@@ -140,5 +153,60 @@ func TestTiledLatticeExactOrRefused(t *testing.T) {
 	}
 	if refused == 0 {
 		t.Fatal("no algorithm needed gdal's order: a useless test")
+	}
+}
+
+// writeCSV writes points as x,y,z text: clustered, with repeated positions of different
+// values, in no spatial order, so that the input order decides gdal's ties.
+func writeCSV(t *testing.T, path string, n int, seed uint64) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 3))
+	var b strings.Builder
+	b.WriteString("x,y,z\n")
+	for i := range n {
+		x, y := 450000+rng.NormFloat64()*40+100, 5400000+rng.NormFloat64()*30+75
+		if i%3 == 0 {
+			x, y = 450000+rng.Float64()*200, 5400000+rng.Float64()*150
+		}
+		x, y = math.Round(x*4)/4, math.Round(y*4)/4 // a quarter-metre lattice: many exact ties
+		fmt.Fprintf(&b, "%.2f,%.2f,%.3f\n", x, y, rng.Float64()*10)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Text inputs are spilled in one pass and equal the in-memory run: one file in its own input
+// order (on which gdal's ties depend), several in the canonical order.
+func TestTiledTextEqualsInMemory(t *testing.T) {
+	dir := t.TempDir()
+	one := []string{filepath.Join(dir, "a.csv")}
+	writeCSV(t, one[0], 4000, 1)
+	two := []string{filepath.Join(dir, "b.csv"), filepath.Join(dir, "c.csv")}
+	writeCSV(t, two[0], 2000, 2)
+	writeCSV(t, two[1], 2000, 3)
+	target := raster.NorthUp(450000-3, 5400000-2, 450000+205, 5400000+152, 53, 41)
+	opt := gdalio.SourceOptions{}
+	for _, a := range []string{"nearest", "invdistnn:radius=9:max_points=12", "aidw:max_points=12",
+		"average:radius1=5:radius2=5", "invdist:radius1=6:radius2=6", "linear"} {
+		alg, _, err := interp.ParseAlgorithm(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, paths := range [][]string{one, two} {
+			want := inMemory(t, paths, opt, target, alg)
+			got, _, err := tiled(paths, opt, target, alg, 6, true)
+			if err != nil {
+				if strings.Contains(err.Error(), "quadtree order") {
+					t.Logf("%s on %d file(s): refused: %v", a, len(paths), err)
+					continue
+				}
+				t.Fatalf("%s on %d file(s): %v", a, len(paths), err)
+			}
+			sameBits(t, fmt.Sprintf("%s on %d file(s)", a, len(paths)), got, want)
+		}
+	}
+	if _, _, err := tiled(one, opt, target, &interp.Nearest{}, 6, false); err == nil || !strings.Contains(err.Error(), "LAS/LAZ inputs only") {
+		t.Fatalf("a plan of text inputs: got %v, want a refusal", err)
 	}
 }

@@ -58,7 +58,11 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := gdalio.CheckDestination(a.dst); err != nil {
 		return err
 	}
-	j, err := prepareTiled(ctx, a)
+	j, err := prepareTiled(ctx, a, false)
+	if err != nil {
+		return err
+	}
+	las, err := j.census.LAS(j.target)
 	if err != nil {
 		return err
 	}
@@ -66,7 +70,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	c, err := tiles.NewComputer(tiles.Config{Target: j.target, Alg: alg, Threads: threads}, j.facts, j.las)
+	c, err := tiles.NewComputer(tiles.Config{Target: j.target, Alg: alg, Threads: threads}, j.facts, las)
 	if err != nil {
 		return err
 	}
@@ -80,7 +84,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 	}
-	in, err := j.las.Inputs()
+	in, err := las.Inputs()
 	if err != nil {
 		return err
 	}

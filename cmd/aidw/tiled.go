@@ -119,20 +119,21 @@ func declaredLASPoints(srcs []string) (int64, bool) {
 
 // tiledJob is what a tiled run shares between its tiles: the census, the target, the facts.
 type tiledJob struct {
-	las    *tiles.LAS
+	census *tiles.Census
 	srs    string
 	target raster.Target
 	facts  *tiles.Facts
 	tmpl   *gdalio.Template // -like's, nil without
 }
 
-// prepareTiled takes the census of the inputs and the job's facts.
-func prepareTiled(ctx context.Context, a *gridArgs) (*tiledJob, error) {
+// prepareTiled takes the census of the inputs and the job's facts; with spill, the census
+// keeps the samples in a spill file for the tiles (close the job's census when done).
+func prepareTiled(ctx context.Context, a *gridArgs, spill bool) (*tiledJob, error) {
 	if a.device == "gpu" {
 		return nil, fmt.Errorf("-device gpu: tiled mode runs on the CPU engine")
 	}
 	if len(a.layers) > 0 || len(a.sqls) > 0 {
-		return nil, fmt.Errorf("tiled mode reads LAS/LAZ inputs: -l and -sql do not apply")
+		return nil, fmt.Errorf("tiled mode grids one layer of each input: -l and -sql do not apply")
 	}
 	var tmpl *gdalio.Template
 	var err error
@@ -142,14 +143,24 @@ func prepareTiled(ctx context.Context, a *gridArgs) (*tiledJob, error) {
 		}
 	}
 	opt := a.sourceOptions()
-	las, srs, extent, err := tiles.CensusLAS(ctx, a.srcs, opt)
+	census, err := tiles.TakeCensus(ctx, a.srcs, opt, spill, "")
 	if err != nil {
 		return nil, err
 	}
-	if a.srs == "" && tmpl != nil && tmpl.SRS != "" && srs != "" && !gdalio.SameSRS(srs, tmpl.SRS) {
-		return nil, fmt.Errorf("the samples' CRS is not the template's: tiled mode does not transform samples; run without -tile/-memory")
+	j := &tiledJob{census: census, srs: census.SRS, tmpl: tmpl}
+	if err := j.prepare(a); err != nil {
+		census.Close()
+		return nil, err
 	}
-	j := &tiledJob{las: las, srs: srs, tmpl: tmpl}
+	return j, nil
+}
+
+// prepare decides the job's CRS, target and facts from its census.
+func (j *tiledJob) prepare(a *gridArgs) error {
+	srs, tmpl, extent := j.srs, j.tmpl, j.census.Extent
+	if a.srs == "" && tmpl != nil && tmpl.SRS != "" && srs != "" && !gdalio.SameSRS(srs, tmpl.SRS) {
+		return fmt.Errorf("the samples' CRS is not the template's: tiled mode does not transform samples; run without -tile/-memory")
+	}
 	switch {
 	case a.srs != "":
 		j.srs = a.srs
@@ -158,15 +169,14 @@ func prepareTiled(ctx context.Context, a *gridArgs) (*tiledJob, error) {
 	}
 	src := gdalio.Source{Extent: &extent, Samples: &sample.Samples{}}
 	if math.IsInf(extent[0], 0) {
-		return nil, fmt.Errorf("%s: no usable samples", strings.Join(a.srcs, " "))
+		return fmt.Errorf("%s: no usable samples", strings.Join(a.srcs, " "))
 	}
+	var err error
 	if j.target, err = a.target(tmpl, src); err != nil {
-		return nil, err
+		return err
 	}
-	if j.facts, err = las.Facts(ctx, j.target); err != nil {
-		return nil, err
-	}
-	return j, nil
+	j.facts, err = j.census.Facts(j.target)
+	return err
 }
 
 // budgetSide is the tile side (in nodes) whose tile, halo included, holds about as many
@@ -196,12 +206,13 @@ func budgetSide(t raster.Target, f *tiles.Facts, rule tiles.Rule, budget int64) 
 
 // runTiled is `aidw grid` tile by tile into the one output raster.
 func runTiled(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads, side int, budget int64, stdout, stderr io.Writer) error {
-	j, err := prepareTiled(ctx, a)
+	j, err := prepareTiled(ctx, a, true)
 	if err != nil {
 		return err
 	}
+	defer j.census.Close()
 	nodata, setNoData := outputNoData(a, alg, j.tmpl)
-	c, err := tiles.NewComputer(tiles.Config{Target: j.target, Alg: alg, Threads: threads}, j.facts, j.las)
+	c, err := tiles.NewComputer(tiles.Config{Target: j.target, Alg: alg, Threads: threads}, j.facts, j.census.Spill)
 	if err != nil {
 		return err
 	}

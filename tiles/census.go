@@ -1,0 +1,305 @@
+package tiles
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/aidw/aidw/gdalio"
+	"github.com/aidw/aidw/lidar"
+	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/sample"
+)
+
+// Census is what one pass over a job's inputs learns: each input's count and box, the CRS,
+// the samples' extent, and the extremes that give the job's facts for any target; with a
+// spill, the samples themselves, bucketed on disk for the tiles.
+type Census struct {
+	// Files is each input with the count and box of its samples that pass the filters.
+	Files []LASFile
+	// SRS is the samples' CRS as WKT ("" for none); Extent their box, as the in-memory run's
+	// layer extent (the default output extent).
+	SRS    string
+	Extent [4]float64
+	// Spill holds the samples when the census was asked for one (nil otherwise).
+	Spill *Spill
+
+	opt gdalio.SourceOptions
+	las bool
+	// LAS inputs are read relative to the lattice point nearest the centre of the headers'
+	// box, as the in-memory run reads them.
+	readX, readY float64
+	n            int
+	// compact samples: the quanta and the extremes in quanta from (readX, readY)'s lattice
+	// point; plain: the absolute extremes.
+	compact            bool
+	quantumX, quantumY float64
+	batchX, batchY     float64 // compact batches' origin (the lattice point)
+	qlo, qhi           [2]int64
+	lo, hi             [2]float64
+}
+
+// TakeCensus reads every input once, one batch at a time (LAS and LAZ through lidar.File.Each,
+// others through their reader's scan; those need a first pass for the box that places the
+// spill's buckets, which LAS headers give). With spillDir it also writes the samples into a
+// Spill there ("" for the system's temporary directory); without, only LAS inputs are allowed,
+// since a plan's tiles read them directly.
+func TakeCensus(ctx context.Context, args []string, opt gdalio.SourceOptions, spill bool, spillDir string) (*Census, error) {
+	paths, err := gdalio.ExpandInputs(args)
+	if err != nil {
+		return nil, err
+	}
+	c := &Census{opt: opt, las: true,
+		Extent: [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)},
+		qlo:    [2]int64{math.MaxInt64, math.MaxInt64}, qhi: [2]int64{math.MinInt64, math.MinInt64},
+		lo: [2]float64{math.Inf(1), math.Inf(1)}, hi: [2]float64{math.Inf(-1), math.Inf(-1)}}
+	nLAS := 0
+	for _, p := range paths {
+		if isLAS(p) {
+			nLAS++
+		}
+	}
+	switch {
+	case nLAS > 0 && nLAS < len(paths):
+		return nil, fmt.Errorf("tiled mode reads either LAS/LAZ inputs or other inputs, not both in one job")
+	case nLAS == 0 && !spill:
+		return nil, fmt.Errorf("%s: a plan's tiles read LAS/LAZ inputs only (run other inputs in one process with -tile/-memory)", paths[0])
+	}
+	c.las = nLAS > 0
+	box, err := c.spillBox(ctx, paths)
+	if err != nil {
+		return nil, err
+	}
+	first := true
+	for _, p := range paths {
+		f := LASFile{Path: p, Box: [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}}
+		take := func(b *sample.Samples) error {
+			if b.Len() == 0 {
+				return nil
+			}
+			if err := c.form(b, first, p); err != nil {
+				return err
+			}
+			if first && spill {
+				ordered := !c.las && len(paths) == 1
+				if c.Spill, err = newSpill(spillDir, box, c.compact, ordered, c.batchX, c.batchY, c.quantumX, c.quantumY); err != nil {
+					return err
+				}
+			}
+			first = false
+			f.Points += b.Len()
+			c.measure(b, &f.Box)
+			if c.Spill != nil {
+				return c.Spill.add(b)
+			}
+			return nil
+		}
+		var srs string
+		if c.las {
+			srs, err = gdalio.ScanLAS(ctx, p, opt, c.readX, c.readY, take)
+		} else {
+			srs, err = c.scanOther(ctx, p, take)
+		}
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+		switch {
+		case srs == "" || srs == c.SRS:
+		case c.SRS == "":
+			c.SRS = srs
+		case !gdalio.SameSRS(srs, c.SRS):
+			c.Close()
+			return nil, fmt.Errorf("%s is not in the CRS of the inputs before it: grid inputs of one CRS together", p)
+		}
+		c.Files = append(c.Files, f)
+	}
+	if c.Spill != nil {
+		if err := c.Spill.finish(); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	if c.n == 0 {
+		c.Close()
+		return nil, fmt.Errorf("%s: no usable samples", inputNames(paths))
+	}
+	return c, nil
+}
+
+// spillBox is the box the spill's buckets cover: the union of the LAS headers' boxes, or a
+// first pass over other inputs. It also sets the LAS read origin.
+func (c *Census) spillBox(ctx context.Context, paths []string) ([4]float64, error) {
+	box := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	grow := func(b [4]float64) {
+		box = [4]float64{min(box[0], b[0]), min(box[1], b[1]), max(box[2], b[2]), max(box[3], b[3])}
+	}
+	if c.las {
+		var scale [2]float64
+		for i, p := range paths {
+			h, err := lidar.ReadHeader(gdalio.OpenInput, p)
+			if err != nil {
+				return box, err
+			}
+			if i == 0 {
+				scale = [2]float64{h.Scale[0], h.Scale[1]}
+			}
+			grow([4]float64{h.Min[0], h.Min[1], h.Max[0], h.Max[1]})
+		}
+		// as the in-memory run: the lattice point nearest the centre of the headers' box
+		_, c.readX = sample.LatticePoint((box[0]+box[2])/2, scale[0])
+		_, c.readY = sample.LatticePoint((box[1]+box[3])/2, scale[1])
+		return box, nil
+	}
+	for _, p := range paths {
+		_, err := gdalio.ScanSources(ctx, p, c.opt, func(_ int, b *sample.Samples) error {
+			for i := range int32(b.Len()) {
+				x, y := b.XY(i)
+				x, y = x+b.OriginX, y+b.OriginY
+				grow([4]float64{x, y, x, y})
+			}
+			return nil
+		})
+		if err != nil {
+			return box, err
+		}
+	}
+	return box, nil
+}
+
+// scanOther is the census's pass over a vector or text input: one band, plain samples.
+func (c *Census) scanOther(ctx context.Context, p string, take func(*sample.Samples) error) (string, error) {
+	srcs, err := gdalio.ScanSources(ctx, p, c.opt, func(band int, b *sample.Samples) error {
+		if band > 0 {
+			return fmt.Errorf("%s gives more than one layer: tiled mode grids one", p)
+		}
+		return take(b)
+	})
+	if err != nil {
+		return "", err
+	}
+	srs := ""
+	for _, s := range srcs {
+		if s.Extent != nil {
+			e := *s.Extent
+			c.Extent = [4]float64{min(c.Extent[0], e[0]), min(c.Extent[1], e[1]), max(c.Extent[2], e[2]), max(c.Extent[3], e[3])}
+		}
+		srs = s.SRS
+	}
+	return srs, nil
+}
+
+// form checks that batch b has the job's form (compact on the first batch's lattice, or
+// plain), taking it from the first batch.
+func (c *Census) form(b *sample.Samples, first bool, path string) error {
+	if first {
+		c.compact = b.IsCompact()
+		c.batchX, c.batchY, c.quantumX, c.quantumY = b.OriginX, b.OriginY, b.QuantumX, b.QuantumY
+		return nil
+	}
+	if b.IsCompact() != c.compact || c.compact && (b.OriginX != c.batchX || b.OriginY != c.batchY || b.QuantumX != c.quantumX || b.QuantumY != c.quantumY) {
+		return fmt.Errorf("%s: its points are not on the lattice of the inputs before it (scale and offset): inputs whose points are not all on one lattice cannot be tiled exactly", path)
+	}
+	return nil
+}
+
+// measure counts batch b and widens the extremes and the input's box (absolute, as
+// sample.Samples.Bounds computes a box: the extremes relative to the origin, then the origin).
+func (c *Census) measure(b *sample.Samples, box *[4]float64) {
+	c.n += b.Len()
+	var lo, hi [2]float64
+	if c.compact {
+		qlo, qhi := [2]int32{math.MaxInt32, math.MaxInt32}, [2]int32{math.MinInt32, math.MinInt32}
+		for i := range b.QX {
+			qlo = [2]int32{min(qlo[0], b.QX[i]), min(qlo[1], b.QY[i])}
+			qhi = [2]int32{max(qhi[0], b.QX[i]), max(qhi[1], b.QY[i])}
+		}
+		c.qlo = [2]int64{min(c.qlo[0], int64(qlo[0])), min(c.qlo[1], int64(qlo[1]))}
+		c.qhi = [2]int64{max(c.qhi[0], int64(qhi[0])), max(c.qhi[1], int64(qhi[1]))}
+		lo = [2]float64{float64(qlo[0])*c.quantumX + c.batchX, float64(qlo[1])*c.quantumY + c.batchY}
+		hi = [2]float64{float64(qhi[0])*c.quantumX + c.batchX, float64(qhi[1])*c.quantumY + c.batchY}
+	} else {
+		lo, hi = [2]float64{math.Inf(1), math.Inf(1)}, [2]float64{math.Inf(-1), math.Inf(-1)}
+		for i := range int32(b.Len()) {
+			x, y := b.XY(i)
+			x, y = x+b.OriginX, y+b.OriginY
+			lo = [2]float64{min(lo[0], x), min(lo[1], y)}
+			hi = [2]float64{max(hi[0], x), max(hi[1], y)}
+		}
+		c.lo = [2]float64{min(c.lo[0], lo[0]), min(c.lo[1], lo[1])}
+		c.hi = [2]float64{max(c.hi[0], hi[0]), max(c.hi[1], hi[1])}
+	}
+	*box = [4]float64{min(box[0], lo[0]), min(box[1], lo[1]), max(box[2], hi[0]), max(box[3], hi[1])}
+	if c.las {
+		// LAS has no layer extent: the in-memory run takes the samples' box
+		c.Extent = [4]float64{min(c.Extent[0], lo[0]), min(c.Extent[1], lo[1]), max(c.Extent[2], hi[0]), max(c.Extent[3], hi[1])}
+	}
+}
+
+// Facts are the job's facts for target t, from the census's extremes: no reading. The local
+// origin is the target's centre (on the lattice for compact samples), as in the in-memory run;
+// the spill, if any, loads relative to it from now on.
+func (c *Census) Facts(t raster.Target) (*Facts, error) {
+	cx, cy := t.Centre()
+	f := &Facts{N: c.n}
+	if c.compact {
+		kx, ox := sample.LatticePoint(cx, c.quantumX)
+		ky, oy := sample.LatticePoint(cy, c.quantumY)
+		bx, _ := sample.LatticePoint(c.batchX, c.quantumX)
+		by, _ := sample.LatticePoint(c.batchY, c.quantumY)
+		// as sample.Samples.MoveOrigin shifts the quanta, then XY scales them
+		rel := func(q, shift int64, quantum float64) (float64, error) {
+			v := q + shift
+			if math.Abs(float64(v)) > math.MaxInt32-2 {
+				return 0, fmt.Errorf("the samples span more than 2^31 quanta: they cannot be tiled exactly")
+			}
+			return float64(int32(v)) * quantum, nil
+		}
+		var err error
+		for k, v := range []struct {
+			q, shift int64
+			quantum  float64
+		}{{c.qlo[0], bx - kx, c.quantumX}, {c.qlo[1], by - ky, c.quantumY}, {c.qhi[0], bx - kx, c.quantumX}, {c.qhi[1], by - ky, c.quantumY}} {
+			if f.Rel[k], err = rel(v.q, v.shift, v.quantum); err != nil {
+				return nil, err
+			}
+		}
+		f.OriginX, f.OriginY, f.QuantumX, f.QuantumY = ox, oy, c.quantumX, c.quantumY
+	} else {
+		// as MoveOrigin from absolute coordinates: x + (0 - cx), monotonic in x
+		f.Rel = [4]float64{c.lo[0] + (0 - cx), c.lo[1] + (0 - cy), c.hi[0] + (0 - cx), c.hi[1] + (0 - cy)}
+		f.OriginX, f.OriginY = cx, cy
+	}
+	f.Bounds = [4]float64{f.Rel[0] + f.OriginX, f.Rel[1] + f.OriginY, f.Rel[2] + f.OriginX, f.Rel[3] + f.OriginY}
+	if c.Spill != nil {
+		c.Spill.setOrigin(cx, cy)
+	}
+	return f, nil
+}
+
+// LAS is the job's source that reads the LAS inputs directly (a plan's tiles, on any machine).
+func (c *Census) LAS(t raster.Target) (*LAS, error) {
+	if !c.las {
+		return nil, fmt.Errorf("a plan's tiles read LAS/LAZ inputs only")
+	}
+	l := &LAS{Files: c.Files, Opt: c.opt, readX: c.readX, readY: c.readY}
+	l.originX, l.originY = t.Centre()
+	return l, nil
+}
+
+// Close removes the spill, if any.
+func (c *Census) Close() error {
+	if c.Spill == nil {
+		return nil
+	}
+	err := c.Spill.Close()
+	c.Spill = nil
+	return err
+}
+
+func inputNames(paths []string) string {
+	if len(paths) == 1 {
+		return paths[0]
+	}
+	return fmt.Sprintf("%s and %d more", paths[0], len(paths)-1)
+}

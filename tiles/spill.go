@@ -1,0 +1,253 @@
+package tiles
+
+import (
+	"cmp"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+
+	"github.com/aidw/aidw/gdalio"
+	"github.com/aidw/aidw/sample"
+)
+
+// Spill holds a job's samples on disk, bucketed by position, so that a tile reads the buckets
+// its region meets and not the inputs: each input is read once (by the census), whatever
+// the number of tiles, and a tile's memory follows the samples it keeps.
+//
+// A record is a sample in one of two forms: compact (LAS points on one lattice: int32 offsets
+// in quanta from the spill's origin, then the float64 value: 16 bytes) or plain (absolute
+// float64 x, y, value, and the sample's place in the input: 32 bytes). Each bucket fills a
+// buffer of records in input order and appends it to the one spill file as a block when full.
+type Spill struct {
+	f       *os.File
+	end     int64 // the file's length
+	compact bool
+	// ordered: the samples keep their input order (a single vector or text input, as the
+	// in-memory run keeps it) instead of the canonical order.
+	ordered bool
+	// the lattice point the compact offsets count from, and the quanta
+	originX, originY     float64
+	quantumX, quantumY   float64
+	box                  [4]float64 // the buckets' grid covers this box (absolute); samples outside go to the edge buckets
+	nx, ny               int
+	buckets              []bucket
+	seq                  uint64 // samples written so far
+	jobOriginX, jobOrigY float64
+}
+
+// bucket is a cell of the spill's grid: the blocks of records on disk, the records not yet
+// written, and the box of its samples (absolute), which a load tests against its region.
+type bucket struct {
+	blocks []block
+	buf    []byte
+	box    [4]float64
+	n      int
+}
+
+type block struct {
+	off int64
+	n   int
+}
+
+const (
+	compactRecord = 16
+	plainRecord   = 32
+	// bucketRecords is how many records a bucket holds before it writes them as a block.
+	bucketRecords = 1024
+	// spillBuckets is about how many buckets cover the job: enough that a tile reads little
+	// beyond its region, few enough that their buffers stay small (a few tens of MiB).
+	spillBuckets = 4096
+)
+
+// newSpill makes a spill file in dir (the system's temporary directory when "") for samples
+// within box (absolute), in the compact form when quantumX > 0.
+func newSpill(dir string, box [4]float64, compact, ordered bool, originX, originY, quantumX, quantumY float64) (*Spill, error) {
+	f, err := os.CreateTemp(dir, "aidw-spill-*")
+	if err != nil {
+		return nil, fmt.Errorf("making the spill file of the tiled run: %w", err)
+	}
+	// The file needs no name: it goes when closed, however the process ends.
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	s := &Spill{f: f, compact: compact, ordered: ordered, originX: originX, originY: originY,
+		quantumX: quantumX, quantumY: quantumY, box: box}
+	w, h := box[2]-box[0], box[3]-box[1]
+	s.nx, s.ny = 1, 1
+	if w > 0 && h > 0 && !math.IsInf(w+h, 0) {
+		side := math.Sqrt(w * h / spillBuckets)
+		s.nx = min(max(1, int(math.Ceil(w/side))), 4*spillBuckets)
+		s.ny = min(max(1, int(math.Ceil(h/side))), 4*spillBuckets)
+	} else if w > 0 && !math.IsInf(w, 0) {
+		s.nx = spillBuckets
+	} else if h > 0 && !math.IsInf(h, 0) {
+		s.ny = spillBuckets
+	}
+	s.buckets = make([]bucket, s.nx*s.ny)
+	for i := range s.buckets {
+		s.buckets[i].box = [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	}
+	return s, nil
+}
+
+func (s *Spill) record() int {
+	if s.compact {
+		return compactRecord
+	}
+	return plainRecord
+}
+
+// bucketOf is the bucket of the absolute point (x, y): the grid's cell, clamped to the grid.
+func (s *Spill) bucketOf(x, y float64) *bucket {
+	i := int(float64(s.nx) * (x - s.box[0]) / (s.box[2] - s.box[0]))
+	j := int(float64(s.ny) * (y - s.box[1]) / (s.box[3] - s.box[1]))
+	i = min(max(i, 0), s.nx-1) // NaN and ±Inf give some int; clamped all the same
+	j = min(max(j, 0), s.ny-1)
+	return &s.buckets[j*s.nx+i]
+}
+
+// add writes a batch of samples: compact ones relative to the spill's origin lattice (checked
+// by the caller), plain ones in absolute coordinates as XY + origin.
+func (s *Spill) add(b *sample.Samples) error {
+	rec := s.record()
+	for i := range int32(b.Len()) {
+		x, y := b.XY(i)
+		ax, ay := x+b.OriginX, y+b.OriginY
+		k := s.bucketOf(ax, ay)
+		if k.buf == nil {
+			k.buf = make([]byte, 0, bucketRecords*rec)
+		}
+		var r [plainRecord]byte
+		if s.compact {
+			binary.LittleEndian.PutUint32(r[0:], uint32(b.QX[i]))
+			binary.LittleEndian.PutUint32(r[4:], uint32(b.QY[i]))
+			binary.LittleEndian.PutUint64(r[8:], math.Float64bits(b.Z[i]))
+		} else {
+			binary.LittleEndian.PutUint64(r[0:], math.Float64bits(ax))
+			binary.LittleEndian.PutUint64(r[8:], math.Float64bits(ay))
+			binary.LittleEndian.PutUint64(r[16:], math.Float64bits(b.Z[i]))
+			binary.LittleEndian.PutUint64(r[24:], s.seq)
+		}
+		s.seq++
+		k.buf = append(k.buf, r[:rec]...)
+		k.n++
+		k.box = [4]float64{min(k.box[0], ax), min(k.box[1], ay), max(k.box[2], ax), max(k.box[3], ay)}
+		if len(k.buf) == cap(k.buf) {
+			if err := s.flush(k); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// flush appends a bucket's buffered records to the file as a block.
+func (s *Spill) flush(k *bucket) error {
+	if len(k.buf) == 0 {
+		return nil
+	}
+	if _, err := s.f.WriteAt(k.buf, s.end); err != nil {
+		return fmt.Errorf("writing the spill file of the tiled run: %w", err)
+	}
+	k.blocks = append(k.blocks, block{s.end, len(k.buf) / s.record()})
+	s.end += int64(len(k.buf))
+	k.buf = k.buf[:0]
+	return nil
+}
+
+// finish writes every bucket's last records and lets the buffers go.
+func (s *Spill) finish() error {
+	for i := range s.buckets {
+		if err := s.flush(&s.buckets[i]); err != nil {
+			return err
+		}
+		s.buckets[i].buf = nil
+	}
+	return nil
+}
+
+// setOrigin sets the local origin the samples are loaded relative to (the job's).
+func (s *Spill) setOrigin(x, y float64) { s.jobOriginX, s.jobOrigY = x, y }
+
+// Load implements Source: the samples strictly inside region (nil: all), in the job's order
+// (canonical, or the input's), relative to the job's origin.
+func (s *Spill) Load(ctx context.Context, region *[4]float64) (*sample.Samples, error) {
+	out := &sample.Samples{}
+	if s.compact {
+		out.OriginX, out.OriginY, out.QuantumX, out.QuantumY = s.originX, s.originY, s.quantumX, s.quantumY
+	}
+	var seqs []uint64
+	rec := s.record()
+	var buf []byte
+	for i := range s.buckets {
+		k := &s.buckets[i]
+		if k.n == 0 || region != nil && !Intersects(k.box, *region) {
+			continue
+		}
+		inside := region == nil || k.box[0] > region[0] && k.box[2] < region[2] && k.box[1] > region[1] && k.box[3] < region[3]
+		for _, bl := range k.blocks {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			buf = slices.Grow(buf[:0], bl.n*rec)[:bl.n*rec]
+			if _, err := s.f.ReadAt(buf, bl.off); err != nil {
+				return nil, fmt.Errorf("reading the spill file of the tiled run: %w", err)
+			}
+			for r := 0; r < len(buf); r += rec {
+				if s.compact {
+					qx := int32(binary.LittleEndian.Uint32(buf[r:]))
+					qy := int32(binary.LittleEndian.Uint32(buf[r+4:]))
+					if !inside {
+						x, y := float64(qx)*s.quantumX+s.originX, float64(qy)*s.quantumY+s.originY
+						if !(x > region[0] && x < region[2] && y > region[1] && y < region[3]) {
+							continue
+						}
+					}
+					out.QX = append(out.QX, qx)
+					out.QY = append(out.QY, qy)
+					out.Z = append(out.Z, math.Float64frombits(binary.LittleEndian.Uint64(buf[r+8:])))
+					continue
+				}
+				x := math.Float64frombits(binary.LittleEndian.Uint64(buf[r:]))
+				y := math.Float64frombits(binary.LittleEndian.Uint64(buf[r+8:]))
+				if !inside && !(x > region[0] && x < region[2] && y > region[1] && y < region[3]) {
+					continue
+				}
+				out.X = append(out.X, x)
+				out.Y = append(out.Y, y)
+				out.Z = append(out.Z, math.Float64frombits(binary.LittleEndian.Uint64(buf[r+16:])))
+				if s.ordered {
+					seqs = append(seqs, binary.LittleEndian.Uint64(buf[r+24:]))
+				}
+			}
+		}
+	}
+	if s.ordered {
+		inputOrder(out, seqs)
+	} else {
+		gdalio.Canonicalize(out)
+	}
+	out.MoveOrigin(s.jobOriginX, s.jobOrigY)
+	return out, nil
+}
+
+// inputOrder puts plain samples back in their input order, seqs giving each one's place.
+func inputOrder(s *sample.Samples, seqs []uint64) {
+	idx := make([]int32, len(seqs))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortFunc(idx, func(a, b int32) int { return cmp.Compare(seqs[a], seqs[b]) })
+	x, y, z := make([]float64, len(idx)), make([]float64, len(idx)), make([]float64, len(idx))
+	for i, j := range idx {
+		x[i], y[i], z[i] = s.X[j], s.Y[j], s.Z[j]
+	}
+	s.X, s.Y, s.Z = x, y, z
+}
+
+// Close removes the spill file.
+func (s *Spill) Close() error { return s.f.Close() }
