@@ -3,6 +3,8 @@ package gdalio
 /*
 #cgo pkg-config: gdal
 #include <stdlib.h>
+#include <gdal.h>
+#include <cpl_conv.h>
 #include "ogr_read.h"
 */
 import "C"
@@ -23,6 +25,18 @@ import (
 var registerOnce sync.Once
 
 func register() { registerOnce.Do(godal.RegisterAll) }
+
+// LimitCache bounds GDAL's block cache (by default 5% of the machine's memory) to bytes, unless
+// GDAL_CACHEMAX was set (environment or --config): a run held to a memory budget counts it.
+func LimitCache(bytes int64) {
+	register()
+	key := C.CString("GDAL_CACHEMAX")
+	defer C.free(unsafe.Pointer(key))
+	if C.CPLGetConfigOption(key, nil) != nil {
+		return
+	}
+	C.GDALSetCacheMax64(C.GIntBig(bytes))
+}
 
 // SetConfig sets GDAL configuration options given as KEY=VALUE (gdal_grid's --config KEY VALUE)
 // for the whole process, as gdal_grid does: they must reach GDAL's own worker threads too.

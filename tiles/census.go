@@ -124,6 +124,12 @@ func TakeCensus(ctx context.Context, args []string, opt gdalio.SourceOptions, sp
 		c.Close()
 		return nil, fmt.Errorf("%s: no usable samples", inputNames(paths))
 	}
+	if math.IsInf(c.Extent[0], 1) {
+		// no layer extent asked for (the target's extent is given): the samples' box
+		for _, f := range c.Files {
+			c.Extent = [4]float64{min(c.Extent[0], f.Box[0]), min(c.Extent[1], f.Box[1]), max(c.Extent[2], f.Box[2]), max(c.Extent[3], f.Box[3])}
+		}
+	}
 	return c, nil
 }
 

@@ -180,7 +180,23 @@ func (s *Spill) Load(ctx context.Context, region *[4]float64) (*sample.Samples, 
 	if s.compact {
 		out.OriginX, out.OriginY, out.QuantumX, out.QuantumY = s.originX, s.originY, s.quantumX, s.quantumY
 	}
+	// room for every record of the buckets the region meets, so that appending never copies
+	total := 0
+	for i := range s.buckets {
+		if k := &s.buckets[i]; k.n > 0 && (region == nil || Intersects(k.box, *region)) {
+			total += k.n
+		}
+	}
+	if s.compact {
+		out.QX, out.QY = make([]int32, 0, total), make([]int32, 0, total)
+	} else {
+		out.X, out.Y = make([]float64, 0, total), make([]float64, 0, total)
+	}
+	out.Z = make([]float64, 0, total)
 	var seqs []uint64
+	if s.ordered {
+		seqs = make([]uint64, 0, total)
+	}
 	rec := s.record()
 	var buf []byte
 	for i := range s.buckets {

@@ -80,7 +80,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if budget == 0 {
 			budget = defaultBudget()
 		}
-		if side, err = budgetSide(j.target, j.facts, c.Rule(), budget); err != nil {
+		if side, err = budgetSide(j.target, j.facts, c.Rule(), c.Bands(), budget); err != nil {
 			return err
 		}
 	}

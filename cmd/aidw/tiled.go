@@ -64,9 +64,13 @@ func parseBytes(s string) (int64, error) {
 	return int64(f * mult), nil
 }
 
-// tileBytesPerPoint is what a loaded sample costs in a tile: the compact samples, the index,
-// the halo check's index and the reader's room (gdalio's lidarPeakBytes is 70 in memory).
+// tileBytesPerPoint is what a loaded sample costs in a tile at the peak: the compact samples
+// and their index (about 32 bytes) for the tile computed, and the next tile's samples being
+// read and sorted (about 48); gdalio's lidarPeakBytes is 70 in memory.
 const tileBytesPerPoint = 80
+
+// tileCacheBytes bounds GDAL's block cache in a run held to a budget.
+const tileCacheBytes = 128 << 20
 
 // defaultBudget is the share of the free memory a run takes when -memory is not given.
 func defaultBudget() int64 {
@@ -76,9 +80,9 @@ func defaultBudget() int64 {
 	return 4 << 30
 }
 
-// runTiledIfAsked runs `aidw grid` tile by tile when -tile asks for it, or when the inputs
-// are LAS/LAZ whose headers declare more points than the memory budget holds. It says whether
-// it ran.
+// runTiledIfAsked runs `aidw grid` tile by tile when -tile asks for it, when the inputs are
+// LAS/LAZ whose headers declare more points than the memory budget holds, or when -memory
+// holds other inputs to a budget. It says whether it ran.
 func runTiledIfAsked(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads int, stdout, stderr io.Writer) (bool, error) {
 	side := a.tiles.side
 	if side == 0 {
@@ -87,7 +91,10 @@ func runTiledIfAsked(ctx context.Context, a *gridArgs, alg interp.Algorithm, thr
 		if budget == 0 {
 			budget = defaultBudget()
 		}
-		if !ok || float64(declared)*tileBytesPerPoint <= float64(budget) {
+		switch {
+		case !ok && a.tiles.memory > 0:
+			// other inputs declare no count: held to a budget, they are spilled and tiled
+		case !ok || float64(declared)*tileBytesPerPoint <= float64(budget):
 			return false, nil
 		}
 		return true, runTiled(ctx, a, alg, threads, 0, budget, stdout, stderr)
@@ -179,14 +186,16 @@ func (j *tiledJob) prepare(a *gridArgs) error {
 	return err
 }
 
-// budgetSide is the tile side (in nodes) whose tile, halo included, holds about as many
-// samples as the budget allows at the job's mean density.
-func budgetSide(t raster.Target, f *tiles.Facts, rule tiles.Rule, budget int64) (int, error) {
+// budgetSide is the largest tile side (in nodes) whose run stays within the budget at the
+// job's mean density: two tiles' samples with their halos (one computed while the next is
+// read; tileBytesPerPoint), a tile's bands and the row of tiles the writer takes. The
+// process needs about 300 MB besides: the runtime, GDAL and its block cache (tileCacheBytes),
+// the spill's buffers.
+func budgetSide(t raster.Target, f *tiles.Facts, rule tiles.Rule, bands int, budget int64) (int, error) {
 	if rule.Family == tiles.Global {
 		return 0, fmt.Errorf("this algorithm weighs every sample at every node: its %d samples need about %.1f GiB, more than the memory budget of %.1f GiB, and tiles cannot lessen that (a bounded form, with max_points or a radius, can be tiled)",
 			f.N, float64(f.N)*tileBytesPerPoint/(1<<30), float64(budget)/(1<<30))
 	}
-	points := float64(budget) / tileBytesPerPoint
 	b := f.Rel
 	area := math.Max((b[2]-b[0])*(b[3]-b[1]), 1e-300)
 	density := float64(f.N) / area
@@ -194,14 +203,29 @@ func budgetSide(t raster.Target, f *tiles.Facts, rule tiles.Rule, budget int64) 
 	if rule.Family == tiles.Nearest {
 		halo += 2 * math.Sqrt(float64(rule.K)/(math.Pi*density))
 	}
-	w := math.Sqrt(points/density) - 2*halo
 	g := t.GeoTransform
 	cell := math.Max(math.Hypot(g[1], g[4]), math.Hypot(g[2], g[5]))
-	side := int(w / cell)
-	if side < 16 {
-		return 0, fmt.Errorf("the memory budget of %.1f GiB holds about %.0f samples, too few for a tile of 16 x 16 nodes and its halo at this density: give a larger -memory", float64(budget)/(1<<30), points)
+	need := func(side int) float64 {
+		span := float64(side)*cell + 2*halo
+		points := density * span * span
+		rows := float64(side) * float64(t.Cols) * 8 * float64(bands)
+		tile := float64(side) * float64(side) * 8 * float64(bands+2)
+		return points*tileBytesPerPoint + rows + tile
 	}
-	return side, nil
+	if need(16) > float64(budget) {
+		return 0, fmt.Errorf("the memory budget of %.1f GiB is too small for a tile of 16 x 16 nodes and its halo at this density (%.0f samples a tile): give a larger -memory",
+			float64(budget)/(1<<30), density*math.Pow(16*cell+2*halo, 2))
+	}
+	lo, hi := 16, max(t.Cols, t.Rows, 16)
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if need(mid) <= float64(budget) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo, nil
 }
 
 // runTiled is `aidw grid` tile by tile into the one output raster.
@@ -217,9 +241,11 @@ func runTiled(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads, s
 		return err
 	}
 	if side == 0 {
-		if side, err = budgetSide(j.target, j.facts, c.Rule(), budget); err != nil {
+		if side, err = budgetSide(j.target, j.facts, c.Rule(), c.Bands(), budget); err != nil {
 			return err
 		}
+		gdalio.LimitCache(tileCacheBytes)
+		limitHeap(budget + 256<<20)
 	}
 	names := interp.BandNames(alg)
 	ropt := gdalio.RasterOptions{Format: a.format, Type: a.outType, Create: a.creation,

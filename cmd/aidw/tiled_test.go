@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,5 +63,34 @@ func TestGridMemoryBudget(t *testing.T) {
 	code, _, stderr = runAidw(t, "grid", "-q", "-a", "aidw", "-memory", "100KB", in, filepath.Join(dir, "global.tif"))
 	if code == 0 || !strings.Contains(stderr, "every sample") {
 		t.Fatalf("global aidw over budget: exit %d, %q; want a refusal", code, stderr)
+	}
+}
+
+// -memory tiles a text input too (its samples spilled in the census): the raster is the
+// in-memory one, and a budget too small for one tile is refused, which shows the tiled path ran.
+func TestGridMemoryText(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "pts.csv")
+	var b strings.Builder
+	b.WriteString("x,y,z\n")
+	for i := range 3000 {
+		x, y := float64(i*37%1000)/5, float64(i*91%750)/5
+		fmt.Fprintf(&b, "%.1f,%.1f,%.2f\n", x, y, 10+float64(i%17)/3)
+	}
+	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	grid := []string{"grid", "-q", "-a", "invdistnn:radius=5:max_points=8", "-txe", "0", "200", "-tye", "0", "150", "-outsize", "100", "75"}
+	want, got := filepath.Join(dir, "want.tif"), filepath.Join(dir, "got.tif")
+	if code, _, stderr := runAidw(t, append(grid, in, want)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runAidw(t, append(grid, "-memory", "1MB", in, got)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	sameRaster(t, "csv -memory 1MB", readRaster(t, got, 1), readRaster(t, want, 1))
+	code, _, stderr := runAidw(t, append(grid, "-memory", "1KB", in, filepath.Join(dir, "small.tif"))...)
+	if code == 0 || !strings.Contains(stderr, "too small for a tile") {
+		t.Fatalf("-memory 1KB: exit %d, %q; want a refusal from the tiled run", code, stderr)
 	}
 }
