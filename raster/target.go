@@ -48,6 +48,28 @@ func (t Target) Node(col, row int, ox, oy float64) (x, y float64) {
 	return (g[0] + c*g[1] + r*g[2]) - ox, (g[3] + c*g[4] + r*g[5]) - oy
 }
 
+// Window is the target of the cols x rows nodes from (col0, row0): the same nodes, placed
+// where this target places them. Its mask, if any, is this one's rows.
+func (t Target) Window(col0, row0, cols, rows int) Target {
+	g := t.GeoTransform
+	w := Target{Cols: cols, Rows: rows, GeoTransform: [6]float64{
+		g[0] + float64(col0)*g[1] + float64(row0)*g[2], g[1], g[2],
+		g[3] + float64(col0)*g[4] + float64(row0)*g[5], g[4], g[5]}}
+	if t.Mask != nil {
+		w.Mask = func(r0, n int, skip []bool) error {
+			all := make([]bool, n*t.Cols)
+			if err := t.Mask(row0+r0, n, all); err != nil {
+				return err
+			}
+			for r := range n {
+				copy(skip[r*cols:(r+1)*cols], all[r*t.Cols+col0:r*t.Cols+col0+cols])
+			}
+			return nil
+		}
+	}
+	return w
+}
+
 // Validate checks that the target has nodes and a non-degenerate geotransform.
 func (t Target) Validate() error {
 	if t.Cols <= 0 || t.Rows <= 0 {

@@ -23,13 +23,18 @@ type Tile struct {
 // Split cuts the target into tiles of side nodes (the last of a row or column smaller), in
 // row-major order.
 func Split(t raster.Target, side int) ([]Tile, error) {
+	return Tile{Cols: t.Cols, Rows: t.Rows}.Split(side)
+}
+
+// Split cuts the window w into tiles of side nodes, as the target's Split.
+func (w Tile) Split(side int) ([]Tile, error) {
 	if side < 1 {
 		return nil, fmt.Errorf("tile side %d: must be at least 1 node", side)
 	}
 	var out []Tile
-	for r := 0; r < t.Rows; r += side {
-		for c := 0; c < t.Cols; c += side {
-			out = append(out, Tile{Col0: c, Row0: r, Cols: min(side, t.Cols-c), Rows: min(side, t.Rows-r)})
+	for r := w.Row0; r < w.Row0+w.Rows; r += side {
+		for c := w.Col0; c < w.Col0+w.Cols; c += side {
+			out = append(out, Tile{Col0: c, Row0: r, Cols: min(side, w.Col0+w.Cols-c), Rows: min(side, w.Row0+w.Rows-r)})
 		}
 	}
 	return out, nil

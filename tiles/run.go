@@ -92,6 +92,9 @@ func NewComputer(cfg Config, facts *Facts, src Source) (*Computer, error) {
 	return &Computer{cfg: cfg, facts: facts, rule: rule, src: src, nbands: len(interp.BandNames(cfg.Alg))}, nil
 }
 
+// Algorithm is the job's algorithm.
+func (c *Computer) Algorithm() interp.Algorithm { return c.cfg.Alg }
+
 // Rule is the job's halo rule.
 func (c *Computer) Rule() Rule { return c.rule }
 
@@ -349,22 +352,28 @@ func (c *Computer) computeNodes(ctx context.Context, tl Tile, s *sample.Samples,
 // in order: the whole raster, band by band as interp.BandSink.
 func Run(ctx context.Context, c *Computer, side int, sink interp.BandSink) error {
 	t := c.cfg.Target
-	tiles, err := Split(t, side)
+	return RunWindow(ctx, c, Tile{Cols: t.Cols, Rows: t.Rows}, side, sink)
+}
+
+// RunWindow is Run on a window of the target's nodes: sink gets the window's rows (row0
+// counted from the window's first), win.Cols values a row.
+func RunWindow(ctx context.Context, c *Computer, win Tile, side int, sink interp.BandSink) error {
+	tiles, err := win.Split(side)
 	if err != nil {
 		return err
 	}
 	progress := c.cfg.Progress
 	defer func() { c.cfg.Progress = progress }()
-	total := float64(t.Cols) * float64(t.Rows)
+	total := float64(win.Cols) * float64(win.Rows)
 	done := 0.0
 	var rowBuf [][]float64
 	var next <-chan loaded
 	for i := 0; i < len(tiles); {
 		row0, rows := tiles[i].Row0, tiles[i].Rows
-		if rowBuf == nil || len(rowBuf[0]) < rows*t.Cols {
+		if rowBuf == nil || len(rowBuf[0]) < rows*win.Cols {
 			rowBuf = make([][]float64, c.nbands)
 			for k := range rowBuf {
-				rowBuf[k] = make([]float64, rows*t.Cols)
+				rowBuf[k] = make([]float64, rows*win.Cols)
 			}
 		}
 		for ; i < len(tiles) && tiles[i].Row0 == row0; i++ {
@@ -389,17 +398,18 @@ func Run(ctx context.Context, c *Computer, side int, sink interp.BandSink) error
 				return fmt.Errorf("tile at column %d, row %d: %w", tl.Col0, tl.Row0, err)
 			}
 			done += float64(tl.Rows * tl.Cols)
+			at := tl.Col0 - win.Col0
 			for k := range out {
 				for r := range tl.Rows {
-					copy(rowBuf[k][r*t.Cols+tl.Col0:r*t.Cols+tl.Col0+tl.Cols], out[k][r*tl.Cols:(r+1)*tl.Cols])
+					copy(rowBuf[k][r*win.Cols+at:r*win.Cols+at+tl.Cols], out[k][r*tl.Cols:(r+1)*tl.Cols])
 				}
 			}
 		}
 		bands := make([][]float64, c.nbands)
 		for k := range bands {
-			bands[k] = rowBuf[k][:rows*t.Cols]
+			bands[k] = rowBuf[k][:rows*win.Cols]
 		}
-		if err := sink(row0, rows, bands); err != nil {
+		if err := sink(row0-win.Row0, rows, bands); err != nil {
 			return err
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -81,8 +82,9 @@ func defaultBudget() int64 {
 }
 
 // runTiledIfAsked runs `aidw grid` tile by tile when -tile asks for it, when the inputs are
-// LAS/LAZ whose headers declare more points than the memory budget holds, or when -memory
-// holds other inputs to a budget. It says whether it ran.
+// LAS/LAZ whose headers declare more points than the memory budget holds, when -memory
+// holds other inputs to a budget, or when the output names one raster per input. It says
+// whether it ran.
 func runTiledIfAsked(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads int, stdout, stderr io.Writer) (bool, error) {
 	side := a.tiles.side
 	if side == 0 {
@@ -92,6 +94,8 @@ func runTiledIfAsked(ctx context.Context, a *gridArgs, alg interp.Algorithm, thr
 			budget = defaultBudget()
 		}
 		switch {
+		case isBatch(a.dst):
+			// one raster per input is a tiled run, whatever its size
 		case !ok && a.tiles.memory > 0:
 			// other inputs declare no count: held to a budget, they are spilled and tiled
 		case !ok || float64(declared)*tileBytesPerPoint <= float64(budget):
@@ -228,14 +232,14 @@ func budgetSide(t raster.Target, f *tiles.Facts, rule tiles.Rule, bands int, bud
 	return lo, nil
 }
 
-// runTiled is `aidw grid` tile by tile into the one output raster.
+// runTiled is `aidw grid` tile by tile into the one output raster, or, when the output's
+// name holds a '#', into one raster per input (see batchWindows).
 func runTiled(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads, side int, budget int64, stdout, stderr io.Writer) error {
 	j, err := prepareTiled(ctx, a, true)
 	if err != nil {
 		return err
 	}
 	defer j.census.Close()
-	nodata, setNoData := outputNoData(a, alg, j.tmpl)
 	c, err := tiles.NewComputer(tiles.Config{Target: j.target, Alg: alg, Threads: threads}, j.facts, j.census.Spill)
 	if err != nil {
 		return err
@@ -247,18 +251,57 @@ func runTiled(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads, s
 		gdalio.LimitCache(tileCacheBytes)
 		limitHeap(budget + 256<<20)
 	}
+	outputs := []tiledOutput{{a.dst, tiles.Tile{Cols: j.target.Cols, Rows: j.target.Rows}}}
+	if isBatch(a.dst) {
+		if outputs, err = batchWindows(a.dst, j.target, j.census.Files); err != nil {
+			return err
+		}
+	}
+	var bar *termProgress
+	if !a.quiet {
+		bar = newTermProgress(stdout)
+		bar.Update(0)
+	}
+	total, done := 0.0, 0.0
+	for _, o := range outputs {
+		total += float64(o.win.Cols) * float64(o.win.Rows)
+	}
+	for _, o := range outputs {
+		if bar != nil {
+			base, size := done, float64(o.win.Cols)*float64(o.win.Rows)
+			c.SetProgress(func(f float64) { bar.Update((base + f*size) / total) })
+		}
+		if err := writeTiled(ctx, a, j, c, o, side); err != nil {
+			return err
+		}
+		done += float64(o.win.Cols) * float64(o.win.Rows)
+	}
+	return nil
+}
+
+// tiledOutput is a raster a tiled run writes: a window of the job's target.
+type tiledOutput struct {
+	path string
+	win  tiles.Tile
+}
+
+// writeTiled computes output o's window of the job tile by tile into its raster.
+func writeTiled(ctx context.Context, a *gridArgs, j *tiledJob, c *tiles.Computer, o tiledOutput, side int) error {
+	alg := c.Algorithm()
+	nodata, setNoData := outputNoData(a, alg, j.tmpl)
 	names := interp.BandNames(alg)
+	target := j.target.Window(o.win.Col0, o.win.Row0, o.win.Cols, o.win.Rows)
 	ropt := gdalio.RasterOptions{Format: a.format, Type: a.outType, Create: a.creation,
 		SRS: j.srs, Bands: len(names), NoData: nodata, SetNoData: setNoData || j.target.Mask != nil}
-	w, err := gdalio.Create(a.dst, j.target, ropt)
+	w, err := gdalio.Create(o.path, target, ropt)
 	if err != nil {
 		return err
 	}
 	var preview *report.Preview
-	if a.preview != "" {
+	if a.preview != "" && o.path == a.dst {
 		var geographic bool
 		if geographic, err = gdalio.IsGeographic(j.srs); err == nil {
-			preview = report.NewPreview(j.target, geographic, ropt.NoData, ropt.SetNoData)
+			preview = report.NewPreview(target, geographic, ropt.NoData, ropt.SetNoData)
 		}
 	}
 	if err == nil && len(names) > 1 {
@@ -268,14 +311,55 @@ func runTiled(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads, s
 			}
 		}
 	}
-	var bar *termProgress
 	if err == nil {
-		if !a.quiet {
-			bar = newTermProgress(stdout)
-			bar.Update(0)
-			c.SetProgress(bar.Update)
-		}
-		err = tiles.Run(ctx, c, side, writeBands(w, preview, 0))
+		err = tiles.RunWindow(ctx, c, o.win, side, writeBands(w, preview, 0))
 	}
 	return finishRaster(ctx, w, preview, a.preview, err)
+}
+
+// isBatch says whether the output names one raster per input: a '#' in its file name, which
+// each input's base name replaces (as PDAL's writers number their outputs, and as
+// WhiteboxTools grids a folder of tiles tile by tile).
+func isBatch(dst string) bool { return strings.Contains(filepath.Base(dst), "#") }
+
+// batchWindows is the output of each input that has samples: the window of the job's nodes
+// whose cells hold its samples (clipped to the target; none when outside it), named by dst
+// with '#' replaced by the input's base name. Each raster equals that window of the one-raster
+// run: its nodes are computed from the samples of every input within the halo.
+func batchWindows(dst string, t raster.Target, files []tiles.LASFile) ([]tiledOutput, error) {
+	g := t.GeoTransform
+	if g[2] != 0 || g[4] != 0 {
+		return nil, fmt.Errorf("%s: one raster per input needs a north-up grid", dst)
+	}
+	var out []tiledOutput
+	seen := map[string]string{}
+	for _, f := range files {
+		if f.Points == 0 {
+			continue
+		}
+		cell := func(v, origin, step float64, n int) int {
+			return min(max(int(math.Floor((v-origin)/step)), -1), n)
+		}
+		c0, c1 := cell(f.Box[0], g[0], g[1], t.Cols), cell(f.Box[2], g[0], g[1], t.Cols)
+		r0, r1 := cell(f.Box[3], g[3], g[5], t.Rows), cell(f.Box[1], g[3], g[5], t.Rows)
+		c0, c1 = max(min(c0, c1), 0), min(max(c0, c1), t.Cols-1)
+		r0, r1 = max(min(r0, r1), 0), min(max(r0, r1), t.Rows-1)
+		if c1 < c0 || r1 < r0 {
+			continue // the input's samples lie outside the target
+		}
+		base := strings.TrimSuffix(filepath.Base(f.Path), filepath.Ext(f.Path))
+		if ext := filepath.Ext(base); strings.EqualFold(ext, ".copc") {
+			base = strings.TrimSuffix(base, ext)
+		}
+		path := filepath.Join(filepath.Dir(dst), strings.ReplaceAll(filepath.Base(dst), "#", base))
+		if other, ok := seen[path]; ok {
+			return nil, fmt.Errorf("%s and %s would both write %s: give the inputs distinct names", other, f.Path, path)
+		}
+		seen[path] = f.Path
+		out = append(out, tiledOutput{path, tiles.Tile{Col0: c0, Row0: r0, Cols: c1 - c0 + 1, Rows: r1 - r0 + 1}})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no input has samples inside the output's extent", dst)
+	}
+	return out, nil
 }

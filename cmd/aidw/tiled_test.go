@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,5 +93,48 @@ func TestGridMemoryText(t *testing.T) {
 	code, _, stderr := runAidw(t, append(grid, "-memory", "1KB", in, filepath.Join(dir, "small.tif"))...)
 	if code == 0 || !strings.Contains(stderr, "too small for a tile") {
 		t.Fatalf("-memory 1KB: exit %d, %q; want a refusal from the tiled run", code, stderr)
+	}
+}
+
+// An output name with '#' writes one raster per input, named after it: each covers the cells
+// of its input's samples and equals that window of the one-raster run bit for bit (its edge
+// nodes computed from the neighbouring inputs' samples), with the one-raster run's georeference.
+func TestGridBatchPerInput(t *testing.T) {
+	dir := t.TempDir()
+	paths := lastest.Survey(t, filepath.Join(dir, "in"), 4000, 3, false)
+	for _, alg := range []string{"aidw:max_points=12", "invdistnn:radius=6:max_points=12", "nearest"} {
+		grid := []string{"grid", "-q", "-a", alg, "-tr", "2", "2"}
+		whole := filepath.Join(dir, "whole.tif")
+		if code, _, stderr := runAidw(t, append(grid, filepath.Join(dir, "in"), whole)...); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		out := filepath.Join(dir, "out", "dem_#.tif")
+		os.MkdirAll(filepath.Dir(out), 0o755)
+		if code, _, stderr := runAidw(t, append(grid, "-tile", "11", filepath.Join(dir, "in"), out)...); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		w := readRaster(t, whole, 1)
+		cells := 0
+		for _, p := range paths {
+			name := strings.TrimSuffix(filepath.Base(p), ".las")
+			got := readRaster(t, filepath.Join(dir, "out", "dem_"+name+".tif"), 1)
+			c0 := int(math.Round((got.gt[0] - w.gt[0]) / w.gt[1]))
+			r0 := int(math.Round((got.gt[3] - w.gt[3]) / w.gt[5]))
+			if got.gt[1] != w.gt[1] || got.gt[5] != w.gt[5] || c0 < 0 || r0 < 0 || c0+got.cols > w.cols || r0+got.rows > w.rows {
+				t.Fatalf("%s: %s: geotransform %v (%dx%d) is no window of %v (%dx%d)", alg, name, got.gt, got.cols, got.rows, w.gt, w.cols, w.rows)
+			}
+			for r := range got.rows {
+				for c := range got.cols {
+					g, want := got.values[r*got.cols+c], w.values[(r0+r)*w.cols+c0+c]
+					if math.Float64bits(g) != math.Float64bits(want) {
+						t.Fatalf("%s: %s: node %d,%d is %v, the one-raster run's %v", alg, name, c, r, g, want)
+					}
+				}
+			}
+			cells += got.cols * got.rows
+		}
+		if cells < w.cols*w.rows {
+			t.Fatalf("%s: the per-input rasters cover %d cells of the whole's %d", alg, cells, w.cols*w.rows)
+		}
 	}
 }
