@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/aidw/aidw/grid"
 	"github.com/aidw/aidw/interp"
@@ -58,8 +61,11 @@ type Source interface {
 
 // Config is a tiled run.
 type Config struct {
-	Target  raster.Target
-	Alg     interp.Algorithm
+	Target raster.Target
+	Alg    interp.Algorithm
+	// Engines compute the tiles, each one tile at a time, taking them from one queue (the GPUs
+	// of a host); nil: the CPU engine with Threads workers.
+	Engines []interp.Engine
 	Threads int
 	// Progress, when set, is told the fraction of nodes done.
 	Progress func(float64)
@@ -74,7 +80,7 @@ type Computer struct {
 	nbands int
 	// Loads counts the loads of samples (a tile takes one, or more when its halo grows);
 	// Loaded the samples they gave.
-	Loads, Loaded int
+	Loads, Loaded atomic.Int64
 }
 
 // NewComputer checks that the algorithm can be tiled and returns the computer of the job.
@@ -89,6 +95,9 @@ func NewComputer(cfg Config, facts *Facts, src Source) (*Computer, error) {
 	if err := cfg.Target.Validate(); err != nil {
 		return nil, err
 	}
+	if len(cfg.Engines) == 0 {
+		cfg.Engines = []interp.Engine{&interp.CPU{Threads: cfg.Threads}}
+	}
 	return &Computer{cfg: cfg, facts: facts, rule: rule, src: src, nbands: len(interp.BandNames(cfg.Alg))}, nil
 }
 
@@ -101,9 +110,15 @@ func (c *Computer) Rule() Rule { return c.rule }
 // Bands is the number of bands the algorithm computes per node.
 func (c *Computer) Bands() int { return c.nbands }
 
-// Compute computes tile tl: out[k] receives band k's values, tl.Rows x tl.Cols row-major.
+// Compute computes tile tl with the first engine: out[k] receives band k's values, tl.Rows x
+// tl.Cols row-major.
 func (c *Computer) Compute(ctx context.Context, tl Tile, out [][]float64) error {
-	return c.compute(ctx, tl, out, nil)
+	n := tl.Rows * tl.Cols
+	return c.compute(ctx, c.cfg.Engines[0], tl, out, nil, func(left int) {
+		if c.cfg.Progress != nil {
+			c.cfg.Progress(float64(n-left) / float64(n))
+		}
+	})
 }
 
 // loaded is the outcome of a load of samples.
@@ -124,8 +139,9 @@ func (c *Computer) prefetch(ctx context.Context, tl Tile) <-chan loaded {
 	return ch
 }
 
-// compute is Compute, with the samples of the first region from first when non-nil.
-func (c *Computer) compute(ctx context.Context, tl Tile, out [][]float64, first <-chan loaded) error {
+// compute computes tile tl with engine eng, the samples of its first region from first when
+// non-nil; progress is told how many of its nodes are left after each round.
+func (c *Computer) compute(ctx context.Context, eng interp.Engine, tl Tile, out [][]float64, first <-chan loaded, progress func(left int)) error {
 	t := c.cfg.Target
 	n := tl.Rows * tl.Cols
 	pending := make([]bool, n)
@@ -166,14 +182,18 @@ func (c *Computer) compute(ctx context.Context, tl Tile, out [][]float64, first 
 		if err := c.facts.check(s); err != nil {
 			return err
 		}
-		c.Loads++
-		c.Loaded += s.Len()
+		c.Loads.Add(1)
+		c.Loaded.Add(int64(s.Len()))
 		if nearest && region != nil && s.Len() < c.rule.K {
 			// too few for a node's search: every sample is needed
 			region, first = nil, nil
 			continue
 		}
-		if err := c.computeNodes(ctx, tl, s, c.facts.Job(c.rule, region != nil), pending, out, reach); err != nil {
+		r := reach
+		if region == nil {
+			r = nil // every sample loaded: nothing to check
+		}
+		if err := c.computeNodes(ctx, eng, tl, s, c.facts.Job(c.rule, region != nil), pending, out, r); err != nil {
 			return err
 		}
 		var next *[4]float64
@@ -189,9 +209,7 @@ func (c *Computer) compute(ctx context.Context, tl Tile, out [][]float64, first 
 			}
 		}
 		region = next
-		if c.cfg.Progress != nil {
-			c.cfg.Progress(float64(n-left) / float64(n))
-		}
+		progress(left)
 	}
 	return nil
 }
@@ -277,7 +295,7 @@ func (c *Computer) checkNodes(tl Tile, region [4]float64, pending []bool, reach 
 // computeNodes computes the nodes do of the tile from samples s with the CPU engine, on the
 // whole target (so that nodes lie where the in-memory run puts them), rows at a time; reach,
 // when non-nil, receives each node's reach (see interp.Block.Reach).
-func (c *Computer) computeNodes(ctx context.Context, tl Tile, s *sample.Samples, job *interp.Job, do []bool, out [][]float64, reach []float64) error {
+func (c *Computer) computeNodes(ctx context.Context, eng interp.Engine, tl Tile, s *sample.Samples, job *interp.Job, do []bool, out [][]float64, reach []float64) error {
 	any := false
 	for _, d := range do {
 		any = any || d
@@ -287,7 +305,12 @@ func (c *Computer) computeNodes(ctx context.Context, tl Tile, s *sample.Samples,
 	}
 	t := c.cfg.Target
 	p := &interp.Problem{Samples: s, Target: t, Alg: c.cfg.Alg, Job: job}
-	eng := &interp.CPU{Threads: c.cfg.Threads}
+	_, cpu := eng.(*interp.CPU)
+	if reach != nil && !cpu {
+		// only the CPU engine tells a node's reach: the k nearest tell it for the others
+		c.knnReach(ctx, tl, s, do, reach)
+		reach = nil
+	}
 	prep, err := eng.Prepare(ctx, p)
 	if err != nil {
 		return err
@@ -356,64 +379,193 @@ func Run(ctx context.Context, c *Computer, side int, sink interp.BandSink) error
 }
 
 // RunWindow is Run on a window of the target's nodes: sink gets the window's rows (row0
-// counted from the window's first), win.Cols values a row.
+// counted from the window's first), win.Cols values a row. Each engine computes one tile at a
+// time, taking them in order from one queue, and reads the samples of the next it takes while
+// it computes; rows of tiles go to sink in order, whichever engine finishes first.
 func RunWindow(ctx context.Context, c *Computer, win Tile, side int, sink interp.BandSink) error {
 	tiles, err := win.Split(side)
 	if err != nil {
 		return err
 	}
-	progress := c.cfg.Progress
-	defer func() { c.cfg.Progress = progress }()
-	total := float64(win.Cols) * float64(win.Rows)
-	done := 0.0
-	var rowBuf [][]float64
-	var next <-chan loaded
-	for i := 0; i < len(tiles); {
-		row0, rows := tiles[i].Row0, tiles[i].Rows
-		if rowBuf == nil || len(rowBuf[0]) < rows*win.Cols {
-			rowBuf = make([][]float64, c.nbands)
-			for k := range rowBuf {
-				rowBuf[k] = make([]float64, rows*win.Cols)
-			}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	w := &windowRun{c: c, win: win, tiles: tiles, sink: sink, rows: map[int]*tileRow{},
+		total: float64(win.Cols) * float64(win.Rows)}
+	for _, tl := range tiles {
+		r := w.rows[tl.Row0]
+		if r == nil {
+			r = &tileRow{rows: tl.Rows}
+			w.rows[tl.Row0] = r
+			w.order = append(w.order, tl.Row0)
 		}
-		for ; i < len(tiles) && tiles[i].Row0 == row0; i++ {
-			tl := tiles[i]
-			out := make([][]float64, c.nbands)
-			for k := range out {
-				out[k] = make([]float64, tl.Rows*tl.Cols)
+		r.left++
+	}
+	var wg sync.WaitGroup
+	for _, eng := range c.cfg.Engines {
+		wg.Go(func() {
+			if err := w.work(ctx, eng); err != nil {
+				cancel(err)
 			}
-			if progress != nil {
-				base, size := done, float64(tl.Rows*tl.Cols)
-				c.cfg.Progress = func(f float64) { progress((base + f*size) / total) }
-			}
-			first := next
-			if first == nil {
-				first = c.prefetch(ctx, tl)
-			}
-			next = nil
-			if i+1 < len(tiles) {
-				next = c.prefetch(ctx, tiles[i+1])
-			}
-			if err := c.compute(ctx, tl, out, first); err != nil {
-				return fmt.Errorf("tile at column %d, row %d: %w", tl.Col0, tl.Row0, err)
-			}
-			done += float64(tl.Rows * tl.Cols)
-			at := tl.Col0 - win.Col0
-			for k := range out {
-				for r := range tl.Rows {
-					copy(rowBuf[k][r*win.Cols+at:r*win.Cols+at+tl.Cols], out[k][r*tl.Cols:(r+1)*tl.Cols])
-				}
-			}
-		}
-		bands := make([][]float64, c.nbands)
-		for k := range bands {
-			bands[k] = rowBuf[k][:rows*win.Cols]
-		}
-		if err := sink(row0-win.Row0, rows, bands); err != nil {
-			return err
-		}
+		})
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return err
 	}
 	return nil
+}
+
+// windowRun is the state RunWindow's engines share.
+type windowRun struct {
+	c     *Computer
+	win   Tile
+	tiles []Tile
+	sink  interp.BandSink
+	total float64
+
+	mu      sync.Mutex
+	next    int              // the next tile to take
+	rows    map[int]*tileRow // by first row
+	order   []int            // the rows of tiles' first rows, in order
+	written int              // rows of tiles handed to sink
+	done    float64          // nodes finished
+}
+
+// tileRow is a row of tiles being assembled: its bands, and how many tiles are missing.
+type tileRow struct {
+	rows  int
+	bands [][]float64
+	left  int
+}
+
+// take returns the next tile of the queue.
+func (w *windowRun) take() (int, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.next == len(w.tiles) {
+		return 0, false
+	}
+	w.next++
+	return w.next - 1, true
+}
+
+// work computes tiles with eng until the queue is empty.
+func (w *windowRun) work(ctx context.Context, eng interp.Engine) error {
+	c := w.c
+	i, ok := w.take()
+	if !ok {
+		return nil
+	}
+	first := c.prefetch(ctx, w.tiles[i])
+	for {
+		j, more := w.take()
+		var next <-chan loaded
+		if more {
+			next = c.prefetch(ctx, w.tiles[j])
+		}
+		tl := w.tiles[i]
+		out := make([][]float64, c.nbands)
+		for k := range out {
+			out[k] = make([]float64, tl.Rows*tl.Cols)
+		}
+		before := tl.Rows * tl.Cols
+		err := c.compute(ctx, eng, tl, out, first, func(left int) {
+			w.progress(float64(before - left))
+			before = left
+		})
+		if err != nil {
+			return fmt.Errorf("tile at column %d, row %d: %w", tl.Col0, tl.Row0, err)
+		}
+		if err := w.place(tl, out); err != nil {
+			return err
+		}
+		if !more {
+			return nil
+		}
+		i, first = j, next
+	}
+}
+
+// progress adds nodes to those finished and tells the run's progress.
+func (w *windowRun) progress(nodes float64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.done += nodes
+	if p := w.c.cfg.Progress; p != nil {
+		p(w.done / w.total)
+	}
+}
+
+// place puts a finished tile into its row of tiles, and hands every complete row that is
+// next in order to the sink.
+func (w *windowRun) place(tl Tile, out [][]float64) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r := w.rows[tl.Row0]
+	if r.bands == nil {
+		r.bands = make([][]float64, len(out))
+		for k := range r.bands {
+			r.bands[k] = make([]float64, r.rows*w.win.Cols)
+		}
+	}
+	at := tl.Col0 - w.win.Col0
+	for k := range out {
+		for row := range tl.Rows {
+			copy(r.bands[k][row*w.win.Cols+at:row*w.win.Cols+at+tl.Cols], out[k][row*tl.Cols:(row+1)*tl.Cols])
+		}
+	}
+	r.left--
+	for w.written < len(w.order) {
+		row0 := w.order[w.written]
+		r := w.rows[row0]
+		if r.left > 0 {
+			break
+		}
+		if err := w.sink(row0-w.win.Row0, r.rows, r.bands); err != nil {
+			return err
+		}
+		delete(w.rows, row0)
+		w.written++
+	}
+	return nil
+}
+
+// knnReach sets the reach of the nodes do of tile tl from samples s as the CPU engine tells it
+// for the nearest family: the distance of the K-th nearest sample (at least Extra), +Inf when
+// there are fewer; computed on every core.
+func (c *Computer) knnReach(ctx context.Context, tl Tile, s *sample.Samples, do []bool, reach []float64) {
+	t := c.cfg.Target
+	ix := grid.Of(s)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	threads := c.cfg.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	for range threads {
+		wg.Go(func() {
+			var nb []grid.Neighbor
+			for ctx.Err() == nil {
+				r := int(next.Add(1) - 1)
+				if r >= tl.Rows {
+					return
+				}
+				for k := range tl.Cols {
+					i := r*tl.Cols + k
+					if !do[i] {
+						continue
+					}
+					x, y := t.Node(tl.Col0+k, tl.Row0+r, s.OriginX, s.OriginY)
+					nb = ix.KNN(x, y, c.rule.K, math.Inf(1), nb)
+					reach[i] = math.Inf(1)
+					if len(nb) == c.rule.K {
+						reach[i] = math.Max(math.Sqrt(nb[c.rule.K-1].D2), c.rule.Extra)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // SetProgress sets the function told the fraction of the job done.

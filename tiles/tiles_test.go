@@ -41,8 +41,13 @@ func inMemory(t *testing.T, paths []string, opt gdalio.SourceOptions, target ras
 	return out
 }
 
-// tiled grids the inputs tile by tile, from a spill or (LAS inputs) reading them directly.
-func tiled(paths []string, opt gdalio.SourceOptions, target raster.Target, alg interp.Algorithm, side int, spill bool) ([][]float64, *Computer, error) {
+// otherEngine is the CPU engine under another type: the tiles treat it as they treat a GPU
+// (its nodes' reach comes from the k nearest, not from the engine).
+type otherEngine struct{ interp.Engine }
+
+// tiled grids the inputs tile by tile, from a spill or (LAS inputs) reading them directly,
+// with the CPU engine, or with the engines given.
+func tiled(paths []string, opt gdalio.SourceOptions, target raster.Target, alg interp.Algorithm, side int, spill bool, engines ...interp.Engine) ([][]float64, *Computer, error) {
 	ctx := context.Background()
 	census, err := TakeCensus(ctx, paths, opt, spill, "")
 	if err != nil {
@@ -59,7 +64,7 @@ func tiled(paths []string, opt gdalio.SourceOptions, target raster.Target, alg i
 			return nil, nil, err
 		}
 	}
-	c, err := NewComputer(Config{Target: target, Alg: alg}, facts, src)
+	c, err := NewComputer(Config{Target: target, Alg: alg, Engines: engines}, facts, src)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -120,8 +125,16 @@ func TestTiledEqualsInMemory(t *testing.T) {
 				t.Fatalf("%s (spill %v): %v", a, spill, err)
 			}
 			sameBits(t, fmt.Sprintf("%s (spill %v)", a, spill), got, want)
-			t.Logf("%-70s %-8s spill %-5v %3d loads, %7d samples loaded", a, c.Rule().Family, spill, c.Loads, c.Loaded)
+			t.Logf("%-70s %-8s spill %-5v %3d loads, %7d samples loaded", a, c.Rule().Family, spill, c.Loads.Load(), c.Loaded.Load())
 		}
+		// three engines taking tiles from one queue, finishing in any order; engines other
+		// than the CPU's (the GPUs) have their nodes' reach from the k nearest
+		engines := []interp.Engine{&interp.CPU{Threads: 1}, otherEngine{&interp.CPU{Threads: 1}}, otherEngine{&interp.CPU{Threads: 2}}}
+		got, _, err := tiled(paths, opt, target, alg, 7, true, engines...)
+		if err != nil {
+			t.Fatalf("%s (3 engines): %v", a, err)
+		}
+		sameBits(t, a+" (3 engines)", got, want)
 	}
 }
 

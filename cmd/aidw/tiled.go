@@ -259,6 +259,12 @@ func runTiled(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads, s
 	}
 	var bar *termProgress
 	if !a.quiet {
+		count := 0
+		for _, o := range outputs {
+			tl, _ := o.win.Split(side)
+			count += len(tl)
+		}
+		fmt.Fprintf(stdout, "Tiled run: %d samples, %d tiles of up to %d x %d nodes, %d output(s).\n", j.facts.N, count, side, side, len(outputs))
 		bar = newTermProgress(stdout)
 		bar.Update(0)
 	}
