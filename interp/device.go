@@ -115,6 +115,9 @@ func (a *AIDW) DeviceParams(p *Problem, b Bounds) (DeviceParams, bool, string) {
 	n := p.sampleCount()
 	d.K = min(a.K, n)
 	d.Area = a.studyArea(b, p.Target)
+	if p.Job != nil {
+		d.Area = p.studyArea(a) // a tile of a larger job: the job's
+	}
 	if !(d.Area > 0) || math.IsInf(d.Area, 0) {
 		return d, false, fmt.Sprintf("aidw: study area %g is not a positive finite number", d.Area)
 	}

@@ -308,7 +308,15 @@ func runTileWorker(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	facts := m.Facts
 	src := m.Inputs.LAS(a.sourceOptions(), target)
-	c, err := tiles.NewComputer(tiles.Config{Target: target, Alg: alg, Threads: threads}, &facts, src)
+	// The plan's tiles run on the CPU unless it was made with -device gpu: machines of a
+	// cluster differ, and a tile's values must not depend on the one it ran on.
+	var engines []interp.Engine
+	if a.device == "gpu" {
+		if engines, err = tileEngines(a.device, a.gpus, alg, threads, stderr); err != nil {
+			return err
+		}
+	}
+	c, err := tiles.NewComputer(tiles.Config{Target: target, Alg: alg, Engines: engines, Threads: threads}, &facts, src)
 	if err != nil {
 		return err
 	}

@@ -140,9 +140,6 @@ type tiledJob struct {
 // prepareTiled takes the census of the inputs and the job's facts; with spill, the census
 // keeps the samples in a spill file for the tiles (close the job's census when done).
 func prepareTiled(ctx context.Context, a *gridArgs, spill bool) (*tiledJob, error) {
-	if a.device == "gpu" {
-		return nil, fmt.Errorf("-device gpu: tiled mode runs on the CPU engine")
-	}
 	if len(a.layers) > 0 || len(a.sqls) > 0 {
 		return nil, fmt.Errorf("tiled mode grids one layer of each input: -l and -sql do not apply")
 	}
@@ -240,7 +237,11 @@ func runTiled(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads, s
 		return err
 	}
 	defer j.census.Close()
-	c, err := tiles.NewComputer(tiles.Config{Target: j.target, Alg: alg, Threads: threads}, j.facts, j.census.Spill)
+	engines, err := tileEngines(a.device, a.gpus, alg, threads, stderr)
+	if err != nil {
+		return err
+	}
+	c, err := tiles.NewComputer(tiles.Config{Target: j.target, Alg: alg, Engines: engines, Threads: threads}, j.facts, j.census.Spill)
 	if err != nil {
 		return err
 	}
@@ -283,6 +284,22 @@ func runTiled(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads, s
 		done += float64(o.win.Cols) * float64(o.win.Rows)
 	}
 	return nil
+}
+
+// tileEngines are the engines that compute a tiled run's tiles, each taking one at a time:
+// every GPU chosen (chooseEngine), or nil for the CPU engine.
+func tileEngines(device string, gpus []int, alg interp.Algorithm, threads int, stderr io.Writer) ([]interp.Engine, error) {
+	eng, err := chooseEngine(device, gpus, alg, false, threads, stderr)
+	if err != nil {
+		return nil, err
+	}
+	switch e := eng.(type) {
+	case *interp.CPU:
+		return nil, nil
+	case *interp.Multi:
+		return e.Engines, nil
+	}
+	return []interp.Engine{eng}, nil
 }
 
 // tiledOutput is a raster a tiled run writes: a window of the job's target.
