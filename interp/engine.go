@@ -2,8 +2,10 @@ package interp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/aidw/aidw/raster"
 )
@@ -107,70 +109,117 @@ func gridProblem(ctx context.Context, eng Engine, p *Problem, bands int, sink Ba
 	return err
 }
 
+// drive computes the target block by block and hands each block's rows to sink, in order.
+// Two sets of buffers alternate, so that the engine computes a block while sink writes the one
+// before it (a GPU's next kernels, or the CPU's workers, overlap the writer's encoding and I/O).
 func drive(ctx context.Context, prep Prepared, p *Problem, bands int, sink BandSink, progress func(float64)) error {
 	t := p.Target
-	step := raster.BlockRows(t.Cols)
-	if step > t.Rows {
-		step = t.Rows
-	}
-	b := &Block{Values: make([]float64, step*t.Cols)}
-	out := make([][]float64, bands)
-	for k := 1; k < bands; k++ {
-		out[k] = make([]float64, step*t.Cols)
-	}
-	var skip []bool
-	if t.Mask != nil {
-		skip = make([]bool, step*t.Cols)
-	}
+	step := min(raster.BlockRows(t.Cols), t.Rows)
 	total := float64(t.Rows) * float64(t.Cols)
 	var mu sync.Mutex
 	var done int
+	var report func(int)
 	if progress != nil {
 		// Engines report from their workers: serialise, and keep the fraction monotonic.
-		b.Done = func(nodes int) {
+		report = func(nodes int) {
 			mu.Lock()
 			done += nodes
 			progress(float64(done) / total)
 			mu.Unlock()
 		}
 	}
-	for row0 := 0; row0 < t.Rows; row0 += step {
+	sets := [2]*blockSet{newBlockSet(step*t.Cols, bands, t.Mask != nil, report), newBlockSet(step*t.Cols, bands, t.Mask != nil, report)}
+	var writing chan error // the sink of the block before, while it runs
+	var panicked atomic.Pointer[PanicError]
+	wait := func() error {
+		if writing == nil {
+			return nil
+		}
+		err := <-writing
+		writing = nil
+		if p := panicked.Load(); p != nil {
+			panic(p) // on the caller's goroutine, where the program recovers it
+		}
+		return err
+	}
+	for i, row0 := 0, 0; row0 < t.Rows; i, row0 = i+1, row0+step {
 		rows := min(step, t.Rows-row0)
-		n := rows * t.Cols
-		b.Row0, b.Rows, b.Values = row0, rows, b.Values[:n]
-		b.Extra = b.Extra[:0]
-		for _, e := range out[1:] {
-			b.Extra = append(b.Extra, e[:n])
-		}
-		out[0] = b.Values
-		b.Skip = nil
-		if skip != nil {
-			b.Skip = skip[:n]
-			if err := t.Mask(row0, rows, b.Skip); err != nil {
-				return fmt.Errorf("reading mask rows %d-%d: %w", row0, row0+rows-1, err)
-			}
-		}
-		if err := prep.Compute(ctx, b); err != nil {
+		set := sets[i%2]
+		if err := set.compute(ctx, prep, p, row0, rows); err != nil {
+			wait()
 			return err
 		}
-		if b.Skip != nil {
-			nd := p.Alg.NoData()
-			for _, band := range out {
-				for i, s := range b.Skip {
-					if s {
-						band[i] = nd
-					}
+		if err := wait(); err != nil {
+			return err
+		}
+		ch := make(chan error, 1)
+		writing = ch
+		go func() {
+			err := errors.New("the writer panicked")
+			defer func() { ch <- err }()
+			defer catchPanic(&panicked)
+			err = sink(row0, rows, set.out)
+			if err == nil && progress != nil {
+				mu.Lock()
+				done = max(done, (row0+rows)*t.Cols)
+				progress(float64(done) / total)
+				mu.Unlock()
+			}
+		}()
+	}
+	return wait()
+}
+
+// blockSet is one set of a block's buffers: the block the engine fills and its bands.
+type blockSet struct {
+	b    Block
+	out  [][]float64
+	skip []bool
+	full [][]float64 // the bands' whole buffers, out their first rows*cols values
+}
+
+func newBlockSet(n, bands int, mask bool, report func(int)) *blockSet {
+	s := &blockSet{b: Block{Done: report}, out: make([][]float64, bands), full: make([][]float64, bands)}
+	for k := range s.full {
+		s.full[k] = make([]float64, n)
+	}
+	if mask {
+		s.skip = make([]bool, n)
+	}
+	return s
+}
+
+// compute fills the set with rows [row0, row0+rows) of the target.
+func (s *blockSet) compute(ctx context.Context, prep Prepared, p *Problem, row0, rows int) error {
+	t := p.Target
+	n := rows * t.Cols
+	b := &s.b
+	b.Row0, b.Rows, b.Values = row0, rows, s.full[0][:n]
+	b.Extra = b.Extra[:0]
+	for k := range s.out {
+		s.out[k] = s.full[k][:n]
+		if k > 0 {
+			b.Extra = append(b.Extra, s.out[k])
+		}
+	}
+	b.Skip = nil
+	if s.skip != nil {
+		b.Skip = s.skip[:n]
+		if err := t.Mask(row0, rows, b.Skip); err != nil {
+			return fmt.Errorf("reading mask rows %d-%d: %w", row0, row0+rows-1, err)
+		}
+	}
+	if err := prep.Compute(ctx, b); err != nil {
+		return err
+	}
+	if b.Skip != nil {
+		nd := p.Alg.NoData()
+		for _, band := range s.out {
+			for i, skip := range b.Skip {
+				if skip {
+					band[i] = nd
 				}
 			}
-		}
-		if err := sink(row0, rows, out); err != nil {
-			return err
-		}
-		if progress != nil {
-			mu.Lock()
-			done = (row0 + rows) * t.Cols
-			progress(float64(done) / total)
-			mu.Unlock()
 		}
 	}
 	return nil

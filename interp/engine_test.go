@@ -2,6 +2,7 @@ package interp
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
 
@@ -85,4 +86,58 @@ func TestSameResultAnyThreadCount(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The writer runs beside the computation of the next block: blocks still reach the sink in
+// order, one at a time, each with its own values; an error of the sink stops the run with it,
+// and a panic of the sink reaches the caller's goroutine.
+func TestSinkOverlapsNextBlock(t *testing.T) {
+	s := &sample.Samples{}
+	for i := range 40 {
+		s.Add(float64(i%8), float64(i/8), float64(i))
+	}
+	target := raster.NorthUp(0, 0, 8, 5, 4096, 5000) // several blocks of rows
+	alg, _, err := ParseAlgorithm("nearest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Problem{Samples: s, Target: target, Alg: alg}
+	var want []float64
+	if err := Grid(context.Background(), &CPU{Threads: 1}, p, func(_, _ int, v []float64) error {
+		want = append(want, v...)
+		return nil
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	next, blocks, busy := 0, 0, false
+	var got []float64
+	err = Grid(context.Background(), &CPU{Threads: 2}, p, func(row0, rows int, v []float64) error {
+		if busy || row0 != next {
+			t.Errorf("block at row %d: next expected %d, busy %v", row0, next, busy)
+		}
+		busy = true
+		got = append(got, v...)
+		next, blocks, busy = row0+rows, blocks+1, false
+		return nil
+	}, nil)
+	if err != nil || blocks < 3 || len(got) != len(want) {
+		t.Fatalf("err %v, %d blocks, %d values of %d", err, blocks, len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("node %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+	stop := errors.New("disk full")
+	calls := 0
+	err = Grid(context.Background(), &CPU{}, p, func(int, int, []float64) error { calls++; return stop }, nil)
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Fatalf("a failing sink: err %v after %d calls, want %v after 1", err, calls, stop)
+	}
+	defer func() {
+		if pe, ok := recover().(*PanicError); !ok || pe.Value != "boom" {
+			t.Fatalf("a panicking sink: recovered %v, want the PanicError", pe)
+		}
+	}()
+	Grid(context.Background(), &CPU{}, p, func(int, int, []float64) error { panic("boom") }, nil)
 }

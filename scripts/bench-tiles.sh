@@ -19,12 +19,14 @@ go build -o "$work/genlas" ./scripts/genlas
 out=$root/bench/results/$case.md
 alg=(-device cpu -a aidw:max_points=12 -tr 1 1 -ot Float32)
 
-# timed LABEL CMD...: runs CMD under /usr/bin/time and prints "LABEL wall_s peak_MiB"
+# timed LABEL CMD...: runs CMD under /usr/bin/time and prints "LABEL wall_s peak_MiB cpu_s load"
+# (cpu_s: user + system; load: the load average before the run)
 timed() {
   local label=$1; shift
-  /usr/bin/time -f "%e %M" -o "$work/time" "$@" >"$work/log" 2>&1 || { cat "$work/log"; exit 1; }
-  read -r wall kb <"$work/time"
-  echo "$label $wall $((kb / 1024))"
+  local load; load=$(cut -d' ' -f1 /proc/loadavg)
+  /usr/bin/time -f "%e %M %U %S" -o "$work/time" "$@" >"$work/log" 2>&1 || { cat "$work/log"; exit 1; }
+  read -r wall kb user sys <"$work/time"
+  echo "$label $wall $((kb / 1024)) $(awk -v u="$user" -v s="$sys" 'BEGIN{printf "%.1f", u+s}') $load"
 }
 
 # same A B: the two rasters' pixels, bit for bit
@@ -55,9 +57,9 @@ tiles1e8)
     header "100 million LAS points to a 1 m DEM: tiled against in memory"
     echo "aidw grid ${alg[*]} [-memory 600MB] p1e8.las dem.tif  (6325 x 6325 nodes)"
     echo
-    echo "| run | wall s | peak RSS MiB |"
-    echo "|---|---|---|"
-    for row in "${rows[@]}"; do set -- $row; echo "| $1 | $2 | $3 |"; done
+    echo "| run | wall s | peak RSS MiB | CPU s (user + system) | load average before |"
+    echo "|---|---|---|---|---|"
+    for row in "${rows[@]}"; do set -- $row; echo "| $1 | $2 | $3 | $4 | $5 |"; done
     echo
     echo "$tiles. Rasters: $(same "$work/mem.tif" "$work/tiled.tif")."
   } | tee "$out"
@@ -75,9 +77,9 @@ tiles1e9)
     header "1e9 LAS points to a 1 m DEM, tiled under -memory 4GB"
     echo "aidw grid ${alg[*]} -memory 4GB survey/ dem.tif   (16 files, 20000 x 20000 nodes)"
     echo
-    echo "| points | wall s | peak RSS MiB | points/s |"
-    echo "|---|---|---|---|"
-    echo "| 1,000,000,000 | $2 | $3 | $(awk -v s="$2" 'BEGIN{printf "%.2e", 1e9/s}') |"
+    echo "| points | wall s | peak RSS MiB | CPU s | points/s | load average before |"
+    echo "|---|---|---|---|---|---|"
+    echo "| 1,000,000,000 | $2 | $3 | $4 | $(awk -v s="$2" 'BEGIN{printf "%.2e", 1e9/s}') | $5 |"
     echo
     echo "$tiles."
   } | tee "$out"
