@@ -2,10 +2,14 @@ package paperbench
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"slices"
 	"time"
 
+	"github.com/aidw/aidw/grid"
 	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/interp/farfield"
 )
 
 // cpuVariants are the CPU variants: the papers' serial baseline for each all-samples family
@@ -22,10 +26,13 @@ func cpuVariants() []Variant {
 	return []Variant{
 		serial(IDW2, "CPU serial, 1 core (papers' baseline)", runSerialIDW),
 		engine(IDW2, "CPU engine, all cores"),
+		farFieldVariant(IDW2),
 		serial(IDW3, "CPU serial, 1 core, math.Pow (papers' baseline)", runSerialIDW),
 		engine(IDW3, "CPU engine, all cores"),
+		farFieldVariant(IDW3),
 		serial(AIDW, "CPU serial, 1 core, brute-force kNN, math.Pow (papers' baseline)", runSerialAIDW),
 		engine(AIDW, "CPU engine, all cores, even-grid kNN"),
+		farFieldVariant(AIDW),
 		engine(IDWNN, "aidw CPU engine, all cores"),
 		serial(BBox, "CPU serial loop", runSerialBBox),
 	}
@@ -165,4 +172,70 @@ func boundingBox(xs, ys []float64) [4]float64 {
 		b[2], b[3] = max(b[2], x), max(b[3], ys[i])
 	}
 	return b
+}
+
+// farFieldVariant is the far-field evaluation of a global family on the CPU: the Chebyshev
+// treecode of interp/farfield (position and power interpolated), within 1e-9 of the sums.
+func farFieldVariant(f Family) Variant {
+	return Variant{Name: VariantName(f, "cpu-farfield", "", ""), Family: f, Device: CPU, Method: "cpu-farfield",
+		Label: "CPU far field (Chebyshev treecode, tol 1e-9), all cores", Precision: F64, Run: runFarField}
+}
+
+// runFarField computes the family's global weighting at the nodes by farfield.Plan.Sums: one
+// power for IDW, for AIDW each node's power from its k nearest (even-grid kNN, as the CPU
+// engine finds them). The plan's build and the kNN are timed with the sums.
+func runFarField(ctx context.Context, in *Input) (*Output, error) {
+	start := time.Now()
+	s := in.Local
+	n := len(in.NodeX)
+	tx, ty := make([]float64, n), make([]float64, n)
+	for j := range n {
+		tx[j], ty[j] = in.NodeX[j]-s.OriginX, in.NodeY[j]-s.OriginY
+	}
+	alpha := make([]float64, n)
+	var opt farfield.Options
+	switch a := in.Alg.(type) {
+	case *interp.InvDist:
+		for j := range alpha {
+			alpha[j] = a.Power
+		}
+		opt.AlphaMin, opt.AlphaMax = a.Power, a.Power
+	case *interp.AIDW:
+		ix := grid.Build(s.X, s.Y)
+		k := min(a.K, s.Len())
+		rExp := interp.ExpectedDistance(s.Len(), a.Area)
+		var nb []grid.Neighbor
+		for j := range n {
+			if j%ctxEvery == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			nb = ix.KNN(tx[j], ty[j], k, math.Inf(1), nb)
+			rObs := 0.0
+			for _, v := range nb {
+				rObs += math.Sqrt(v.D2)
+			}
+			rObs /= float64(k)
+			alpha[j] = interp.AlphaFromMu(interp.MuFromR(rObs/rExp, a.RMin, a.RMax), a.Alphas)
+		}
+		opt.AlphaMin, opt.AlphaMax = slices.Min(a.Alphas[:]), slices.Max(a.Alphas[:])
+	default:
+		return nil, fmt.Errorf("the far field computes the global IDW and AIDW families, not %T", in.Alg)
+	}
+	pl, err := farfield.NewPlan(s.X, s.Y, s.Z, opt)
+	if err != nil {
+		return nil, err
+	}
+	num, den, hit := make([]float64, n), make([]float64, n), make([]int32, n)
+	if err := pl.Sums(ctx, tx, ty, alpha, num, den, hit); err != nil {
+		return nil, err
+	}
+	values := make([]float64, n)
+	for j := range values {
+		if hit[j] >= 0 {
+			values[j] = s.Z[hit[j]]
+			continue
+		}
+		values[j] = num[j] / den[j]
+	}
+	return &Output{Values: values, Elapsed: time.Since(start)}, nil
 }
