@@ -178,7 +178,7 @@ func boundingBox(xs, ys []float64) [4]float64 {
 // treecode of interp/farfield (position and power interpolated), within 1e-9 of the sums.
 func farFieldVariant(f Family) Variant {
 	return Variant{Name: VariantName(f, "cpu-farfield", "", ""), Family: f, Device: CPU, Method: "cpu-farfield",
-		Label: "CPU far field (Chebyshev treecode, tol 1e-9), all cores", Precision: F64, Run: runFarField}
+		Label: "CPU far field (Chebyshev treecode, tol 1e-9), all cores", Precision: F64, NearLinear: true, Run: runFarField}
 }
 
 // runFarField computes the family's global weighting at the nodes by farfield.Plan.Sums: one

@@ -209,6 +209,9 @@ type Variant struct {
 	Precision Precision
 	// Baseline marks the papers' CPU serial baseline: speedups are over it.
 	Baseline bool
+	// NearLinear marks a variant whose time grows about as samples + nodes (a far-field
+	// sum), not as their product: the harness does not estimate it from pairs.
+	NearLinear bool
 	// Tolerance is the largest relative error against the CPU float64 engine accepted; 0 takes
 	// 1e-4 for f32 and 1e-9 for f64.
 	Tolerance float64

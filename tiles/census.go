@@ -16,7 +16,7 @@ import (
 // spill, the samples themselves, bucketed on disk for the tiles.
 type Census struct {
 	// Files is each input with the count and box of its samples that pass the filters.
-	Files []LASFile
+	Files []InputFile
 	// SRS is the samples' CRS as WKT ("" for none); Extent their box, as the in-memory run's
 	// layer extent (the default output extent).
 	SRS    string
@@ -72,7 +72,7 @@ func TakeCensus(ctx context.Context, args []string, opt gdalio.SourceOptions, sp
 	}
 	first := true
 	for _, p := range paths {
-		f := LASFile{Path: p, Box: [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}}
+		f := InputFile{Path: p, Box: [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}}
 		take := func(b *sample.Samples) error {
 			if b.Len() == 0 {
 				return nil
@@ -288,7 +288,7 @@ func (c *Census) LAS(t raster.Target) (*LAS, error) {
 	if !c.las {
 		return nil, fmt.Errorf("a plan's tiles read LAS/LAZ inputs only")
 	}
-	l := &LAS{Files: c.Files, Opt: c.opt, readX: c.readX, readY: c.readY}
+	l := &LAS{Files: c.Files, Opt: c.opt}
 	l.originX, l.originY = t.Centre()
 	return l, nil
 }

@@ -11,17 +11,15 @@ import (
 
 // LAS is a job's LAS/LAZ inputs: a tile opens only the files whose points can reach it.
 type LAS struct {
-	Files []LASFile
+	Files []InputFile
 	Opt   gdalio.SourceOptions
-	// origin is the job's local origin; the lattice origin is where the in-memory run reads
-	// the points (the lattice point nearest the centre of the headers' box).
+	// the job's local origin, which the tile's samples are relative to
 	originX, originY float64
-	readX, readY     float64
 }
 
-// LASFile is one input and the box of its points that pass the filters (absolute; empty when
-// none does), which the census measures: headers' bounds need not be true.
-type LASFile struct {
+// InputFile is one input and the count and box of its samples that pass the filters (absolute;
+// empty when none does), which the census measures: LAS headers' bounds need not be true.
+type InputFile struct {
 	Path   string     `json:"path"`
 	Points int        `json:"points"`
 	Box    [4]float64 `json:"box"`

@@ -15,7 +15,7 @@ import (
 )
 
 // ManifestVersion is the version of the manifest's JSON shape.
-const ManifestVersion = 1
+const ManifestVersion = 2
 
 // Manifest is a planned tiled job: everything a worker needs to compute one tile on its own,
 // on any machine that sees the inputs at the same paths, and everything the mosaic needs to
@@ -82,16 +82,14 @@ func (r Rule) Info() HaloInfo {
 	return HaloInfo{Family: r.Family.String(), Halo: r.Halo, K: r.K, Extra: r.Extra, Layout: r.Layout}
 }
 
-// Inputs are a job's LAS/LAZ inputs (files without a usable point are left out) and the
-// lattice origin at which the in-memory run reads them.
+// Inputs are a job's LAS/LAZ inputs (files without a usable point are left out).
 type Inputs struct {
-	ReadOrigin [2]float64 `json:"read_origin"`
-	Files      []LASFile  `json:"files"`
+	Files []InputFile `json:"files"`
 }
 
 // Inputs returns the record of the job's inputs, with absolute paths.
 func (l *LAS) Inputs() (Inputs, error) {
-	in := Inputs{ReadOrigin: [2]float64{l.readX, l.readY}, Files: []LASFile{}}
+	in := Inputs{Files: []InputFile{}}
 	for _, f := range l.Files {
 		if f.Points == 0 {
 			continue
@@ -108,7 +106,7 @@ func (l *LAS) Inputs() (Inputs, error) {
 
 // LAS returns the job's source from its record, for target t and the source options opt.
 func (in Inputs) LAS(opt gdalio.SourceOptions, t raster.Target) *LAS {
-	l := &LAS{Files: in.Files, Opt: opt, readX: in.ReadOrigin[0], readY: in.ReadOrigin[1]}
+	l := &LAS{Files: in.Files, Opt: opt}
 	l.originX, l.originY = t.Centre()
 	return l
 }

@@ -19,7 +19,7 @@ func TestManifestRoundTrip(t *testing.T) {
 	m := &Manifest{Version: ManifestVersion, Args: []string{"-a", "nearest", "in/"}, Dir: "/x", Algorithm: "nearest",
 		Output:   Output{Cols: tg.Cols, Rows: tg.Rows, GeoTransform: tg.GeoTransform, Bands: []string{"value"}, Creation: []string{}},
 		Facts:    Facts{N: 10, Rel: [4]float64{-1.5, -2, 3, 4.25}, Bounds: [4]float64{1, 2, 3, 4}, QuantumX: 0.01, QuantumY: 0.01},
-		Inputs:   Inputs{ReadOrigin: [2]float64{450100, 5400075}, Files: []LASFile{{Path: "/in/a.las", Points: 10, Box: [4]float64{1, 2, 3, 4}}}},
+		Inputs:   Inputs{Files: []InputFile{{Path: "/in/a.las", Points: 10, Box: [4]float64{1, 2, 3, 4}}}},
 		TileSize: 23}
 	for i, tl := range ts {
 		m.Tiles = append(m.Tiles, PlannedTile{Index: i, Tile: tl, Inputs: []string{"/in/a.las"}})

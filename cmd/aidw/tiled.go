@@ -359,7 +359,7 @@ func isBatch(dst string) bool { return strings.Contains(filepath.Base(dst), "#")
 // whose cells hold its samples (clipped to the target; none when outside it), named by dst
 // with '#' replaced by the input's base name. Each raster equals that window of the one-raster
 // run: its nodes are computed from the samples of every input within the halo.
-func batchWindows(dst string, t raster.Target, files []tiles.LASFile) ([]tiledOutput, error) {
+func batchWindows(dst string, t raster.Target, files []tiles.InputFile) ([]tiledOutput, error) {
 	g := t.GeoTransform
 	if g[2] != 0 || g[4] != 0 {
 		return nil, fmt.Errorf("%s: one raster per input needs a north-up grid", dst)
