@@ -61,8 +61,9 @@ type Writer struct {
 	errs       godal.ErrorHandler
 	warn       func(string)
 	// tmp is the dataset written; copyTo, when set, is the temporary CreateCopy output for a
-	// driver that cannot Create (tmp is then a GTiff).
-	tmp, copyTo string
+	// driver that cannot Create (tmp is then a GTiff); final, once finished, the one of them
+	// that Publish renames.
+	tmp, copyTo, final string
 }
 
 // tempInfix marks the temporary files of a Writer: <stem>.aidwtmp-<pid>-<random><ext>, so
@@ -325,21 +326,30 @@ func (w *Writer) Commit() error { return w.CommitContext(context.Background()) }
 // CommitContext is Commit, stopped (and cleaned up) within a block of lines of the conversion
 // when ctx is done; it then returns ctx's error.
 func (w *Writer) CommitContext(ctx context.Context) error {
+	if err := w.Finish(ctx); err != nil {
+		return err
+	}
+	return w.Publish()
+}
+
+// Finish flushes and closes the raster and converts it when the driver can only CreateCopy,
+// leaving it under its temporary name (stopped within a block of lines of the conversion when
+// ctx is done): Publish then renames it into place, and Abort removes it. A run of several
+// outputs finishes them all before it publishes any, so that a failure leaves every existing
+// output as it was.
+func (w *Writer) Finish(ctx context.Context) error {
 	if w.ds == nil {
 		return errors.New("writer is closed")
 	}
 	err := w.ds.Close(godal.ErrLogger(w.errs))
 	w.ds, w.bands = nil, nil
-	final := w.tmp
+	w.final = w.tmp
 	if err == nil && w.copyTo != "" {
 		err = w.copy(ctx)
-		final = w.copyTo
+		w.final = w.copyTo
 	}
 	if err == nil {
-		err = chmodUmask(final)
-	}
-	if err == nil {
-		err = renameDataset(final, w.path)
+		err = chmodUmask(w.final)
 	}
 	if err != nil {
 		w.Abort()
@@ -348,6 +358,19 @@ func (w *Writer) CommitContext(ctx context.Context) error {
 		}
 		return fmt.Errorf("writing %s: %w", w.path, flat(err))
 	}
+	return nil
+}
+
+// Publish renames a finished raster into place.
+func (w *Writer) Publish() error {
+	if w.final == "" {
+		return errors.New("writer is not finished")
+	}
+	if err := renameDataset(w.final, w.path); err != nil {
+		w.Abort()
+		return fmt.Errorf("writing %s: %w", w.path, flat(err))
+	}
+	w.final = ""
 	w.Abort() // the GTiff a CreateCopy read from, if any
 	return nil
 }
@@ -375,7 +398,7 @@ func (w *Writer) Abort() {
 		}
 		removeDataset(tmp)
 	}
-	w.tmp, w.copyTo = "", ""
+	w.tmp, w.copyTo, w.final = "", "", ""
 }
 
 // datasetFiles lists the files of the temporary dataset at tmp: tmp itself and the side files

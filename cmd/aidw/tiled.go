@@ -273,15 +273,34 @@ func runTiled(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads, s
 	for _, o := range outputs {
 		total += float64(o.win.Cols) * float64(o.win.Rows)
 	}
+	// Every output is finished before any is published: a run that fails leaves every
+	// existing output as it was.
+	var finished []*gdalio.Writer
+	defer func() {
+		for _, w := range finished {
+			w.Abort()
+		}
+	}()
+	var png []byte
 	for _, o := range outputs {
 		if bar != nil {
 			base, size := done, float64(o.win.Cols)*float64(o.win.Rows)
 			c.SetProgress(func(f float64) { bar.Update((base + f*size) / total) })
 		}
-		if err := writeTiled(ctx, a, j, c, o, side); err != nil {
+		w, p, err := writeTiled(ctx, a, j, c, o, side)
+		if err != nil {
 			return err
 		}
+		finished, png = append(finished, w), p
 		done += float64(o.win.Cols) * float64(o.win.Rows)
+	}
+	for _, w := range finished {
+		if err := w.Publish(); err != nil {
+			return err
+		}
+	}
+	if png != nil {
+		return gdalio.WriteAtomic(a.preview, png)
 	}
 	return nil
 }
@@ -318,8 +337,10 @@ type tiledOutput struct {
 	win  tiles.Tile
 }
 
-// writeTiled computes output o's window of the job tile by tile into its raster.
-func writeTiled(ctx context.Context, a *gridArgs, j *tiledJob, c *tiles.Computer, o tiledOutput, side int) error {
+// writeTiled computes output o's window of the job tile by tile into its raster, and returns
+// the raster finished but not published (see gdalio.Writer.Finish), with the preview's PNG
+// when the run makes one.
+func writeTiled(ctx context.Context, a *gridArgs, j *tiledJob, c *tiles.Computer, o tiledOutput, side int) (*gdalio.Writer, []byte, error) {
 	alg := c.Algorithm()
 	nodata, setNoData := outputNoData(a, alg, j.tmpl)
 	names := interp.BandNames(alg)
@@ -328,7 +349,7 @@ func writeTiled(ctx context.Context, a *gridArgs, j *tiledJob, c *tiles.Computer
 		SRS: j.srs, Bands: len(names), NoData: nodata, SetNoData: setNoData || j.target.Mask != nil}
 	w, err := gdalio.Create(o.path, target, ropt)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	var preview *report.Preview
 	if a.preview != "" && o.path == a.dst {
@@ -347,7 +368,18 @@ func writeTiled(ctx context.Context, a *gridArgs, j *tiledJob, c *tiles.Computer
 	if err == nil {
 		err = tiles.RunWindow(ctx, c, o.win, side, writeBands(w, preview, 0))
 	}
-	return finishRaster(ctx, w, preview, a.preview, err)
+	var png []byte
+	if err == nil && preview != nil {
+		png, err = preview.PNG()
+	}
+	if err == nil {
+		err = w.Finish(ctx)
+	}
+	if err != nil {
+		w.Abort()
+		return nil, nil, err
+	}
+	return w, png, nil
 }
 
 // isBatch says whether the output names one raster per input: a '#' in its file name, which

@@ -138,3 +138,29 @@ func TestGridBatchPerInput(t *testing.T) {
 		}
 	}
 }
+
+// One raster per input is all or nothing: when an output cannot be written, the outputs
+// already computed are not published, and an existing one keeps its bytes.
+func TestGridBatchFailureLeavesOutputs(t *testing.T) {
+	dir := t.TempDir()
+	lastest.Survey(t, filepath.Join(dir, "in"), 2000, 4, false)
+	out := filepath.Join(dir, "out")
+	os.MkdirAll(filepath.Join(out, "dem_q1.tif"), 0o755) // the second output cannot be made
+	old := []byte("an earlier run's raster")
+	os.WriteFile(filepath.Join(out, "dem_q0.tif"), old, 0o644)
+	code, _, stderr := runAidw(t, "grid", "-q", "-a", "nearest", "-tr", "2", "2", filepath.Join(dir, "in"), filepath.Join(out, "dem_#.tif"))
+	if code == 0 {
+		t.Fatal("the run succeeded with an output it cannot write")
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "dem_q0.tif")); string(b) != string(old) {
+		t.Fatalf("the first output was replaced by a failed run (%s)", stderr)
+	}
+	entries, _ := os.ReadDir(out)
+	if len(entries) != 2 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Fatalf("the failed run left %v", names)
+	}
+}
