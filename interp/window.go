@@ -62,6 +62,9 @@ type windowSpan struct {
 	// z holds the samples' values in the index's order, built on first use.
 	zOnce sync.Once
 	z     []float64
+	// plain says that no value is NaN or -0, on which min and max depend on the order of
+	// their operands in windowAVX2's instructions.
+	plain bool
 }
 
 // spanSkipping is a skipping form that also computes runs of nodes.
@@ -95,16 +98,29 @@ func (w *windowSpan) values() []float64 {
 	w.zOnce.Do(func() {
 		order, z := w.ix.Order, w.s.Z
 		w.z = make([]float64, len(order))
+		plain := true
 		for j, id := range order {
-			w.z[j] = z[id]
+			v := z[id]
+			w.z[j] = v
+			plain = plain && v == v && (v != 0 || !math.Signbit(v))
 		}
+		w.plain = plain
 	})
 	return w.z
+}
+
+// plainValues says whether no value is NaN or -0.
+func (w *windowSpan) plainValues() bool {
+	w.values()
+	return w.plain
 }
 
 // windowBuf is a worker's room for a run of nodes.
 type windowBuf struct {
 	xs, a, b []float64
+	// c counts each node's samples that windowFast adds, k is its kernel.
+	c []int64
+	k windowKernel
 	// n counts each node's samples, by the changes from node to node while they are added.
 	n []int32
 }
@@ -143,6 +159,11 @@ func (w *windowSpan) span(sc *scratch, row, col0, col1 int, skip []bool, out []f
 	}
 	n := wb.n
 	clear(n)
+	fast := w.stat == statCount || w.stat == statDistance || w.stat == statAverage || w.plainValues()
+	if fast && len(wb.c) >= m {
+		clear(wb.c[:m])
+	}
+	counted := false
 	switch w.stat {
 	case statAverage, statDistance:
 		clear(wb.a)
@@ -174,6 +195,8 @@ func (w *windowSpan) span(sc *scratch, row, col0, col1 int, skip []bool, out []f
 		}
 		if ix.QX != nil {
 			windowRange(w, wb, ix.QX[lo:hi], ix.QY[lo:hi], zr, ix.QuantumX, ix.QuantumY, y)
+		} else if fast && windowFast(w, wb, ix.X[lo:hi], ix.Y[lo:hi], zr, y) {
+			counted = true
 		} else {
 			windowRange(w, wb, ix.X[lo:hi], ix.Y[lo:hi], zr, 1, 1, y)
 		}
@@ -183,6 +206,9 @@ func (w *windowSpan) span(sc *scratch, row, col0, col1 int, skip []bool, out []f
 	for k := range out {
 		c += n[k]
 		n[k] = c
+		if counted {
+			n[k] += int32(wb.c[k])
+		}
 	}
 	for k := range out {
 		if skip != nil && skip[k] {

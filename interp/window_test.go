@@ -60,6 +60,15 @@ func windowSamples(n int, lattice, compact bool, seed uint64, t raster.Target) *
 // threshold, on north-up targets with nodes closer and farther apart than the radius, and on a
 // flipped and a rotated target (which the run form hands to the node-by-node form).
 func TestWindowSpanMatchesNodes(t *testing.T) {
+	// windowAVX2's 16 nodes placed as they are, and so that samples reach beyond them on the
+	// left and on the right, and lie beyond them, which it must leave to windowRange.
+	defer func(h int) { windowHalf = h }(windowHalf)
+	for _, windowHalf = range []int{windowHalf, 2, 13, 40} {
+		testWindowSpan(t)
+	}
+}
+
+func testWindowSpan(t *testing.T) {
 	targets := map[string]raster.Target{
 		"north-up":  raster.NorthUp(450990, 5400990, 451610, 5401610, 62, 62),
 		"fine":      raster.NorthUp(451003.3, 5400990, 451590.1, 5401550.7, 97, 83),

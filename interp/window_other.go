@@ -1,0 +1,11 @@
+//go:build !amd64
+
+package interp
+
+// windowKernel is windowAVX2's, which only amd64 has.
+type windowKernel struct{}
+
+var windowHalf = 0 // windowAVX2's, which only amd64 has
+
+// windowFast is windowRange's loop in assembly, which only amd64 has.
+func windowFast(w *windowSpan, wb *windowBuf, px, py, zs []float64, y float64) bool { return false }
