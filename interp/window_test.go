@@ -28,8 +28,10 @@ var windowAlgorithms = func() []string {
 
 // windowSamples are n samples over a 600 m square at UTM scale: uniform, or on a 1 m lattice
 // (every one then at an exact distance from the 10 m nodes, many exactly on the radius), with
-// some repeated, moved to the target's centre; compact makes them the compact form.
-func windowSamples(n int, lattice, compact bool, seed uint64, t raster.Target) *sample.Samples {
+// some repeated, moved to the target's centre; compact makes them the compact form, odd gives
+// some of them the values that min, max and sums treat apart: -0, +0, NaN and infinities.
+func windowSamples(n int, lattice, compact, odd bool, seed uint64, t raster.Target) *sample.Samples {
+	odds := []float64{math.Copysign(0, -1), 0, math.NaN(), math.Inf(1), math.Inf(-1), math.MaxFloat64, -1}
 	rng := rand.New(rand.NewPCG(seed, seed+1))
 	s := &sample.Samples{}
 	for i := range n {
@@ -40,7 +42,11 @@ func windowSamples(n int, lattice, compact bool, seed uint64, t raster.Target) *
 		if i > 0 && i%13 == 0 {
 			x, y = s.X[i/2], s.Y[i/2]
 		}
-		s.X, s.Y, s.Z = append(s.X, x), append(s.Y, y), append(s.Z, math.Round(100*rng.Float64())/4)
+		z := math.Round(100*rng.Float64()) / 4
+		if odd && rng.IntN(50) == 0 {
+			z = odds[rng.IntN(len(odds))]
+		}
+		s.X, s.Y, s.Z = append(s.X, x), append(s.Y, y), append(s.Z, z)
 	}
 	if compact {
 		c := &sample.Samples{QuantumX: 0.5, QuantumY: 0.5, Z: s.Z}
@@ -55,10 +61,11 @@ func windowSamples(n int, lattice, compact bool, seed uint64, t raster.Target) *
 }
 
 // The run form (windowSpan) gives every node the value the node-by-node form gives, bit for
-// bit, whatever the run's ends, with skipped nodes left alone: on uniform and lattice samples
-// (samples exactly on the radius), plain and compact, above and below gdal's quadtree
-// threshold, on north-up targets with nodes closer and farther apart than the radius, and on a
-// flipped and a rotated target (which the run form hands to the node-by-node form).
+// bit (NaN for NaN), whatever the run's ends, with skipped nodes left alone: on uniform and
+// lattice samples (samples exactly on the radius), plain and compact, with values NaN, -0 and
+// infinite among them, above and below gdal's quadtree threshold, on north-up targets with
+// nodes closer and farther apart than the radius, and on a flipped and a rotated target (which
+// the run form hands to the node-by-node form).
 func TestWindowSpanMatchesNodes(t *testing.T) {
 	// windowAVX2's 16 nodes placed as they are, and so that samples reach beyond them on the
 	// left and on the right, and lie beyond them, which it must leave to windowRange.
@@ -79,12 +86,13 @@ func testWindowSpan(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for tname, tg := range targets {
 		for _, c := range []struct {
-			n                int
-			lattice, compact bool
-		}{{1500, false, false}, {1500, true, false}, {1500, true, true}, {90, true, false}} {
-			s := windowSamples(c.n, c.lattice, c.compact, uint64(c.n), tg)
+			n                     int
+			lattice, compact, odd bool
+		}{{1500, false, false, false}, {1500, true, false, false}, {1500, true, true, false}, {1500, true, false, true},
+			{90, true, false, false}} {
+			s := windowSamples(c.n, c.lattice, c.compact, c.odd, uint64(c.n), tg)
 			for _, alg := range windowAlgorithms {
-				what := fmt.Sprintf("%s n=%d lattice=%v compact=%v %s", tname, c.n, c.lattice, c.compact, alg)
+				what := fmt.Sprintf("%s n=%d lattice=%v compact=%v odd=%v %s", tname, c.n, c.lattice, c.compact, c.odd, alg)
 				a, _, err := ParseAlgorithm(alg)
 				if err != nil {
 					t.Fatalf("%s: %v", what, err)
