@@ -118,11 +118,13 @@ func (w *windowSpan) plainValues() bool {
 // windowBuf is a worker's room for a run of nodes.
 type windowBuf struct {
 	xs, a, b []float64
-	// c counts each node's samples that windowFast adds, k is its kernel.
+	// c counts each node's samples that windowFast adds; k is its kernel.
 	c []int64
 	k windowKernel
 	// n counts each node's samples, by the changes from node to node while they are added.
 	n []int32
+	// cols are the runs of cell columns the nodes reach.
+	cols [][2]int
 }
 
 func (wb *windowBuf) size(m int) {
@@ -159,11 +161,10 @@ func (w *windowSpan) span(sc *scratch, row, col0, col1 int, skip []bool, out []f
 	}
 	n := wb.n
 	clear(n)
-	fast := w.stat == statCount || w.stat == statDistance || w.stat == statAverage || w.plainValues()
-	if fast && len(wb.c) >= m {
-		clear(wb.c[:m])
-	}
-	counted := false
+	// windowFast takes the samples of plain coordinates where it can: minimum, maximum and
+	// range only when no value is NaN or -0.
+	fast := w.ix.QX == nil && (w.stat == statCount || w.stat == statDistance || w.stat == statAverage ||
+		w.plainValues()) && windowFastStart(w, wb, y)
 	switch w.stat {
 	case statAverage, statDistance:
 		clear(wb.a)
@@ -172,12 +173,23 @@ func (w *windowSpan) span(sc *scratch, row, col0, col1 int, skip []bool, out []f
 			wb.a[k], wb.b[k] = math.MaxFloat64, -math.MaxFloat64
 		}
 	}
-	// The cells: eachCellRange's, from the first node's left edge to the last one's right.
+	// The cells: eachCellRange's of every node, as runs of columns (one unless the nodes lie
+	// farther apart than the cells they reach), ascending, so that each node meets its
+	// samples in the index's order.
 	ix := w.ix
 	l := &ix.Layout
 	h := w.h*(1+1e-9) + l.Cell*1e-6
-	c0 := cellIndex((xs[0]-h-l.MinX)*l.InvCell, l.Cols)
-	c1 := cellIndex((xs[m-1]+h-l.MinX)*l.InvCell, l.Cols)
+	cols := wb.cols[:0]
+	for _, x := range xs {
+		c0 := cellIndex((x-h-l.MinX)*l.InvCell, l.Cols)
+		c1 := cellIndex((x+h-l.MinX)*l.InvCell, l.Cols)
+		if k := len(cols) - 1; k >= 0 && c0 <= cols[k][1]+1 {
+			cols[k][1] = max(cols[k][1], c1)
+		} else {
+			cols = append(cols, [2]int{c0, c1})
+		}
+	}
+	wb.cols = cols
 	r0 := cellIndex((y-h-l.MinY)*l.InvCell, l.Rows)
 	r1 := cellIndex((y+h-l.MinY)*l.InvCell, l.Rows)
 	var z []float64
@@ -185,20 +197,22 @@ func (w *windowSpan) span(sc *scratch, row, col0, col1 int, skip []bool, out []f
 		z = w.values()
 	}
 	for r := r0; r <= r1; r++ {
-		lo, hi := ix.Start[r*l.Cols+c0], ix.Start[r*l.Cols+c1+1]
-		if lo >= hi {
-			continue
-		}
-		var zr []float64
-		if z != nil {
-			zr = z[lo:hi]
-		}
-		if ix.QX != nil {
-			windowRange(w, wb, ix.QX[lo:hi], ix.QY[lo:hi], zr, ix.QuantumX, ix.QuantumY, y)
-		} else if fast && windowFast(w, wb, ix.X[lo:hi], ix.Y[lo:hi], zr, y) {
-			counted = true
-		} else {
-			windowRange(w, wb, ix.X[lo:hi], ix.Y[lo:hi], zr, 1, 1, y)
+		for _, cr := range cols {
+			lo, hi := ix.Start[r*l.Cols+cr[0]], ix.Start[r*l.Cols+cr[1]+1]
+			if lo >= hi {
+				continue
+			}
+			var zr []float64
+			if z != nil {
+				zr = z[lo:hi]
+			}
+			if ix.QX != nil {
+				windowRange(w, wb, ix.QX[lo:hi], ix.QY[lo:hi], zr, ix.QuantumX, ix.QuantumY, y)
+			} else if fast {
+				windowFast(w, wb, ix.X[lo:hi], ix.Y[lo:hi], zr, y)
+			} else {
+				windowRange(w, wb, ix.X[lo:hi], ix.Y[lo:hi], zr, 1, 1, y)
+			}
 		}
 	}
 	// n holds the changes of the count from node to node.
@@ -206,7 +220,7 @@ func (w *windowSpan) span(sc *scratch, row, col0, col1 int, skip []bool, out []f
 	for k := range out {
 		c += n[k]
 		n[k] = c
-		if counted {
+		if fast {
 			n[k] += int32(wb.c[k])
 		}
 	}

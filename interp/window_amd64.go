@@ -41,12 +41,12 @@ type windowKernel struct {
 //go:noescape
 func windowAVX2(k *windowKernel, px, py, pz *float64, j, n int) int
 
-// windowFast adds the samples at (px[j], py[j]) with values zs to the run's nodes as
-// windowRange does, in assembly where it can, and reports whether it could.
-func windowFast(w *windowSpan, wb *windowBuf, px, py, zs []float64, y float64) bool {
+// windowFastStart readies windowFast for the run's nodes on the line y, and says whether it
+// can take their samples.
+func windowFastStart(w *windowSpan, wb *windowBuf, y float64) bool {
 	xs := wb.xs
 	m := len(xs)
-	if !haveWindowAVX2 || m < windowLanes || len(px) == 0 || !(xs[m-1] > xs[0]) {
+	if !haveWindowAVX2 || m < windowLanes || !(xs[m-1] > xs[0]) {
 		return false
 	}
 	inv := float64(m-1) / (xs[m-1] - xs[0])
@@ -57,18 +57,24 @@ func windowFast(w *windowSpan, wb *windowBuf, px, py, zs []float64, y float64) b
 	if len(wb.c) < m {
 		wb.c = make([]int64, m)
 	}
-	k := &wb.k
-	*k = windowKernel{xs: &xs[0], a: &wb.a[0], b: &wb.b[0], counts: &wb.c[0], maxStart: m - windowLanes, half: windowHalf,
-		y: y, r1s: w.r1s, x0: xs[0], inv: inv, sq: w.sq, r2s: w.r2s, r12s: w.r12s,
+	clear(wb.c[:m])
+	wb.k = windowKernel{xs: &xs[0], a: &wb.a[0], b: &wb.b[0], counts: &wb.c[0], maxStart: m - windowLanes,
+		half: windowHalf, y: y, r1s: w.r1s, x0: xs[0], inv: inv, sq: w.sq, r2s: w.r2s, r12s: w.r12s,
 		inf: math.Inf(1), ninf: math.Inf(-1), absMask: 1<<63 - 1, stat: int(w.stat)}
+	return true
+}
+
+// windowFast adds the samples at (px[j], py[j]) with values zs to the run's nodes on the line
+// y as windowRange does, in assembly where it can; windowFastStart readied it.
+func windowFast(w *windowSpan, wb *windowBuf, px, py, zs []float64, y float64) {
 	py = py[:len(px)]
-	pz := &xs[0] // read only for the statistics of the values
+	pz := &wb.xs[0] // read only for the statistics of the values
 	if zs != nil {
 		zs = zs[:len(px)]
 		pz = &zs[0]
 	}
 	for j := 0; j < len(px); j++ {
-		if j = windowAVX2(k, &px[0], &py[0], pz, j, len(px)); j < len(px) {
+		if j = windowAVX2(&wb.k, &px[0], &py[0], pz, j, len(px)); j < len(px) {
 			// Its nodes may reach beyond the 16: the loop adds it.
 			var z []float64
 			if zs != nil {
@@ -77,5 +83,4 @@ func windowFast(w *windowSpan, wb *windowBuf, px, py, zs []float64, y float64) b
 			windowRange(w, wb, px[j:j+1], py[j:j+1], z, 1, 1, y)
 		}
 	}
-	return true
 }

@@ -200,3 +200,46 @@ func BenchmarkWindowSpan(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWindowNodes compares the run form with the node-by-node form on one core (minimum,
+// radius 50, 1,000,000 samples over a 10 km square) from dense nodes (10 m apart) to sparse
+// ones (333 m apart), where the runs' cells are many short column ranges.
+func BenchmarkWindowNodes(b *testing.B) {
+	t0 := raster.NorthUp(450000, 5400000, 460000, 5410000, 1000, 1000)
+	s := gdalBenchSamples(1_000_000, 10_000, t0)
+	for _, cols := range []int{1000, 300, 100, 30} {
+		t := raster.NorthUp(450000, 5400000, 460000, 5410000, cols, cols)
+		for _, form := range []string{"node", "span"} {
+			b.Run(fmt.Sprintf("%d/%s", cols, form), func(b *testing.B) {
+				a, _, err := ParseAlgorithm("minimum:radius=50")
+				if err != nil {
+					b.Fatal(err)
+				}
+				p := &Problem{Samples: s, Target: t, Alg: a}
+				bd, err := a.(cpuAlgorithm).bind(p, p.index())
+				if err != nil {
+					b.Fatal(err)
+				}
+				sp, node := bd.(spanner), nodeOf(bd)
+				sc := &scratch{}
+				out := make([]float64, t.Cols)
+				for b.Loop() {
+					for row := range t.Rows {
+						for c := 0; c < t.Cols; c += chunkNodes {
+							c1 := min(t.Cols, c+chunkNodes)
+							if form == "span" {
+								sp.span(sc, row, c, c1, nil, out[c:c1])
+								continue
+							}
+							for k := c; k < c1; k++ {
+								x, y := p.NodeXY(k, row)
+								out[k] = node(sc, -1, x, y)
+							}
+						}
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(t.Cols*t.Rows), "ns/node")
+			})
+		}
+	}
+}
