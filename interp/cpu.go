@@ -89,6 +89,8 @@ type bandsFunc func(sc *scratch, x, y float64, out []float64)
 type scratch struct {
 	nb  []grid.Neighbor
 	ids []int32
+	// win is a run of nodes' room (windowSpan).
+	win windowBuf
 	// bands receives a multi-band node's values.
 	bands []float64
 	// reach2 is the square of the node's reach so far (see Block.Reach).
@@ -147,7 +149,10 @@ func (c *CPU) Prepare(ctx context.Context, p *Problem) (Prepared, error) {
 // nodeOf is b's node as a function with as few calls as may be between the engine and the
 // algorithm: a skipping form's own function, called with no sample to skip.
 func nodeOf(b bound) nodeWithout {
-	if s, ok := b.(*skipping); ok {
+	switch s := b.(type) {
+	case *skipping:
+		return s.f
+	case *spanSkipping:
 		return s.f
 	}
 	return func(sc *scratch, _ int32, x, y float64) float64 { return b.node(sc, x, y) }

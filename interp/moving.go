@@ -150,7 +150,14 @@ func gdalArea(r1, r2, angle float64, n int) searchArea {
 
 func (a *Average) bind(p *Problem, ix *grid.Index) (bound, error) {
 	n := p.sampleCount()
-	return &skipping{f: a.search(p, ix, n), less: func() (nodeWithout, error) { return a.search(p, ix, n-1), nil }}, nil
+	b := skipping{f: a.search(p, ix, n), less: func() (nodeWithout, error) { return a.search(p, ix, n-1), nil }}
+	if !a.active() {
+		ar := gdalArea(a.Radius1, a.Radius2, a.Angle, n)
+		if w := newWindowSpan(p, ix, ar, statAverage, a.MinPoints, a.NodataValue, b.f); w != nil {
+			return &spanSkipping{b, w}, nil
+		}
+	}
+	return &b, nil
 }
 
 // search is average over gdal's search for n samples: all of p's, or all but one held out.
@@ -223,7 +230,19 @@ func allSamplesValue(s *sample.Samples, f func([]grid.Neighbor) float64) float64
 
 func (m *Metric) bind(p *Problem, ix *grid.Index) (bound, error) {
 	n := p.sampleCount()
-	return &skipping{f: m.search(p, ix, n), less: func() (nodeWithout, error) { return m.search(p, ix, n-1), nil }}, nil
+	b := skipping{f: m.search(p, ix, n), less: func() (nodeWithout, error) { return m.search(p, ix, n-1), nil }}
+	if stat, ok := metricStats[m.Kind]; ok && !m.active() {
+		ar := gdalArea(m.Radius1, m.Radius2, m.Angle, n)
+		if w := newWindowSpan(p, ix, ar, stat, m.MinPoints, m.NodataValue, b.f); w != nil {
+			return &spanSkipping{b, w}, nil
+		}
+	}
+	return &b, nil
+}
+
+// metricStats are the metrics that windowSpan computes.
+var metricStats = map[MetricKind]windowStat{
+	Minimum: statMinimum, Maximum: statMaximum, Range: statRange, Count: statCount, AverageDistance: statDistance,
 }
 
 // search is the metric over gdal's search for n samples: all of p's, or all but one held out.
