@@ -2,10 +2,13 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/aidw/aidw/internal/lastest"
@@ -162,5 +165,51 @@ func TestGridBatchFailureLeavesOutputs(t *testing.T) {
 			names = append(names, e.Name())
 		}
 		t.Fatalf("the failed run left %v", names)
+	}
+}
+
+// An interrupt stops a tiled run between and inside tiles: the exit is the signal's, and
+// neither the output, nor a temporary, nor a one-raster-per-input output is left.
+func TestInterruptTiled(t *testing.T) {
+	dir := t.TempDir()
+	var csv strings.Builder
+	csv.WriteString("x,y,z\n")
+	for i := range 20000 {
+		fmt.Fprintf(&csv, "%d,%d,%d\n", i%200, i/200, i%7)
+	}
+	src := filepath.Join(dir, "s.csv")
+	if err := os.WriteFile(src, []byte(csv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, dst := range []string{"o.tif", "o_#.tif"} {
+		out := t.TempDir()
+		cmd := exec.Command(aidwBin, "grid", "-a", "invdist", "-threads", "1", "-outsize", "2000", "2000", "-tile", "400", src, filepath.Join(out, dst))
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stdout, cmd.Stderr = w, w
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		var got strings.Builder
+		buf := make([]byte, 64)
+		for !strings.Contains(got.String(), "0.") {
+			n, err := r.Read(buf)
+			if err != nil {
+				t.Fatalf("%s: output ended before progress: %q", dst, got.String())
+			}
+			got.Write(buf[:n])
+		}
+		cmd.Process.Signal(syscall.SIGINT)
+		io.ReadAll(r)
+		cmd.Wait()
+		if code := cmd.ProcessState.ExitCode(); code != 130 {
+			t.Errorf("%s: exit %d, want 130", dst, code)
+		}
+		if names := dirEntries(t, out); len(names) != 0 {
+			t.Errorf("%s: left %v", dst, names)
+		}
 	}
 }
