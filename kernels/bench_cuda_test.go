@@ -310,7 +310,7 @@ func BenchmarkLocalAIDW(b *testing.B) {
 		b.Fatal(err)
 	}
 	pp := pr.(*prepared)
-	var kernel, up, down, build1, build2, free float64
+	var kernel, up, down, stagedUp, stagedDown, build1, build2, free float64
 	err = testDev.Do(func() error {
 		// The prepare phase, step by step.
 		var xyz [3]cuda.Buffer
@@ -362,6 +362,20 @@ func BenchmarkLocalAIDW(b *testing.B) {
 			return err
 		}
 		down = ms(time.Since(t0))
+		// the same copies through the pinned staging buffers
+		t0 = time.Now()
+		if err := cuda.UploadStaged(testDev, x, d.samples.X); err != nil {
+			return err
+		}
+		stagedUp = ms(time.Since(t0))
+		t0 = time.Now()
+		if err := cuda.DownloadStaged(testDev, tmp, x, 0); err != nil {
+			return err
+		}
+		stagedDown = ms(time.Since(t0))
+		if !slices.Equal(tmp, d.samples.X) {
+			return fmt.Errorf("a staged round trip changed the values")
+		}
 		out, err := cuda.AllocN[float64](count)
 		if err != nil {
 			return err
@@ -378,6 +392,8 @@ func BenchmarkLocalAIDW(b *testing.B) {
 	}
 	result(b, "pageable-upload-80MB", up, "ms")
 	result(b, "pageable-download-80MB", down, "ms")
+	result(b, "staged-upload-80MB", stagedUp, "ms")
+	result(b, "staged-download-80MB", stagedDown, "ms")
 	result(b, "local-aidw-1e7-4096x4096-kernel", kernel, "ms")
 	result(b, "local-aidw-1e7-4096x4096-pipeline-wall", pipelineWall(b, "local-aidw-1e7-4096x4096", e, p), "ms")
 }

@@ -28,34 +28,27 @@ type index struct {
 
 func (ix *index) free() { cuda.FreeAll(&ix.order, &ix.start, &ix.xy, &ix.z, &ix.s32) }
 
-// coordChunk is how many compact samples uploadCoords converts at a time.
-const coordChunk = 1 << 16
-
-// uploadCoords uploads the samples' coordinates as float64 (device thread only). Compact samples
-// are converted a chunk at a time, so that the host never holds a float64 copy of them all.
-func uploadCoords(s *sample.Samples) (x, y buf, err error) {
-	if !s.IsCompact() {
-		if x, err = cuda.UploadNew(s.X); err != nil {
-			return x, y, err
-		}
-		if y, err = cuda.UploadNew(s.Y); err != nil {
-			x.Free()
-		}
-		return x, y, err
-	}
+// uploadCoords uploads the samples' coordinates as float64 through the device's pinned
+// staging buffers (device thread only); compact samples are converted straight into them, so
+// that the host never holds a float64 copy of them all.
+func uploadCoords(d *cuda.Device, s *sample.Samples) (x, y buf, err error) {
 	n := s.Len()
 	if x, err = cuda.AllocN[float64](n); err == nil {
 		y, err = cuda.AllocN[float64](n)
 	}
-	cx, cy := make([]float64, min(coordChunk, n)), make([]float64, min(coordChunk, n))
-	for lo := 0; lo < n && err == nil; lo += coordChunk {
-		hi := min(lo+coordChunk, n)
-		for i := lo; i < hi; i++ {
-			cx[i-lo], cy[i-lo] = s.XY(int32(i))
-		}
-		if err = cuda.Upload(cuda.From[float64](x, lo), cx[:hi-lo]); err == nil {
-			err = cuda.Upload(cuda.From[float64](y, lo), cy[:hi-lo])
-		}
+	if err == nil {
+		err = cuda.UploadFill(d, x, n, func(lo int, p []float64) {
+			for i := range p {
+				p[i], _ = s.XY(int32(lo + i))
+			}
+		})
+	}
+	if err == nil {
+		err = cuda.UploadFill(d, y, n, func(lo int, p []float64) {
+			for i := range p {
+				_, p[i] = s.XY(int32(lo + i))
+			}
+		})
 	}
 	if err != nil {
 		cuda.FreeAll(&x, &y)
@@ -68,10 +61,10 @@ func indexSamples(d *cuda.Device, s *sample.Samples) (*index, error) {
 	var x, y, z buf
 	defer cuda.FreeAll(&x, &y, &z)
 	var err error
-	if x, y, err = uploadCoords(s); err != nil {
+	if x, y, err = uploadCoords(d, s); err != nil {
 		return nil, err
 	}
-	if z, err = cuda.UploadNew(s.Z); err != nil {
+	if z, err = cuda.UploadStagedNew(d, s.Z); err != nil {
 		return nil, err
 	}
 	b := newBuilder(d)

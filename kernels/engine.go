@@ -163,12 +163,12 @@ func (pp *prepared) Compute(ctx context.Context, b *interp.Block) error {
 				return err
 			}
 			if list == nil {
-				if err := cuda.Download(b.Values[first:first+n], c.out, 0); err != nil {
+				if err := cuda.DownloadStaged(pp.e.dev, b.Values[first:first+n], c.out, 0); err != nil {
 					return err
 				}
 				continue
 			}
-			if err := cuda.Download(c.host[:n], c.out, 0); err != nil {
+			if err := cuda.DownloadStaged(pp.e.dev, c.host[:n], c.out, 0); err != nil {
 				return err
 			}
 			for j, v := range c.host[:n] {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/kernels/cuda"
 	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/sample"
 )
@@ -118,10 +119,10 @@ func TestEngineMaskAndChunks(t *testing.T) {
 	}
 }
 
-// TestEngineCompactSamples: compact samples (LiDAR's int32 quanta), uploaded a chunk at a time,
-// give the GPU engine what the same coordinates in the plain form give, bit for bit.
+// TestEngineCompactSamples: compact samples (LiDAR's int32 quanta), converted a staging piece at
+// a time, give the GPU engine what the same coordinates in the plain form give, bit for bit.
 func TestEngineCompactSamples(t *testing.T) {
-	d := utmSet(61, 3*coordChunk+123)
+	d := utmSet(61, cuda.StagePiece/8+123) // two staging pieces
 	s := d.samples
 	_, ox := sample.LatticePoint(s.OriginX, 0.01)
 	_, oy := sample.LatticePoint(s.OriginY, 0.01)

@@ -22,6 +22,7 @@ type Device struct {
 	mod  cu.Module
 	fns  map[string]cu.Function
 	ctx  cu.CUContext
+	st   *staging // the pinned buffers of large copies, made on first use
 }
 
 // Open creates a context on device ordinal and loads the PTX module ptx (origin names it in
@@ -83,6 +84,10 @@ func (d *Device) SMs() int { return d.sms }
 // Close releases the context; the Device cannot be used afterwards.
 func (d *Device) Close() error {
 	err := d.Do(func() error {
+		if d.st != nil {
+			d.st.free()
+			d.st = nil
+		}
 		if err := d.mod.Unload(); err != nil {
 			return err
 		}
