@@ -72,3 +72,6 @@ func weighAll(xs, ys, zs []float64, x, y, c, c0 float64) (sw, swz float64) {
 	}
 	return sw, swz
 }
+
+// fastWeighAll says whether weighAll runs the AVX-512 loop, several times the Go loop's speed.
+var fastWeighAll = haveAVX512

@@ -6,3 +6,6 @@ package interp
 func weighAll(xs, ys, zs []float64, x, y, c, c0 float64) (sw, swz float64) {
 	return weighAllGo(xs, ys, zs, x, y, c, c0)
 }
+
+// fastWeighAll says whether weighAll runs an assembly loop: not on this architecture.
+const fastWeighAll = false

@@ -515,11 +515,11 @@ func TestParseAIDW(t *testing.T) {
 		in   string
 		want AIDW
 	}{
-		{"aidw", AIDW{K: 15, RMax: 2, Alphas: [5]float64{1.5, 2, 2.5, 3, 3.5}}},
+		{"aidw", AIDW{K: 15, RMax: 2, Alphas: [5]float64{1.5, 2, 2.5, 3, 3.5}, FarField: true}},
 		{"AIDW:", DefaultAIDW()},
 		{"aidw:k=8:area=1e6:rmin=0.5:rmax=1.5:alphas=1, 2,3,4,5:max_points=12:radius=500:min_points=3:nodata=-9999",
-			AIDW{K: 8, Area: 1e6, RMin: 0.5, RMax: 1.5, Alphas: [5]float64{1, 2, 3, 4, 5}, MaxPoints: 12, Radius: 500, MinPoints: 3, NodataValue: -9999}},
-		{"aidw:K=3:Alphas=0,0,0,0,0", AIDW{K: 3, RMax: 2}},
+			AIDW{K: 8, Area: 1e6, RMin: 0.5, RMax: 1.5, Alphas: [5]float64{1, 2, 3, 4, 5}, MaxPoints: 12, Radius: 500, MinPoints: 3, NodataValue: -9999, FarField: true}},
+		{"aidw:K=3:Alphas=0,0,0,0,0:farfield=no", AIDW{K: 3, RMax: 2}},
 	} {
 		a, warnings, err := ParseAlgorithm(tc.in)
 		if err != nil {
@@ -623,5 +623,67 @@ func TestWeighAllKernels(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Global AIDW on a large raster sums distant samples by the far field (here from 25,000
+// samples and 5e9 pairs, thresholds lowered for the test): the values stay within 1e-9 of the exact sums (farfield=no, brute force
+// at sampled nodes), are not all the exact ones (the far field ran), and do not depend on the
+// number of workers.
+func TestAIDWFarField(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	s := &sample.Samples{}
+	for i := range 25000 {
+		x, y := r.Float64()*1000, r.Float64()*1000
+		if i%3 == 0 { // a cluster
+			x, y = 300+r.NormFloat64()*20, 600+r.NormFloat64()*20
+		}
+		s.Add(x, y, 100+10*math.Sin(x/90)+5*math.Cos(y/70)+r.Float64())
+	}
+	target := raster.NorthUp(-20, -20, 1020, 1020, 500, 400) // 200,000 nodes: 5e9 pairs
+	s.MoveOrigin(target.Centre())
+	a := DefaultAIDW()
+	a.farFieldAt = &farFieldThresholds{25000, 5e9}
+	var alg Algorithm = &a
+	grid := func(threads int) []float64 {
+		var out []float64
+		err := Grid(context.Background(), &CPU{Threads: threads}, &Problem{Samples: s, Target: target, Alg: alg},
+			func(_, _ int, v []float64) error { out = append(out, v...); return nil }, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	got := grid(2)
+	for i, v := range grid(1) {
+		if math.Float64bits(v) != math.Float64bits(got[i]) {
+			t.Fatalf("node %d: %v with one worker, %v with two", i, v, got[i])
+		}
+	}
+	exact, _, err := ParseAlgorithm("aidw:farfield=no")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var xs, ys []float64
+	var idx []int
+	for k := 0; k < len(got); k += 397 {
+		x, y := target.Node(k%target.Cols, k/target.Cols, 0, 0)
+		xs, ys, idx = append(xs, x), append(ys, y), append(idx, k)
+	}
+	want, err := EvaluateAt(context.Background(), &CPU{}, &Problem{Samples: s, Target: target, Alg: exact}, xs, ys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	differ := 0
+	for j, k := range idx {
+		if e := math.Abs(got[k]-want[j]) / math.Abs(want[j]); e > 1e-9 {
+			t.Fatalf("node %d: %v, the exact sum %v: relative error %.2g over 1e-9", k, got[k], want[j], e)
+		}
+		if got[k] != want[j] {
+			differ++
+		}
+	}
+	if differ == 0 {
+		t.Fatal("every sampled node equals the exact sum: the far field did not run")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/aidw/aidw/grid"
+	"github.com/aidw/aidw/interp/farfield"
 )
 
 // cpuAlgorithm is what an algorithm provides to run on the CPU engine: bind does the
@@ -95,6 +96,24 @@ type scratch struct {
 	bands []float64
 	// reach2 is the square of the node's reach so far (see Block.Reach).
 	reach2 float64
+	// ff is the room of a far field's evaluation, for the field ffOf.
+	ff   *farfield.Scratch
+	ffOf *farfield.Field
+}
+
+// farScratch is the worker's room for field f.
+func (sc *scratch) farScratch(f *farfield.Field) *farfield.Scratch {
+	if sc.ffOf != f {
+		sc.ff, sc.ffOf = f.NewScratch(), f
+	}
+	return sc.ff
+}
+
+// contextBinder is an algorithm whose binding does long work (a far-field plan) that ctx
+// stops within a second.
+type contextBinder interface {
+	bindContext(ctx context.Context, p *Problem, ix *grid.Index) (bound, error)
+	bindBandsContext(ctx context.Context, p *Problem, ix *grid.Index) (bandsFunc, error)
 }
 
 // CPU is the engine that runs every algorithm on all CPU cores.
@@ -128,7 +147,12 @@ func (c *CPU) Prepare(ctx context.Context, p *Problem) (Prepared, error) {
 	var err error
 	if cp.nbands == 1 {
 		var b bound
-		if b, err = alg.bind(p, ix); err != nil {
+		if cb, ok := p.Alg.(contextBinder); ok {
+			b, err = cb.bindContext(ctx, p, ix)
+		} else {
+			b, err = alg.bind(p, ix)
+		}
+		if err != nil {
 			return nil, err
 		}
 		cp.fn = nodeOf(b)
@@ -139,7 +163,12 @@ func (c *CPU) Prepare(ctx context.Context, p *Problem) (Prepared, error) {
 	if !ok {
 		return nil, fmt.Errorf("algorithm %s has no CPU implementation of its %d bands", p.Alg.Name(), cp.nbands)
 	}
-	if cp.bands, err = ba.bindBands(p, ix); err != nil {
+	if cb, ok := p.Alg.(contextBinder); ok {
+		cp.bands, err = cb.bindBandsContext(ctx, p, ix)
+	} else {
+		cp.bands, err = ba.bindBands(p, ix)
+	}
+	if err != nil {
 		return nil, err
 	}
 	cp.fn = func(sc *scratch, _ int32, x, y float64) float64 { return cp.node(sc, x, y)[0] }

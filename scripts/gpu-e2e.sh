@@ -3,6 +3,7 @@
 # (.carry/e2e.tar.xz, made by scripts/gpu-bundle.sh), grids real inputs with -device cpu and
 # -device gpu; scripts/gpu-compare.py checks that the GeoTIFFs agree (1e-5 relative for the
 # float32 global weighting, 1e-12 otherwise) and the invdist one against GDAL's own raster.
+# The global AIDW cases set farfield=no: the GPU sums every sample, and so then does the CPU.
 # Needs AIDW_PTX (a PTX file the driver accepts) when the binary's embedded PTX is stale.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -30,13 +31,13 @@ grid() {
 	python3 scripts/gpu-compare.py "$name gpu float64" "$e/out/$name-cpu.tif" "$e/out/$name-gpu64.tif" 1e-12 || fails=$((fails + 1))
 }
 n43="-zfield elevation -a_srs EPSG:4326 -txe -80.0041667 -78.9958333 -tye 42.9958333 44.0041667 -outsize 121 121 -ot Float64 testdata/n43_samples.csv"
-grid n43-aidw 1e-5 -a aidw $n43
+grid n43-aidw 1e-5 -a aidw:farfield=no $n43
 grid n43-aidw-maxpoints 1e-12 -a aidw:max_points=15 $n43
 grid n43-aidw-radius 1e-12 -a aidw:radius=0.08:min_points=3:nodata=-9999 $n43
 grid n43-invdist-p3 1e-5 -a invdist:power=3:smoothing=0.01 $n43
 # LAS: compact samples (int32 quanta) on the host, the README's DEM and the global form
 grid haystack-aidw-maxpoints 1e-12 -a aidw:max_points=12 -tr 1 1 -ot Float64 testdata/Haystack_Rock.las
-grid haystack-aidw 1e-5 -a aidw -tr 2 2 -ot Float64 testdata/Haystack_Rock.las
+grid haystack-aidw 1e-5 -a aidw:farfield=no -tr 2 2 -ot Float64 testdata/Haystack_Rock.las
 gdalA="-l grid -txe 440720 441920 -tye 3751320 3750120 -outsize 20 20 -ot Float64 testdata/gdal/grid.vrt"
 grid gdal-invdist 1e-5 -a invdist:power=2:smoothing=0:radius1=0:radius2=0:angle=0:max_points=0:min_points=0:nodata=0 $gdalA
 python3 scripts/gpu-compare.py "gdal-invdist gpu vs gdal_grid" "$e/out/gdal-invdist-gpu.tif" testdata/gdal/ref_data/grid_invdist.tif 1 abs || fails=$((fails + 1))
@@ -52,6 +53,6 @@ with open("/tmp/aidw-e2e/utm.csv", "w") as f:
             x, y = random.gauss(460000, 700), random.gauss(5410000, 900)
         f.write(f"{x:.3f},{y:.3f},{100 + (x % 1000) / 20 + (y % 777) / 30 + random.random():.4f}\n")
 PY
-grid utm100k-aidw 1e-5 -a aidw -outsize 300 300 -txe 452000 472000 -tye 5401000 5421000 /tmp/aidw-e2e/utm.csv
+grid utm100k-aidw 1e-5 -a aidw:farfield=no -outsize 300 300 -txe 452000 472000 -tye 5401000 5421000 /tmp/aidw-e2e/utm.csv
 grid utm100k-aidw-maxpoints 1e-12 -a aidw:max_points=15 -outsize 1000 1000 -txe 452000 472000 -tye 5401000 5421000 /tmp/aidw-e2e/utm.csv
 echo "e2e: $fails failed"

@@ -315,24 +315,82 @@ func (pl *Plan) Sums(ctx context.Context, tx, ty, alpha, num, den []float64, hit
 	})
 }
 
+// Field is a plan's tree over a fixed square with the far field of every box: the sums at a
+// target inside it are computed from the target alone, never from which other targets are
+// asked with it, so that a job's nodes may be shared out among blocks, tiles and engines in
+// any way and give the same values.
+type Field struct {
+	pl *Plan
+	t  *tree
+}
+
+// Field builds the plan's tree over box (xmin ymin xmax ymax, grown to hold every sample) for
+// about nt targets, and the far fields of all its boxes.
+func (pl *Plan) Field(ctx context.Context, box [4]float64, nt int) (*Field, error) {
+	t := pl.newTreeBox(box, nt)
+	if t.d >= 2 {
+		if err := pl.upward(ctx, t); err != nil {
+			return nil, err
+		}
+		if err := pl.m2l(ctx, t, nil); err != nil {
+			return nil, err
+		}
+	}
+	return &Field{pl, t}, nil
+}
+
+// Contains says whether (x, y) lies in the field's square, where At may be asked.
+func (f *Field) Contains(x, y float64) bool {
+	t := f.t
+	return x >= t.ox && y >= t.oy && x <= t.ox+t.sd && y <= t.oy+t.sd
+}
+
+// Scratch is a worker's room for At.
+type Scratch struct{ w *work }
+
+// NewScratch returns a worker's room for At.
+func (f *Field) NewScratch() *Scratch { return &Scratch{f.pl.newWork()} }
+
+// At returns the sums of Sums at the target (x, y) inside the field's square with power alpha
+// (within the plan's powers): num, den, and the first sample within ExactHitD2 or -1.
+func (f *Field) At(s *Scratch, x, y, alpha float64) (num, den float64, hit int32) {
+	t := f.t
+	ix, iy := t.leafOf(x, y)
+	k := morton(ix, iy)
+	num, den, hit = f.pl.near(t, k, x, y, alpha)
+	if t.d >= 2 {
+		fn, fd := f.pl.far(t, s.w, k, x, y, alpha)
+		num, den = num+fn, den+fd
+	}
+	return num, den, hit
+}
+
 // maxTreeBytes bounds the memory of a tree's charges and far fields.
 const maxTreeBytes = 1 << 30
 
-// newTree chooses the depth and sorts the samples into the leaves.
+// newTree chooses the depth and sorts the samples into the leaves, over the box of the
+// samples and targets.
 func (pl *Plan) newTree(tx, ty []float64) *tree {
-	minx, miny, maxx, maxy := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-	for _, xs := range [][2][]float64{{pl.sx, pl.sy}, {tx, ty}} {
-		for i, x := range xs[0] {
-			minx, maxx = min(minx, x), max(maxx, x)
-			miny, maxy = min(miny, xs[1][i]), max(maxy, xs[1][i])
-		}
+	box := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	for i, x := range tx {
+		box = [4]float64{min(box[0], x), min(box[1], ty[i]), max(box[2], x), max(box[3], ty[i])}
+	}
+	return pl.newTreeBox(box, len(tx))
+}
+
+// newTreeBox is newTree over box grown to hold the samples, for nt targets.
+func (pl *Plan) newTreeBox(box [4]float64, nt int) *tree {
+	minx, miny, maxx, maxy := box[0], box[1], box[2], box[3]
+	for i, x := range pl.sx {
+		minx, maxx = min(minx, x), max(maxx, x)
+		miny, maxy = min(miny, pl.sy[i]), max(maxy, pl.sy[i])
 	}
 	t := &tree{ox: minx, oy: miny}
 	t.sd = max(maxx-minx, maxy-miny)
 	t.sd += t.sd*1e-9 + 1e-9*max(math.Abs(minx), math.Abs(miny), math.Abs(maxx), math.Abs(maxy)) + 1e-300
 	ns := len(pl.sx)
 	p2, q := pl.p*pl.p, pl.q
-	t.d = pl.depth(ns, len(tx), t.sd)
+	t.d = pl.depth(ns, nt, t.sd)
 	nl := 1 << (2 * t.d)
 	t.start = make([]int32, nl+1)
 	leaf := make([]int32, ns)
@@ -510,7 +568,8 @@ func unspread(v int) int {
 	return int(x)
 }
 
-// m2l computes, at every level l >= 2, the far field of each box that holds targets at its
+// m2l computes, at every level l >= 2, the far field of each box that holds targets (every box
+// when tstart is nil) at its
 // Chebyshev points and powers: the sum of its interaction list's charges (the children of
 // its parent's neighbours that are not its own neighbours) through ops.
 func (pl *Plan) m2l(ctx context.Context, t *tree, tstart []int32) error {
@@ -529,7 +588,7 @@ func (pl *Plan) m2l(ctx context.Context, t *tree, tstart []int32) error {
 				any := false
 				for code := lo; code < hi; code++ {
 					src[code-lo] = -1
-					if tstart[(code+1)<<shift] == tstart[code<<shift] {
+					if tstart != nil && tstart[(code+1)<<shift] == tstart[code<<shift] {
 						continue
 					}
 					ix, iy := unspread(code), unspread(code>>1)

@@ -250,3 +250,48 @@ func TestOrders(t *testing.T) {
 		t.Logf("%+v: p %d q %d", o, p, q)
 	}
 }
+
+// A Field gives the brute force's sums within the tolerance at every target of a square larger
+// than the samples' box, with a power per target, and the same bits whatever targets are
+// asked around it (its tree does not depend on them), unlike Sums.
+func TestFieldMatchesBruteAndIsFixed(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	sx, sy := uniform(r, 30000, 500000, 5400000, 1000)
+	sz := values(r, sx, sy)
+	pl, err := NewPlan(sx, sy, sz, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	box := [4]float64{499900, 5399900, 501100, 5401100}
+	f, err := pl.Field(context.Background(), box, 40000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := pl.Field(context.Background(), box, 40000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, ty := uniform(r, 400, 499900, 5399900, 1200)
+	al := alphas(r, 400, 1.5, 3.5)
+	s, s2 := f.NewScratch(), g.NewScratch()
+	for j := range tx {
+		if !f.Contains(tx[j], ty[j]) {
+			t.Fatalf("target %d outside the field's square", j)
+		}
+		num, den, _ := f.At(s, tx[j], ty[j], al[j])
+		rn, rd, ra, _ := brute(sx, sy, sz, tx[j], ty[j], al[j])
+		if e1, e2 := math.Abs(num-rn)/ra, math.Abs(den-rd)/rd; e1 > 1e-9 || e2 > 1e-9 {
+			t.Fatalf("target %d: errors %.2g, %.2g over the tolerance 1e-9", j, e1, e2)
+		}
+		// a second field of the same box, asked in another order, gives the same bits
+		k := len(tx) - 1 - j
+		n1, d1, _ := f.At(s, tx[k], ty[k], al[k])
+		n2, d2, _ := g.At(s2, tx[k], ty[k], al[k])
+		if n1 != n2 || d1 != d2 {
+			t.Fatalf("target %d: two fields of one box differ", k)
+		}
+	}
+	if f.Contains(box[0]-1e3, box[1]) {
+		t.Fatal("a point far outside the box is said to be inside")
+	}
+}
