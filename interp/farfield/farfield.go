@@ -577,7 +577,9 @@ func (pl *Plan) m2l(ctx context.Context, t *tree, tstart []int32) error {
 	for l := 2; l <= t.d; l++ {
 		n := 1 << l
 		shift := 2 * (t.d - l)
-		const chunk = 128
+		// a box's far field is tens of millions of multiply-adds: a few boxes at a time, so
+		// that a cancelled run stops within a second
+		const chunk = 4
 		err := run(ctx, pl.o.Threads, 1<<(2*l), chunk, func(lo, hi int) {
 			src := make([]int32, hi-lo) // source box code per target box, -1 none
 			for off, op := range pl.ops {
