@@ -3,11 +3,13 @@ package interp
 import (
 	"cmp"
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aidw/aidw/grid"
 	"github.com/aidw/aidw/raster"
@@ -685,5 +687,25 @@ func TestAIDWFarField(t *testing.T) {
 	}
 	if differ == 0 {
 		t.Fatal("every sampled node equals the exact sum: the far field did not run")
+	}
+}
+
+// A cancelled context stops the far field's build and the nodes after it: the run ends with
+// the context's error, not a raster.
+func TestAIDWFarFieldCancel(t *testing.T) {
+	r := rand.New(rand.NewPCG(19, 20))
+	s := &sample.Samples{}
+	for range 25000 {
+		s.Add(r.Float64()*1000, r.Float64()*1000, r.Float64())
+	}
+	target := raster.NorthUp(0, 0, 1000, 1000, 500, 400)
+	s.MoveOrigin(target.Centre())
+	a := DefaultAIDW()
+	a.farFieldAt = &farFieldThresholds{25000, 5e9}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	err := Grid(ctx, &CPU{}, &Problem{Samples: s, Target: target, Alg: &a}, func(int, int, []float64) error { return nil }, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("a cancelled far-field run returned %v", err)
 	}
 }
