@@ -33,6 +33,7 @@ type Spill struct {
 	quantumX, quantumY   float64
 	box                  [4]float64 // the buckets' grid covers this box (absolute); samples outside go to the edge buckets
 	nx, ny               int
+	perX, perY           float64 // buckets per unit of x and y
 	buckets              []bucket
 	seq                  uint64 // samples written so far
 	jobOriginX, jobOrigY float64
@@ -87,6 +88,7 @@ func newSpill(dir string, box [4]float64, compact, ordered bool, originX, origin
 	} else if h > 0 && !math.IsInf(h, 0) {
 		s.ny = spillBuckets
 	}
+	s.perX, s.perY = float64(s.nx)/w, float64(s.ny)/h
 	s.buckets = make([]bucket, s.nx*s.ny)
 	for i := range s.buckets {
 		s.buckets[i].box = [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
@@ -103,17 +105,19 @@ func (s *Spill) record() int {
 
 // bucketOf is the bucket of the absolute point (x, y): the grid's cell, clamped to the grid.
 func (s *Spill) bucketOf(x, y float64) *bucket {
-	i := int(float64(s.nx) * (x - s.box[0]) / (s.box[2] - s.box[0]))
-	j := int(float64(s.ny) * (y - s.box[1]) / (s.box[3] - s.box[1]))
+	i := int((x - s.box[0]) * s.perX)
+	j := int((y - s.box[1]) * s.perY)
 	i = min(max(i, 0), s.nx-1) // NaN and ±Inf give some int; clamped all the same
 	j = min(max(j, 0), s.ny-1)
 	return &s.buckets[j*s.nx+i]
 }
 
 // add writes a batch of samples: compact ones relative to the spill's origin lattice (checked
-// by the caller), plain ones in absolute coordinates as XY + origin.
+// by the caller), plain ones in absolute coordinates as XY + origin. Records are written
+// straight into the buckets' buffers.
 func (s *Spill) add(b *sample.Samples) error {
 	rec := s.record()
+	le := binary.LittleEndian
 	for i := range int32(b.Len()) {
 		x, y := b.XY(i)
 		ax, ay := x+b.OriginX, y+b.OriginY
@@ -121,21 +125,33 @@ func (s *Spill) add(b *sample.Samples) error {
 		if k.buf == nil {
 			k.buf = make([]byte, 0, bucketRecords*rec)
 		}
-		var r [plainRecord]byte
+		n := len(k.buf)
+		r := k.buf[n : n+rec]
 		if s.compact {
-			binary.LittleEndian.PutUint32(r[0:], uint32(b.QX[i]))
-			binary.LittleEndian.PutUint32(r[4:], uint32(b.QY[i]))
-			binary.LittleEndian.PutUint64(r[8:], math.Float64bits(b.Z[i]))
+			le.PutUint32(r[0:], uint32(b.QX[i]))
+			le.PutUint32(r[4:], uint32(b.QY[i]))
+			le.PutUint64(r[8:], math.Float64bits(b.Z[i]))
 		} else {
-			binary.LittleEndian.PutUint64(r[0:], math.Float64bits(ax))
-			binary.LittleEndian.PutUint64(r[8:], math.Float64bits(ay))
-			binary.LittleEndian.PutUint64(r[16:], math.Float64bits(b.Z[i]))
-			binary.LittleEndian.PutUint64(r[24:], s.seq)
+			le.PutUint64(r[0:], math.Float64bits(ax))
+			le.PutUint64(r[8:], math.Float64bits(ay))
+			le.PutUint64(r[16:], math.Float64bits(b.Z[i]))
+			le.PutUint64(r[24:], s.seq)
 		}
 		s.seq++
-		k.buf = append(k.buf, r[:rec]...)
+		k.buf = k.buf[:n+rec]
 		k.n++
-		k.box = [4]float64{min(k.box[0], ax), min(k.box[1], ay), max(k.box[2], ax), max(k.box[3], ay)}
+		if ax < k.box[0] {
+			k.box[0] = ax
+		}
+		if ay < k.box[1] {
+			k.box[1] = ay
+		}
+		if ax > k.box[2] {
+			k.box[2] = ax
+		}
+		if ay > k.box[3] {
+			k.box[3] = ay
+		}
 		if len(k.buf) == cap(k.buf) {
 			if err := s.flush(k); err != nil {
 				return err
