@@ -285,19 +285,28 @@ func (e *aidwEvaluator) farField(ctx context.Context, p *Problem) error {
 	return nil
 }
 
+// bind binds AIDW without a far field: leave-one-out binds this way, and predicts samples,
+// not the raster the far field would be built for.
 func (a *AIDW) bind(p *Problem, ix *grid.Index) (bound, error) {
-	return a.bindContext(context.Background(), p, ix)
+	return a.bindWith(context.Background(), p, ix, false)
 }
 
-// bindContext implements contextBinder: the far field's build stops with ctx.
+// bindContext implements contextBinder for the engine's rasters: with the far field when it
+// pays, its build stopped by ctx.
 func (a *AIDW) bindContext(ctx context.Context, p *Problem, ix *grid.Index) (bound, error) {
+	return a.bindWith(ctx, p, ix, true)
+}
+
+func (a *AIDW) bindWith(ctx context.Context, p *Problem, ix *grid.Index, far bool) (bound, error) {
 	n := p.sampleCount()
 	e, err := a.evaluator(p, ix, n)
 	if err != nil {
 		return nil, err
 	}
-	if err := e.farField(ctx, p); err != nil {
-		return nil, err
+	if far {
+		if err := e.farField(ctx, p); err != nil {
+			return nil, err
+		}
 	}
 	less := func() (nodeWithout, error) {
 		e, err := a.evaluator(p, ix, n-1)
@@ -311,17 +320,23 @@ func (a *AIDW) bindContext(ctx context.Context, p *Problem, ix *grid.Index) (bou
 
 // bindBands computes the value and the diagnostics bands: alpha, r_obs, R, neighbours.
 func (a *AIDW) bindBands(p *Problem, ix *grid.Index) (bandsFunc, error) {
-	return a.bindBandsContext(context.Background(), p, ix)
+	return a.bindBandsWith(context.Background(), p, ix, false)
 }
 
-// bindBandsContext implements contextBinder.
+// bindBandsContext implements contextBinder, as bindContext.
 func (a *AIDW) bindBandsContext(ctx context.Context, p *Problem, ix *grid.Index) (bandsFunc, error) {
+	return a.bindBandsWith(ctx, p, ix, true)
+}
+
+func (a *AIDW) bindBandsWith(ctx context.Context, p *Problem, ix *grid.Index, far bool) (bandsFunc, error) {
 	e, err := a.evaluator(p, ix, p.sampleCount())
 	if err != nil {
 		return nil, err
 	}
-	if err := e.farField(ctx, p); err != nil {
-		return nil, err
+	if far {
+		if err := e.farField(ctx, p); err != nil {
+			return nil, err
+		}
 	}
 	return func(sc *scratch, x, y float64, out []float64) {
 		nd := e.node(sc, -1, x, y)
