@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/sample"
@@ -190,76 +193,116 @@ func (s *Spill) finish() error {
 func (s *Spill) setOrigin(x, y float64) { s.jobOriginX, s.jobOrigY = x, y }
 
 // Load implements Source: the samples strictly inside region (nil: all), in the job's order
-// (canonical, or the input's), relative to the job's origin.
+// (canonical, or the input's), relative to the job's origin. The buckets the region meets are
+// read on every core, each into its own span of the samples, which are then closed up.
 func (s *Spill) Load(ctx context.Context, region *[4]float64) (*sample.Samples, error) {
-	out := &sample.Samples{}
-	if s.compact {
-		out.OriginX, out.OriginY, out.QuantumX, out.QuantumY = s.originX, s.originY, s.quantumX, s.quantumY
+	type part struct {
+		k        *bucket
+		at, kept int
+		inside   bool
 	}
-	// room for every record of the buckets the region meets, so that appending never copies
+	var parts []part
 	total := 0
-	for i := range s.buckets {
-		if k := &s.buckets[i]; k.n > 0 && (region == nil || Intersects(k.box, *region)) {
-			total += k.n
-		}
-	}
-	if s.compact {
-		out.QX, out.QY = make([]int32, 0, total), make([]int32, 0, total)
-	} else {
-		out.X, out.Y = make([]float64, 0, total), make([]float64, 0, total)
-	}
-	out.Z = make([]float64, 0, total)
-	var seqs []uint64
-	if s.ordered {
-		seqs = make([]uint64, 0, total)
-	}
-	rec := s.record()
-	var buf []byte
 	for i := range s.buckets {
 		k := &s.buckets[i]
 		if k.n == 0 || region != nil && !Intersects(k.box, *region) {
 			continue
 		}
 		inside := region == nil || k.box[0] > region[0] && k.box[2] < region[2] && k.box[1] > region[1] && k.box[3] < region[3]
-		for _, bl := range k.blocks {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			buf = slices.Grow(buf[:0], bl.n*rec)[:bl.n*rec]
-			if _, err := s.f.ReadAt(buf, bl.off); err != nil {
-				return nil, fmt.Errorf("reading the spill file of the tiled run: %w", err)
-			}
-			for r := 0; r < len(buf); r += rec {
-				if s.compact {
-					qx := int32(binary.LittleEndian.Uint32(buf[r:]))
-					qy := int32(binary.LittleEndian.Uint32(buf[r+4:]))
-					if !inside {
-						x, y := float64(qx)*s.quantumX+s.originX, float64(qy)*s.quantumY+s.originY
-						if !(x > region[0] && x < region[2] && y > region[1] && y < region[3]) {
-							continue
-						}
-					}
-					out.QX = append(out.QX, qx)
-					out.QY = append(out.QY, qy)
-					out.Z = append(out.Z, math.Float64frombits(binary.LittleEndian.Uint64(buf[r+8:])))
-					continue
-				}
-				x := math.Float64frombits(binary.LittleEndian.Uint64(buf[r:]))
-				y := math.Float64frombits(binary.LittleEndian.Uint64(buf[r+8:]))
-				if !inside && !(x > region[0] && x < region[2] && y > region[1] && y < region[3]) {
-					continue
-				}
-				out.X = append(out.X, x)
-				out.Y = append(out.Y, y)
-				out.Z = append(out.Z, math.Float64frombits(binary.LittleEndian.Uint64(buf[r+16:])))
-				if s.ordered {
-					seqs = append(seqs, binary.LittleEndian.Uint64(buf[r+24:]))
-				}
-			}
+		parts = append(parts, part{k: k, at: total, inside: inside})
+		total += k.n
+	}
+	out := &sample.Samples{}
+	var seqs []uint64
+	if s.compact {
+		out.OriginX, out.OriginY, out.QuantumX, out.QuantumY = s.originX, s.originY, s.quantumX, s.quantumY
+		out.QX, out.QY = make([]int32, total), make([]int32, total)
+	} else {
+		out.X, out.Y = make([]float64, total), make([]float64, total)
+		if s.ordered {
+			seqs = make([]uint64, total)
 		}
 	}
+	out.Z = make([]float64, total)
+	rec := s.record()
+	le := binary.LittleEndian
+	var next atomic.Int64
+	var failed atomic.Pointer[error]
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(parts)) {
+		wg.Go(func() {
+			var buf []byte
+			for failed.Load() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= len(parts) {
+					return
+				}
+				p := &parts[i]
+				j := p.at
+				for _, bl := range p.k.blocks {
+					if err := ctx.Err(); err != nil {
+						failed.CompareAndSwap(nil, &err)
+						return
+					}
+					buf = slices.Grow(buf[:0], bl.n*rec)[:bl.n*rec]
+					if _, err := s.f.ReadAt(buf, bl.off); err != nil {
+						err = fmt.Errorf("reading the spill file of the tiled run: %w", err)
+						failed.CompareAndSwap(nil, &err)
+						return
+					}
+					for r := 0; r < len(buf); r += rec {
+						if s.compact {
+							qx, qy := int32(le.Uint32(buf[r:])), int32(le.Uint32(buf[r+4:]))
+							if !p.inside {
+								x, y := float64(qx)*s.quantumX+s.originX, float64(qy)*s.quantumY+s.originY
+								if !(x > region[0] && x < region[2] && y > region[1] && y < region[3]) {
+									continue
+								}
+							}
+							out.QX[j], out.QY[j], out.Z[j] = qx, qy, math.Float64frombits(le.Uint64(buf[r+8:]))
+							j++
+							continue
+						}
+						x, y := math.Float64frombits(le.Uint64(buf[r:])), math.Float64frombits(le.Uint64(buf[r+8:]))
+						if !p.inside && !(x > region[0] && x < region[2] && y > region[1] && y < region[3]) {
+							continue
+						}
+						out.X[j], out.Y[j], out.Z[j] = x, y, math.Float64frombits(le.Uint64(buf[r+16:]))
+						if seqs != nil {
+							seqs[j] = le.Uint64(buf[r+24:])
+						}
+						j++
+					}
+				}
+				p.kept = j - p.at
+			}
+		})
+	}
+	wg.Wait()
+	if err := failed.Load(); err != nil {
+		return nil, *err
+	}
+	// close the spans up, in bucket order
+	n := 0
+	for _, p := range parts {
+		if p.at != n {
+			if s.compact {
+				copy(out.QX[n:], out.QX[p.at:p.at+p.kept])
+				copy(out.QY[n:], out.QY[p.at:p.at+p.kept])
+			} else {
+				copy(out.X[n:], out.X[p.at:p.at+p.kept])
+				copy(out.Y[n:], out.Y[p.at:p.at+p.kept])
+				if seqs != nil {
+					copy(seqs[n:], seqs[p.at:p.at+p.kept])
+				}
+			}
+			copy(out.Z[n:], out.Z[p.at:p.at+p.kept])
+		}
+		n += p.kept
+	}
+	out.Truncate(n)
 	if s.ordered {
-		inputOrder(out, seqs)
+		inputOrder(out, seqs[:n])
 	} else {
 		gdalio.Canonicalize(out)
 	}
