@@ -38,7 +38,7 @@ same() {
 header() {
   echo "# $1"
   echo
-  echo "- date: $(date -u +%F), commit: $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (uncommitted changes)')"
+  echo "- date: $(date -u +%F), commit: $(git rev-parse --short HEAD)$(git diff --quiet -- . ':!bench/results' || echo ' (uncommitted changes)')"
   echo "- machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(free -g | awk '/Mem:/{print $2}') GiB; load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "- command: \`scripts/bench-tiles.sh $case\`; wall time and peak RSS from /usr/bin/time"
   echo
