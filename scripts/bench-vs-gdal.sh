@@ -32,7 +32,7 @@ row() { # name, gdal_grid -a string, input base name
 {
   echo "# aidw grid (CPU engine) vs gdal_grid $(gdal_grid --version | cut -d, -f1 | cut -d' ' -f2)"
   echo
-  echo "- date: $(date -u +%F), commit: $(git rev-parse --short HEAD 2>/dev/null || echo none)$(git diff --quiet 2>/dev/null || echo ' (uncommitted changes)')"
+  echo "- date: $(date -u +%F), commit: $(git rev-parse --short HEAD 2>/dev/null || echo none)$(git diff --quiet -- . ':!bench/results' 2>/dev/null || echo ' (uncommitted changes)')"
   echo "- machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(free -g | awk '/Mem:/{print $2}') GiB; load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "- command: \`scripts/bench-vs-gdal.sh ${1:-}\`; GDAL_NUM_THREADS=ALL_CPUS; wall time of the whole command (read, grid, write), seconds"
   echo "- inputs: $n uniform samples over a 10 km square (UTM) onto ${size}x${size} nodes; all-samples invdist: $n_all samples"
