@@ -263,7 +263,14 @@ func farFieldFrom() farFieldThresholds {
 // sample-node pairs from farFieldMinSamples samples. Its tree depends on those boxes and
 // counts alone, so every node's value is the same whichever block, tile or engine computes it.
 func (e *aidwEvaluator) farField(ctx context.Context, p *Problem) error {
-	n, nodes := e.s.Len(), float64(p.Target.Cols)*float64(p.Target.Rows)
+	return e.farFieldAt(ctx, p, p.Target.Cols*p.Target.Rows)
+}
+
+// farFieldAt is farField for nodes nodes: the raster's, or the samples' when each is predicted
+// at its place without itself (leave-one-out), which the far field leaves out of its sums as
+// an exact hit.
+func (e *aidwEvaluator) farFieldAt(ctx context.Context, p *Problem, nodeCount int) error {
+	n, nodes := e.s.Len(), float64(nodeCount)
 	from := farFieldFrom()
 	if e.a.farFieldAt != nil {
 		from = *e.a.farFieldAt
@@ -308,9 +315,13 @@ func (a *AIDW) bindWith(ctx context.Context, p *Problem, ix *grid.Index, far boo
 			return nil, err
 		}
 	}
-	less := func() (nodeWithout, error) {
+	less := func(ctx context.Context) (nodeWithout, error) {
 		e, err := a.evaluator(p, ix, n-1)
 		if err != nil {
+			return nil, err
+		}
+		// leave-one-out predicts each of the n samples at its place
+		if err := e.farFieldAt(ctx, p, n); err != nil {
 			return nil, err
 		}
 		return e.value, nil
@@ -403,7 +414,8 @@ func (e *aidwEvaluator) node(sc *scratch, skip int32, x, y float64) AIDWNode {
 	c0 := -c * fastmath.Log2Pos(nearest.D2)
 	var sw, swz float64
 	switch {
-	case !e.a.local() && e.ff != nil && skip < 0 && e.ff.Contains(x, y):
+	case !e.a.local() && e.ff != nil && e.ff.Contains(x, y) && (skip < 0 || e.s.X[skip] == x && e.s.Y[skip] == y):
+		// a held-out sample at the node is an exact hit to the far field, which leaves it out
 		// absolute weights: far below overflow for any distance past exactHitD2
 		swz, sw, _ = e.ff.At(sc.farScratch(e.ff), x, y, nd.Alpha)
 		nd.Count = e.n

@@ -709,3 +709,48 @@ func TestAIDWFarFieldCancel(t *testing.T) {
 		t.Fatalf("a cancelled far-field run returned %v", err)
 	}
 }
+
+// Leave-one-out of the global form uses the far field too (thresholds lowered for the test):
+// each held-out sample at its place is an exact hit to the far field, which leaves it out; the
+// predictions stay within 1e-9 of the exact ones (farfield=no), and are not all equal to them.
+func TestAIDWFarFieldLeaveOneOut(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	s := &sample.Samples{}
+	for i := range 25000 {
+		x, y := r.Float64()*1000, r.Float64()*1000
+		if i%4 == 0 {
+			x, y = 700+r.NormFloat64()*15, 200+r.NormFloat64()*15
+		}
+		s.Add(x, y, 50+10*math.Sin(x/80)+r.Float64())
+	}
+	s.Add(s.X[7], s.Y[7], 3) // a repeat: held out, the other stays, as an exact hit
+	target := raster.NorthUp(0, 0, 1000, 1000, 100, 100)
+	s.MoveOrigin(target.Centre())
+	far := DefaultAIDW()
+	far.farFieldAt = &farFieldThresholds{25000, 5e8}
+	exact := DefaultAIDW()
+	exact.FarField = false
+	got, err := LeaveOneOut(context.Background(), &far, s, target, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := LeaveOneOut(context.Background(), &exact, s, target, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	differ := 0
+	for i := range want {
+		if e := math.Abs(got[i]-want[i]) / math.Abs(want[i]); e > 1e-9 {
+			t.Fatalf("sample %d: %v, the exact prediction %v: relative error %.2g over 1e-9", i, got[i], want[i], e)
+		}
+		if got[i] != want[i] {
+			differ++
+		}
+	}
+	if differ == 0 {
+		t.Fatal("every prediction equals the exact one: the far field did not run")
+	}
+	if got[7] != 3 || got[len(got)-1] != s.Z[7] {
+		t.Fatalf("the repeated sample's predictions %v, %v: want each the other's value", got[7], got[len(got)-1])
+	}
+}

@@ -50,8 +50,8 @@ type spanner interface {
 // algorithm, and slow.
 type holdOut interface {
 	// holdOut does the work that depends on the number of samples for the n-1 left when one
-	// is held out, and returns the function that computes nodes that way.
-	holdOut() (nodeWithout, error)
+	// is held out (stopped by ctx), and returns the function that computes nodes that way.
+	holdOut(ctx context.Context) (nodeWithout, error)
 }
 
 // nodeWithout computes the node at (x,y), relative to the samples' origin, as node would for a
@@ -65,16 +65,16 @@ type nodeWithout func(sc *scratch, j int32, x, y float64) float64
 // one, by less, or f itself when less is nil (nothing that f derives depends on their number).
 type skipping struct {
 	f    nodeWithout
-	less func() (nodeWithout, error)
+	less func(ctx context.Context) (nodeWithout, error)
 }
 
 func (b *skipping) node(sc *scratch, x, y float64) float64 { return b.f(sc, -1, x, y) }
 
-func (b *skipping) holdOut() (nodeWithout, error) {
+func (b *skipping) holdOut(ctx context.Context) (nodeWithout, error) {
 	if b.less == nil {
 		return b.f, nil
 	}
-	return b.less()
+	return b.less(ctx)
 }
 
 // cpuBandsAlgorithm is what an algorithm with bands after its value (see BandNames) provides

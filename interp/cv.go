@@ -55,7 +55,7 @@ func LeaveOneOut(ctx context.Context, alg Algorithm, s *sample.Samples, t raster
 	if !ok {
 		return eachWithout(ctx, ca, s, t, threads)
 	}
-	f, err := h.holdOut()
+	f, err := h.holdOut(ctx)
 	if err != nil {
 		return nil, err
 	}

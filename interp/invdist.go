@@ -2,6 +2,7 @@ package interp
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -367,7 +368,7 @@ func (a *InvDist) bindAll(p *Problem, ix *grid.Index) *invDistAll {
 func (d *invDistAll) node(_ *scratch, x, y float64) float64 { return d.one(x, y) }
 
 // holdOut implements holdOut: gdal's loop runs on either side of the held-out sample.
-func (d *invDistAll) holdOut() (nodeWithout, error) {
+func (d *invDistAll) holdOut(context.Context) (nodeWithout, error) {
 	return func(_ *scratch, j int32, x, y float64) float64 { return d.allBut(j, x, y) }, nil
 }
 

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"cmp"
+	"context"
 	"math"
 	"slices"
 
@@ -101,7 +102,7 @@ func (l *linearBound) outside(sc *scratch, skip int32, x, y, r0 float64) float64
 
 // holdOut implements holdOut: the hole that the held-out sample leaves is triangulated anew
 // (see holes), and the growing search starts from the box of the others.
-func (l *linearBound) holdOut() (nodeWithout, error) {
+func (l *linearBound) holdOut(context.Context) (nodeWithout, error) {
 	h := newHoles(l.s, l.tri, l.loc)
 	box := newBoxWithout(l.s)
 	n := float64(l.s.Len() - 1)

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -150,7 +151,7 @@ func gdalArea(r1, r2, angle float64, n int) searchArea {
 
 func (a *Average) bind(p *Problem, ix *grid.Index) (bound, error) {
 	n := p.sampleCount()
-	b := skipping{f: a.search(p, ix, n), less: func() (nodeWithout, error) { return a.search(p, ix, n-1), nil }}
+	b := skipping{f: a.search(p, ix, n), less: func(context.Context) (nodeWithout, error) { return a.search(p, ix, n-1), nil }}
 	if !a.active() {
 		ar := gdalArea(a.Radius1, a.Radius2, a.Angle, n)
 		if w := newWindowSpan(p, ix, ar, statAverage, a.MinPoints, a.NodataValue, b.f); w != nil {
@@ -230,7 +231,7 @@ func allSamplesValue(s *sample.Samples, f func([]grid.Neighbor) float64) float64
 
 func (m *Metric) bind(p *Problem, ix *grid.Index) (bound, error) {
 	n := p.sampleCount()
-	b := skipping{f: m.search(p, ix, n), less: func() (nodeWithout, error) { return m.search(p, ix, n-1), nil }}
+	b := skipping{f: m.search(p, ix, n), less: func(context.Context) (nodeWithout, error) { return m.search(p, ix, n-1), nil }}
 	if stat, ok := metricStats[m.Kind]; ok && !m.active() {
 		ar := gdalArea(m.Radius1, m.Radius2, m.Angle, n)
 		if w := newWindowSpan(p, ix, ar, stat, m.MinPoints, m.NodataValue, b.f); w != nil {

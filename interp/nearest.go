@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"context"
 	"math"
 
 	"github.com/aidw/aidw/grid"
@@ -49,7 +50,7 @@ func parseNearest(kv *keyValues) (Algorithm, error) {
 func (a *Nearest) bind(p *Problem, ix *grid.Index) (bound, error) {
 	nn := &gdalNearest{s: p.Samples, ix: ix, order: p.newGDALOrder(), nodata: a.NodataValue}
 	n := p.sampleCount()
-	return &skipping{f: a.search(nn, n), less: func() (nodeWithout, error) { return a.search(nn, n-1), nil }}, nil
+	return &skipping{f: a.search(nn, n), less: func(context.Context) (nodeWithout, error) { return a.search(nn, n-1), nil }}, nil
 }
 
 // search is gdal's search for n samples: on its quadtree above 100.
