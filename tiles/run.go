@@ -81,6 +81,61 @@ type Computer struct {
 	// Loads counts the loads of samples (a tile takes one, or more when its halo grows);
 	// Loaded the samples they gave.
 	Loads, Loaded atomic.Int64
+	// global, during a RunWindow of a global form, holds what every tile shares.
+	global *globalShare
+}
+
+// globalShare is what the tiles of a global form share within a run: every tile needs every
+// sample, so they are loaded once, and each engine prepares them once (its index, and AIDW's
+// far field).
+type globalShare struct {
+	once    sync.Once
+	samples *sample.Samples
+	err     error
+	mu      sync.Mutex
+	preps   map[interp.Engine]interp.Prepared
+}
+
+// load loads every sample, once.
+func (g *globalShare) load(ctx context.Context, src Source) (*sample.Samples, error) {
+	g.once.Do(func() { g.samples, g.err = src.Load(ctx, nil) })
+	return g.samples, g.err
+}
+
+// close releases the engines' preparations.
+func (g *globalShare) close() {
+	for _, p := range g.preps {
+		p.Close()
+	}
+}
+
+// load loads the samples of region (nil: all, shared by a global form's tiles).
+func (c *Computer) load(ctx context.Context, region *[4]float64) (*sample.Samples, error) {
+	if region == nil && c.global != nil {
+		return c.global.load(ctx, c.src)
+	}
+	return c.src.Load(ctx, region)
+}
+
+// prepare prepares problem p on engine eng, once per engine for a global form's tiles; release
+// frees what is not shared.
+func (c *Computer) prepare(ctx context.Context, eng interp.Engine, p *interp.Problem) (prep interp.Prepared, release func(), err error) {
+	g := c.global
+	if g == nil || p.Job.Partial {
+		if prep, err = eng.Prepare(ctx, p); err != nil {
+			return nil, nil, err
+		}
+		return prep, func() { prep.Close() }, nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if prep = g.preps[eng]; prep == nil {
+		if prep, err = eng.Prepare(ctx, p); err != nil {
+			return nil, nil, err
+		}
+		g.preps[eng] = prep
+	}
+	return prep, func() {}, nil
 }
 
 // NewComputer checks that the algorithm can be tiled and returns the computer of the job.
@@ -133,7 +188,7 @@ type loaded struct {
 func (c *Computer) prefetch(ctx context.Context, tl Tile) <-chan loaded {
 	ch := make(chan loaded, 1)
 	go func() {
-		s, err := c.src.Load(ctx, c.Region(tl))
+		s, err := c.load(ctx, c.Region(tl))
 		ch <- loaded{s, err}
 	}()
 	return ch
@@ -174,7 +229,7 @@ func (c *Computer) compute(ctx context.Context, eng interp.Engine, tl Tile, out 
 			l := <-first
 			s, err, first = l.s, l.err, nil
 		} else {
-			s, err = c.src.Load(ctx, region)
+			s, err = c.load(ctx, region)
 		}
 		if err != nil {
 			return err
@@ -311,11 +366,11 @@ func (c *Computer) computeNodes(ctx context.Context, eng interp.Engine, tl Tile,
 		c.knnReach(ctx, tl, s, do, reach)
 		reach = nil
 	}
-	prep, err := eng.Prepare(ctx, p)
+	prep, release, err := c.prepare(ctx, eng, p)
 	if err != nil {
 		return err
 	}
-	defer prep.Close()
+	defer release()
 	step := min(max(1, raster.BlockRows(t.Cols)), tl.Rows)
 	vals := make([]float64, step*t.Cols)
 	extra := make([][]float64, c.nbands-1)
@@ -389,6 +444,10 @@ func RunWindow(ctx context.Context, c *Computer, win Tile, side int, sink interp
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	if c.rule.Family == Global {
+		c.global = &globalShare{preps: map[interp.Engine]interp.Prepared{}}
+		defer func() { c.global.close(); c.global = nil }()
+	}
 	w := &windowRun{c: c, win: win, tiles: tiles, sink: sink, rows: map[int]*tileRow{},
 		total: float64(win.Cols) * float64(win.Rows)}
 	for _, tl := range tiles {
