@@ -16,8 +16,14 @@ func idw2AVX512(xs, ys, zs *float64, n int, x, y float64, acc *[16]float64) int
 // idw2All returns the sums of z/d2 and 1/d2 over every sample for the node at (x,y), or hit,
 // the first sample in input order with d2 < 1e-13 (-1 when none).
 func idw2All(xs, ys, zs []float64, x, y float64) (num, den float64, hit int) {
+	if !haveAVX512 {
+		if haveAVX2FMA && len(xs) >= 8 {
+			return idw2AllAVX2(xs, ys, zs, x, y)
+		}
+		return idw2AllGo(xs, ys, zs, x, y)
+	}
 	n := len(xs) &^ 15
-	if !haveAVX512 || n == 0 {
+	if n == 0 {
 		return idw2AllGo(xs, ys, zs, x, y)
 	}
 	ys, zs = ys[:len(xs)], zs[:len(xs)]
@@ -122,4 +128,30 @@ func idw2RowAVX2(xs, ys, zs []float64, nx *[batchNodes]float64, y, s2 float64, n
 		num[k] += tn[k]
 		den[k] += td[k]
 	}
+}
+
+// idw2AVX2 is idw2AVX512 with AVX2 and FMA, 4 samples per instruction, n a multiple of 8;
+// see the assembly.
+//
+//go:noescape
+func idw2AVX2(xs, ys, zs *float64, n int, x, y float64, acc *[8]float64) int
+
+// idw2AllAVX2 is idw2All where the CPU has AVX2 and FMA but no AVX-512 (len(xs) >= 8).
+func idw2AllAVX2(xs, ys, zs []float64, x, y float64) (num, den float64, hit int) {
+	n := len(xs) &^ 7
+	ys, zs = ys[:len(xs)], zs[:len(xs)]
+	var acc [8]float64
+	if b := idw2AVX2(&xs[0], &ys[0], &zs[0], n, x, y, &acc); b >= 0 {
+		_, _, h := idw2AllGo(xs[b:b+8], ys[b:b+8], zs[b:b+8], x, y)
+		return 0, 0, b + h
+	}
+	tn, td, h := idw2AllGo(xs[n:], ys[n:], zs[n:], x, y)
+	if h >= 0 {
+		return 0, 0, n + h
+	}
+	for i := range 4 {
+		num += acc[i]
+		den += acc[4+i]
+	}
+	return num + tn, den + td, -1
 }

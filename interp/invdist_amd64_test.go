@@ -84,3 +84,44 @@ func TestIDW2RowAVX2(t *testing.T) {
 		}
 	}
 }
+
+// TestIDW2AllAVX2 checks the AVX2 one-node kernel against its portable form, idw2AllGo:
+// random samples and nodes, sample counts that are and are not multiples of 8, and nodes on
+// a sample (the first hit in input order, also where a later sample or one in the same block
+// or the tail hits too).
+func TestIDW2AllAVX2(t *testing.T) {
+	if !haveAVX2FMA {
+		t.Skip("no AVX2 and FMA")
+	}
+	rng := rand.New(rand.NewPCG(17, 8))
+	for _, n := range []int{8, 9, 12, 15, 16, 17, 64, 1003, 4096} {
+		xs, ys, zs := make([]float64, n), make([]float64, n), make([]float64, n)
+		for trial := range 60 {
+			for i := range xs {
+				xs[i], ys[i], zs[i] = 1000*rng.Float64()-500, 1000*rng.Float64()-500, 200*rng.Float64()-100
+			}
+			x, y := 1000*rng.Float64()-500, 1000*rng.Float64()-500
+			if trial%2 == 1 {
+				// A node on a sample, and maybe on a later one too.
+				j := rng.IntN(n)
+				x, y = xs[j], ys[j]+1e-8
+				if trial%4 == 3 {
+					k := j + rng.IntN(n-j)
+					xs[k], ys[k] = xs[j], ys[j]
+				}
+			}
+			num, den, hit := idw2AllAVX2(xs, ys, zs, x, y)
+			wn, wd, wh := idw2AllGo(xs, ys, zs, x, y)
+			var an float64
+			if wh < 0 {
+				for i := range xs {
+					dx, dy := xs[i]-x, ys[i]-y
+					an += math.Abs(zs[i]) / (dx*dx + dy*dy)
+				}
+			}
+			if hit != wh || !(math.Abs(num-wn) <= 1e-12*an) || !(math.Abs(den-wd) <= 1e-12*wd) {
+				t.Fatalf("n=%d trial %d: sums %g, %g hit %d, want %g, %g hit %d", n, trial, num, den, hit, wn, wd, wh)
+			}
+		}
+	}
+}

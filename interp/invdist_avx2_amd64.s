@@ -75,3 +75,74 @@ done:
 	VMOVUPD Y11, 224(BX)
 	VZEROUPPER
 	RET
+
+DATA idw2avx2consts<>+0(SB)/8, $1.0e-13
+DATA idw2avx2consts<>+8(SB)/8, $1.0
+GLOBL idw2avx2consts<>(SB), RODATA|NOPTR, $16
+
+// func idw2AVX2(xs, ys, zs *float64, n int, x, y float64, acc *[8]float64) int
+//
+// idw2AVX512 for CPUs with AVX2 and FMA but no AVX-512: per 4 samples d = (x-xi)^2 + (y-yi)^2
+// (the same operations as idw2AllGo, so the same exact-hit test), w = 1/d by VDIVPD (AVX2 has
+// no double-precision reciprocal estimate; a float32 VRCPPS estimate and Newton steps came out
+// slower than the division in the row kernel), num += zi*w, den += w. Two blocks of 4 per
+// iteration, each with its own sums; n is a multiple of 8. acc receives the per-lane sums of
+// z/d in acc[0:4] and of 1/d in acc[4:8]. It returns the start of the first block of 8
+// samples holding one with d < 1e-13, or -1.
+TEXT ·idw2AVX2(SB), NOSPLIT, $0-64
+	MOVQ xs+0(FP), SI
+	MOVQ ys+8(FP), DI
+	MOVQ zs+16(FP), DX
+	MOVQ n+24(FP), CX
+	VBROADCASTSD x+32(FP), Y0
+	VBROADCASTSD y+40(FP), Y1
+	VBROADCASTSD idw2avx2consts<>+0(SB), Y2
+	VBROADCASTSD idw2avx2consts<>+8(SB), Y3
+	VXORPD Y4, Y4, Y4 // num, first block
+	VXORPD Y5, Y5, Y5 // den, first block
+	VXORPD Y6, Y6, Y6 // num, second block
+	VXORPD Y7, Y7, Y7 // den, second block
+	XORQ AX, AX
+
+oneloop:
+	CMPQ AX, CX
+	JGE onedone
+	VSUBPD (SI)(AX*8), Y0, Y8
+	VSUBPD 32(SI)(AX*8), Y0, Y9
+	VSUBPD (DI)(AX*8), Y1, Y10
+	VSUBPD 32(DI)(AX*8), Y1, Y11
+	VMULPD Y8, Y8, Y8
+	VMULPD Y9, Y9, Y9
+	VMULPD Y10, Y10, Y10
+	VMULPD Y11, Y11, Y11
+	VADDPD Y10, Y8, Y8 // d, first block
+	VADDPD Y11, Y9, Y9 // d, second block
+	VCMPPD $0x11, Y2, Y8, Y10 // d < 1e-13
+	VCMPPD $0x11, Y2, Y9, Y11
+	VORPD Y10, Y11, Y10
+	VMOVMSKPD Y10, R8
+	TESTQ R8, R8
+	JNE onehit
+	VDIVPD Y8, Y3, Y8 // w = 1/d
+	VDIVPD Y9, Y3, Y9
+	VADDPD Y8, Y5, Y5
+	VADDPD Y9, Y7, Y7
+	VFMADD231PD (DX)(AX*8), Y8, Y4
+	VFMADD231PD 32(DX)(AX*8), Y9, Y6
+	ADDQ $8, AX
+	JMP oneloop
+
+onedone:
+	VADDPD Y6, Y4, Y4
+	VADDPD Y7, Y5, Y5
+	MOVQ acc+48(FP), BX
+	VMOVUPD Y4, (BX)
+	VMOVUPD Y5, 32(BX)
+	MOVQ $-1, ret+56(FP)
+	VZEROUPPER
+	RET
+
+onehit:
+	MOVQ AX, ret+56(FP)
+	VZEROUPPER
+	RET
