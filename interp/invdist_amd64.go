@@ -16,29 +16,44 @@ func idw2AVX512(xs, ys, zs *float64, n int, x, y float64, acc *[16]float64) int
 // idw2All returns the sums of z/d2 and 1/d2 over every sample for the node at (x,y), or hit,
 // the first sample in input order with d2 < 1e-13 (-1 when none).
 func idw2All(xs, ys, zs []float64, x, y float64) (num, den float64, hit int) {
-	if !haveAVX512 {
-		if haveAVX2FMA && len(xs) >= 8 {
-			return idw2AllAVX2(xs, ys, zs, x, y)
-		}
-		return idw2AllGo(xs, ys, zs, x, y)
+	switch {
+	case haveAVX512 && len(xs) >= 16:
+		var acc [16]float64
+		return idw2Blocks(xs, ys, zs, x, y, 16, acc[:], func(n int) int {
+			return idw2AVX512(&xs[0], &ys[0], &zs[0], n, x, y, &acc)
+		})
+	case !haveAVX512 && haveAVX2FMA && len(xs) >= 8:
+		return idw2AllAVX2(xs, ys, zs, x, y)
 	}
-	n := len(xs) &^ 15
-	if n == 0 {
-		return idw2AllGo(xs, ys, zs, x, y)
-	}
+	return idw2AllGo(xs, ys, zs, x, y)
+}
+
+// idw2AllAVX2 is idw2All with AVX2 and FMA (len(xs) >= 8).
+func idw2AllAVX2(xs, ys, zs []float64, x, y float64) (num, den float64, hit int) {
+	var acc [8]float64
+	return idw2Blocks(xs, ys, zs, x, y, 8, acc[:], func(n int) int {
+		return idw2AVX2(&xs[0], &ys[0], &zs[0], n, x, y, &acc)
+	})
+}
+
+// idw2Blocks runs an assembly kernel over the first samples, a whole number of blocks, leaving
+// per-lane sums of z/d2 and 1/d2 in the two halves of acc, and the rest in Go. When the kernel
+// returns the start of a block holding an exact hit, Go finds the hit in it.
+func idw2Blocks(xs, ys, zs []float64, x, y float64, block int, acc []float64, kernel func(n int) int) (num, den float64, hit int) {
+	n := len(xs) / block * block
 	ys, zs = ys[:len(xs)], zs[:len(xs)]
-	var acc [16]float64
-	if b := idw2AVX512(&xs[0], &ys[0], &zs[0], n, x, y, &acc); b >= 0 {
-		_, _, h := idw2AllGo(xs[b:b+16], ys[b:b+16], zs[b:b+16], x, y)
+	if b := kernel(n); b >= 0 {
+		_, _, h := idw2AllGo(xs[b:b+block], ys[b:b+block], zs[b:b+block], x, y)
 		return 0, 0, b + h
 	}
 	tn, td, h := idw2AllGo(xs[n:], ys[n:], zs[n:], x, y)
 	if h >= 0 {
 		return 0, 0, n + h
 	}
-	for i := range 8 {
+	lanes := len(acc) / 2
+	for i := range lanes {
 		num += acc[i]
-		den += acc[8+i]
+		den += acc[lanes+i]
 	}
 	return num + tn, den + td, -1
 }
@@ -135,23 +150,3 @@ func idw2RowAVX2(xs, ys, zs []float64, nx *[batchNodes]float64, y, s2 float64, n
 //
 //go:noescape
 func idw2AVX2(xs, ys, zs *float64, n int, x, y float64, acc *[8]float64) int
-
-// idw2AllAVX2 is idw2All where the CPU has AVX2 and FMA but no AVX-512 (len(xs) >= 8).
-func idw2AllAVX2(xs, ys, zs []float64, x, y float64) (num, den float64, hit int) {
-	n := len(xs) &^ 7
-	ys, zs = ys[:len(xs)], zs[:len(xs)]
-	var acc [8]float64
-	if b := idw2AVX2(&xs[0], &ys[0], &zs[0], n, x, y, &acc); b >= 0 {
-		_, _, h := idw2AllGo(xs[b:b+8], ys[b:b+8], zs[b:b+8], x, y)
-		return 0, 0, b + h
-	}
-	tn, td, h := idw2AllGo(xs[n:], ys[n:], zs[n:], x, y)
-	if h >= 0 {
-		return 0, 0, n + h
-	}
-	for i := range 4 {
-		num += acc[i]
-		den += acc[4+i]
-	}
-	return num + tn, den + td, -1
-}

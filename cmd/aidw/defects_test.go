@@ -302,34 +302,13 @@ func TestInterruptWhileComputing(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			out := t.TempDir()
 			cmd := exec.Command(aidwBin, "grid", "-a", "invdist", "-threads", "1", "-outsize", "2000", "2000", src, filepath.Join(out, "o.tif"))
-			r, w, err := os.Pipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			cmd.Stdout, cmd.Stderr = w, w // as a terminal shows them: one stream
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			w.Close()
-			var got strings.Builder
-			buf := make([]byte, 64)
-			for !strings.Contains(got.String(), "0.") {
-				n, err := r.Read(buf)
-				if err != nil {
-					t.Fatalf("output ended before progress: %q", got.String())
-				}
-				got.Write(buf[:n])
-			}
-			cmd.Process.Signal(sig)
-			rest, _ := io.ReadAll(r)
-			got.Write(rest)
-			cmd.Wait()
+			got := signalAtProgress(t, cmd, sig)
 			want := map[syscall.Signal]string{syscall.SIGINT: "interrupted", syscall.SIGTERM: "terminated"}[sig]
 			if code := cmd.ProcessState.ExitCode(); code != 128+int(sig) {
 				t.Errorf("exit %d, want %d", code, 128+int(sig))
 			}
-			if !strings.Contains(got.String(), "\nERROR: "+want+"\n") || strings.Contains(got.String(), "context") {
-				t.Errorf("output %q: want the progress, then ERROR: %s on its own line", got.String(), want)
+			if !strings.Contains(got, "\nERROR: "+want+"\n") || strings.Contains(got, "context") {
+				t.Errorf("output %q: want the progress, then ERROR: %s on its own line", got, want)
 			}
 			if names := dirEntries(t, out); len(names) != 0 {
 				t.Errorf("left %v", names)
@@ -675,4 +654,33 @@ func TestGPUSelection(t *testing.T) {
 			t.Errorf("%v: GPUs %v, want %v", c.args, a.gpus, c.want)
 		}
 	}
+}
+
+// signalAtProgress starts cmd with its output and errors on one stream, as a terminal shows
+// them, sends sig once the progress has started, and returns the whole output once cmd ends.
+func signalAtProgress(t *testing.T, cmd *exec.Cmd, sig syscall.Signal) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	var got strings.Builder
+	buf := make([]byte, 64)
+	for !strings.Contains(got.String(), "0.") {
+		n, err := r.Read(buf)
+		if err != nil {
+			t.Fatalf("output ended before progress: %q", got.String())
+		}
+		got.Write(buf[:n])
+	}
+	cmd.Process.Signal(sig)
+	rest, _ := io.ReadAll(r)
+	got.Write(rest)
+	cmd.Wait()
+	return got.String()
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -184,27 +183,7 @@ func TestInterruptTiled(t *testing.T) {
 	for _, dst := range []string{"o.tif", "o_#.tif"} {
 		out := t.TempDir()
 		cmd := exec.Command(aidwBin, "grid", "-a", "invdist", "-threads", "1", "-outsize", "2000", "2000", "-tile", "400", src, filepath.Join(out, dst))
-		r, w, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd.Stdout, cmd.Stderr = w, w
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		w.Close()
-		var got strings.Builder
-		buf := make([]byte, 64)
-		for !strings.Contains(got.String(), "0.") {
-			n, err := r.Read(buf)
-			if err != nil {
-				t.Fatalf("%s: output ended before progress: %q", dst, got.String())
-			}
-			got.Write(buf[:n])
-		}
-		cmd.Process.Signal(syscall.SIGINT)
-		io.ReadAll(r)
-		cmd.Wait()
+		signalAtProgress(t, cmd, syscall.SIGINT)
 		if code := cmd.ProcessState.ExitCode(); code != 130 {
 			t.Errorf("%s: exit %d, want 130", dst, code)
 		}
