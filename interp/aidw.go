@@ -258,18 +258,12 @@ func farFieldFrom() farFieldThresholds {
 	return farFieldThresholds{30_000, 1e10}
 }
 
-// farField builds the far field of the global form over the samples' box and the raster's
-// extent, when the algorithm allows it and it pays: on rasters of at least farFieldMinPairs
-// sample-node pairs from farFieldMinSamples samples. Its tree depends on those boxes and
-// counts alone, so every node's value is the same whichever block, tile or engine computes it.
-func (e *aidwEvaluator) farField(ctx context.Context, p *Problem) error {
-	return e.farFieldAt(ctx, p, p.Target.Cols*p.Target.Rows)
-}
-
-// farFieldAt is farField for nodes nodes: the raster's, or the samples' when each is predicted
-// at its place without itself (leave-one-out), which the far field leaves out of its sums as
-// an exact hit.
-func (e *aidwEvaluator) farFieldAt(ctx context.Context, p *Problem, nodeCount int) error {
+// farField builds the far field of the global form for nodeCount nodes (the raster's, or the
+// samples' when each is predicted at its place without itself: the far field leaves it out of
+// its sums as an exact hit), over the samples' box and the raster's extent, when the
+// algorithm allows it and it pays (farFieldFrom). Its tree depends on those boxes and counts
+// alone, so every node's value is the same whichever block, tile or engine computes it.
+func (e *aidwEvaluator) farField(ctx context.Context, p *Problem, nodeCount int) error {
 	n, nodes := e.s.Len(), float64(nodeCount)
 	from := farFieldFrom()
 	if e.a.farFieldAt != nil {
@@ -306,14 +300,9 @@ func (a *AIDW) bindContext(ctx context.Context, p *Problem, ix *grid.Index) (bou
 
 func (a *AIDW) bindWith(ctx context.Context, p *Problem, ix *grid.Index, far bool) (bound, error) {
 	n := p.sampleCount()
-	e, err := a.evaluator(p, ix, n)
+	e, err := a.nodeEvaluator(ctx, p, ix, far)
 	if err != nil {
 		return nil, err
-	}
-	if far {
-		if err := e.farField(ctx, p); err != nil {
-			return nil, err
-		}
 	}
 	less := func(ctx context.Context) (nodeWithout, error) {
 		e, err := a.evaluator(p, ix, n-1)
@@ -321,7 +310,7 @@ func (a *AIDW) bindWith(ctx context.Context, p *Problem, ix *grid.Index, far boo
 			return nil, err
 		}
 		// leave-one-out predicts each of the n samples at its place
-		if err := e.farFieldAt(ctx, p, n); err != nil {
+		if err := e.farField(ctx, p, n); err != nil {
 			return nil, err
 		}
 		return e.value, nil
@@ -340,19 +329,29 @@ func (a *AIDW) bindBandsContext(ctx context.Context, p *Problem, ix *grid.Index)
 }
 
 func (a *AIDW) bindBandsWith(ctx context.Context, p *Problem, ix *grid.Index, far bool) (bandsFunc, error) {
-	e, err := a.evaluator(p, ix, p.sampleCount())
+	e, err := a.nodeEvaluator(ctx, p, ix, far)
 	if err != nil {
 		return nil, err
-	}
-	if far {
-		if err := e.farField(ctx, p); err != nil {
-			return nil, err
-		}
 	}
 	return func(sc *scratch, x, y float64, out []float64) {
 		nd := e.node(sc, -1, x, y)
 		out[0], out[1], out[2], out[3], out[4] = nd.Value, nd.Alpha, nd.RObs, nd.R, float64(nd.Count)
 	}, nil
+}
+
+// nodeEvaluator is the evaluator of the problem's nodes from all its samples, with the far
+// field of its raster when far asks for it and it pays.
+func (a *AIDW) nodeEvaluator(ctx context.Context, p *Problem, ix *grid.Index, far bool) (*aidwEvaluator, error) {
+	e, err := a.evaluator(p, ix, p.sampleCount())
+	if err != nil {
+		return nil, err
+	}
+	if far {
+		if err := e.farField(ctx, p, p.Target.Cols*p.Target.Rows); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
 }
 
 // evaluator binds AIDW to the problem for n samples: all of them, or all but one held out

@@ -291,13 +291,7 @@ func TestMessages(t *testing.T) {
 // the progress on the same line (issue 12, defect 8). It now says so on a line of its own and
 // exits as shells report the signal: 130 for SIGINT, 143 for SIGTERM.
 func TestInterruptWhileComputing(t *testing.T) {
-	dir := t.TempDir()
-	var csv strings.Builder
-	csv.WriteString("x,y,z\n")
-	for i := range 20000 {
-		fmt.Fprintf(&csv, "%d,%d,%d\n", i%200, i/200, i%7)
-	}
-	src := writeFile(t, dir, "s.csv", csv.String())
+	src := latticeCSV(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			out := t.TempDir()
@@ -683,4 +677,16 @@ func signalAtProgress(t *testing.T, cmd *exec.Cmd, sig syscall.Signal) string {
 	got.Write(rest)
 	cmd.Wait()
 	return got.String()
+}
+
+// latticeCSV writes 20,000 samples on a 200 x 100 lattice as text, enough for an all-samples
+// run to last while a test interrupts it, and returns its path.
+func latticeCSV(t *testing.T) string {
+	t.Helper()
+	var csv strings.Builder
+	csv.WriteString("x,y,z\n")
+	for i := range 20000 {
+		fmt.Fprintf(&csv, "%d,%d,%d\n", i%200, i/200, i%7)
+	}
+	return writeFile(t, t.TempDir(), "s.csv", csv.String())
 }

@@ -170,16 +170,7 @@ func TestGridBatchFailureLeavesOutputs(t *testing.T) {
 // An interrupt stops a tiled run between and inside tiles: the exit is the signal's, and
 // neither the output, nor a temporary, nor a one-raster-per-input output is left.
 func TestInterruptTiled(t *testing.T) {
-	dir := t.TempDir()
-	var csv strings.Builder
-	csv.WriteString("x,y,z\n")
-	for i := range 20000 {
-		fmt.Fprintf(&csv, "%d,%d,%d\n", i%200, i/200, i%7)
-	}
-	src := filepath.Join(dir, "s.csv")
-	if err := os.WriteFile(src, []byte(csv.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	src := latticeCSV(t)
 	for _, dst := range []string{"o.tif", "o_#.tif"} {
 		out := t.TempDir()
 		cmd := exec.Command(aidwBin, "grid", "-a", "invdist", "-threads", "1", "-outsize", "2000", "2000", "-tile", "400", src, filepath.Join(out, dst))
