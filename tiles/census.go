@@ -31,12 +31,11 @@ type Census struct {
 	readX, readY float64
 	n            int
 	// compact samples: the quanta and the extremes in quanta from (readX, readY)'s lattice
-	// point; plain: the absolute extremes.
+	// point (plain samples' extremes are the files' boxes)
 	compact            bool
 	quantumX, quantumY float64
 	batchX, batchY     float64 // compact batches' origin (the lattice point)
 	qlo, qhi           [2]int64
-	lo, hi             [2]float64
 }
 
 // TakeCensus reads every input once, one batch at a time (LAS and LAZ through lidar.File.Each,
@@ -51,8 +50,7 @@ func TakeCensus(ctx context.Context, args []string, opt gdalio.SourceOptions, sp
 	}
 	c := &Census{opt: opt, las: true,
 		Extent: [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)},
-		qlo:    [2]int64{math.MaxInt64, math.MaxInt64}, qhi: [2]int64{math.MinInt64, math.MinInt64},
-		lo: [2]float64{math.Inf(1), math.Inf(1)}, hi: [2]float64{math.Inf(-1), math.Inf(-1)}}
+		qlo:    [2]int64{math.MaxInt64, math.MaxInt64}, qhi: [2]int64{math.MinInt64, math.MinInt64}}
 	nLAS := 0
 	for _, p := range paths {
 		if isLAS(p) {
@@ -125,12 +123,19 @@ func TakeCensus(ctx context.Context, args []string, opt gdalio.SourceOptions, sp
 		return nil, fmt.Errorf("%s: no usable samples", inputNames(paths))
 	}
 	if math.IsInf(c.Extent[0], 1) {
-		// no layer extent asked for (the target's extent is given): the samples' box
-		for _, f := range c.Files {
-			c.Extent = [4]float64{min(c.Extent[0], f.Box[0]), min(c.Extent[1], f.Box[1]), max(c.Extent[2], f.Box[2]), max(c.Extent[3], f.Box[3])}
-		}
+		// LAS has no layer extent, and other inputs none unless asked for: the samples' box
+		c.Extent = c.box()
 	}
 	return c, nil
+}
+
+// box is the samples' box (absolute): the union of the inputs' boxes.
+func (c *Census) box() [4]float64 {
+	b := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	for _, f := range c.Files {
+		b = [4]float64{min(b[0], f.Box[0]), min(b[1], f.Box[1]), max(b[2], f.Box[2]), max(b[3], f.Box[3])}
+	}
+	return b
 }
 
 // spillBox is the box the spill's buckets cover: the union of the LAS headers' boxes, or a
@@ -232,14 +237,8 @@ func (c *Census) measure(b *sample.Samples, box *[4]float64) {
 			lo = [2]float64{min(lo[0], x), min(lo[1], y)}
 			hi = [2]float64{max(hi[0], x), max(hi[1], y)}
 		}
-		c.lo = [2]float64{min(c.lo[0], lo[0]), min(c.lo[1], lo[1])}
-		c.hi = [2]float64{max(c.hi[0], hi[0]), max(c.hi[1], hi[1])}
 	}
 	*box = [4]float64{min(box[0], lo[0]), min(box[1], lo[1]), max(box[2], hi[0]), max(box[3], hi[1])}
-	if c.las {
-		// LAS has no layer extent: the in-memory run takes the samples' box
-		c.Extent = [4]float64{min(c.Extent[0], lo[0]), min(c.Extent[1], lo[1]), max(c.Extent[2], hi[0]), max(c.Extent[3], hi[1])}
-	}
 }
 
 // Facts are the job's facts for target t, from the census's extremes: no reading. The local
@@ -273,7 +272,8 @@ func (c *Census) Facts(t raster.Target) (*Facts, error) {
 		f.OriginX, f.OriginY, f.QuantumX, f.QuantumY = ox, oy, c.quantumX, c.quantumY
 	} else {
 		// as MoveOrigin from absolute coordinates: x + (0 - cx), monotonic in x
-		f.Rel = [4]float64{c.lo[0] + (0 - cx), c.lo[1] + (0 - cy), c.hi[0] + (0 - cx), c.hi[1] + (0 - cy)}
+		b := c.box()
+		f.Rel = [4]float64{b[0] + (0 - cx), b[1] + (0 - cy), b[2] + (0 - cx), b[3] + (0 - cy)}
 		f.OriginX, f.OriginY = cx, cy
 	}
 	f.Bounds = [4]float64{f.Rel[0] + f.OriginX, f.Rel[1] + f.OriginY, f.Rel[2] + f.OriginX, f.Rel[3] + f.OriginY}
