@@ -92,13 +92,7 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 			panic(r)
 		}
 	}()
-	var preview *report.Preview
-	if a.preview != "" {
-		var geographic bool
-		if geographic, err = gdalio.IsGeographic(outSRS); err == nil {
-			preview = report.NewPreview(target, geographic, ropt.NoData, ropt.SetNoData)
-		}
-	}
+	preview, err := newPreview(a.preview, outSRS, target, ropt.NoData, ropt.SetNoData)
 	if err == nil {
 		err = describeBands(w, names, sources)
 	}
@@ -202,16 +196,40 @@ func describeBands(w *gdalio.Writer, names []string, sources []gdalio.Source) er
 		return nil
 	}
 	for i, s := range sources {
-		for k, name := range names {
-			if len(sources) > 1 {
-				name = s.Name + " " + name
+		named := names
+		if len(sources) > 1 {
+			named = make([]string, len(names))
+			for k, name := range names {
+				named[k] = s.Name + " " + name
 			}
-			if err := w.Describe(i*len(names)+k+1, name); err != nil {
-				return err
-			}
+		}
+		if err := nameBands(w, i*len(names), named); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// nameBands gives bands band0+1, band0+2, ... the names.
+func nameBands(w *gdalio.Writer, band0 int, names []string) error {
+	for k, name := range names {
+		if err := w.Describe(band0+k+1, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newPreview is the quick look of an output in CRS srs, or nil when none is asked for (path "").
+func newPreview(path, srs string, t raster.Target, nodata float64, setNoData bool) (*report.Preview, error) {
+	if path == "" {
+		return nil, nil
+	}
+	geographic, err := gdalio.IsGeographic(srs)
+	if err != nil {
+		return nil, err
+	}
+	return report.NewPreview(t, geographic, nodata, setNoData), nil
 }
 
 // gridBands computes the bands of each source (one, or the algorithm's value and diagnostics)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/raster"
-	"github.com/aidw/aidw/report"
 	"github.com/aidw/aidw/tiles"
 )
 
@@ -157,19 +156,9 @@ func runMosaic(ctx context.Context, a *mosaicArgs, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	var preview *report.Preview
-	if a.preview != "" {
-		var geographic bool
-		if geographic, err = gdalio.IsGeographic(o.SRS); err == nil {
-			preview = report.NewPreview(target, geographic, o.NoData, o.SetNoData)
-		}
-	}
+	preview, err := newPreview(a.preview, o.SRS, target, o.NoData, o.SetNoData)
 	if err == nil && len(o.Bands) > 1 {
-		for k, name := range o.Bands {
-			if err = w.Describe(k+1, name); err != nil {
-				break
-			}
-		}
+		err = nameBands(w, 0, o.Bands)
 	}
 	if err == nil {
 		err = mosaicRows(ctx, m, readers, target, writeBands(w, preview, 0), a.quiet, stdout)

@@ -13,7 +13,6 @@ import (
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/lidar"
 	"github.com/aidw/aidw/raster"
-	"github.com/aidw/aidw/report"
 	"github.com/aidw/aidw/sample"
 	"github.com/aidw/aidw/tiles"
 )
@@ -351,19 +350,13 @@ func writeTiled(ctx context.Context, a *gridArgs, j *tiledJob, c *tiles.Computer
 	if err != nil {
 		return nil, nil, err
 	}
-	var preview *report.Preview
-	if a.preview != "" && o.path == a.dst {
-		var geographic bool
-		if geographic, err = gdalio.IsGeographic(j.srs); err == nil {
-			preview = report.NewPreview(target, geographic, ropt.NoData, ropt.SetNoData)
-		}
+	previewPath := a.preview
+	if o.path != a.dst {
+		previewPath = "" // one raster per input: no quick look
 	}
+	preview, err := newPreview(previewPath, j.srs, target, ropt.NoData, ropt.SetNoData)
 	if err == nil && len(names) > 1 {
-		for k, name := range names {
-			if err = w.Describe(k+1, name); err != nil {
-				break
-			}
-		}
+		err = nameBands(w, 0, names)
 	}
 	if err == nil {
 		err = tiles.RunWindow(ctx, c, o.win, side, writeBands(w, preview, 0))
