@@ -9,6 +9,7 @@ import (
 
 	"github.com/aidw/aidw/grid"
 	"github.com/aidw/aidw/internal/fastmath"
+	"github.com/aidw/aidw/internal/weigh"
 	"github.com/aidw/aidw/interp/farfield"
 	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/sample"
@@ -252,7 +253,7 @@ type farFieldThresholds struct {
 // and 12.1 s exactly with AVX-512: about 75 us a node); its plan and far fields take seconds,
 // which fewer than 1e10 pairs of exact sums do not outlast.
 func farFieldFrom() farFieldThresholds {
-	if fastWeighAll {
+	if weigh.Fast {
 		return farFieldThresholds{200_000, 1e10}
 	}
 	return farFieldThresholds{30_000, 1e10}
@@ -370,7 +371,7 @@ func (a *AIDW) evaluator(p *Problem, ix *grid.Index, n int) (*aidwEvaluator, err
 	e := &aidwEvaluator{a: a, s: p.Samples, t: p.Target, ix: ix, n: n, k: min(a.K, n),
 		rExp: ExpectedDistance(n, area), r2: math.Inf(1)}
 	if !a.local() {
-		e.s = p.Samples.Plain() // weighAll loops over every sample
+		e.s = p.Samples.Plain() // weigh.Sum loops over every sample
 	}
 	if n < p.Samples.Len() && a.Area == 0 {
 		e.box = newBoxWithout(p.Samples)
@@ -461,10 +462,10 @@ func (e *aidwEvaluator) expectedDistance(skip int32) float64 {
 func (e *aidwEvaluator) weighAll(skip int32, x, y, c, c0 float64) (sw, swz float64) {
 	xs, ys, zs := e.s.X, e.s.Y, e.s.Z
 	if skip < 0 {
-		return weighAll(xs, ys, zs, x, y, c, c0)
+		return weigh.Sum(xs, ys, zs, x, y, c, c0)
 	}
-	sw, swz = weighAll(xs[:skip], ys[:skip], zs[:skip], x, y, c, c0)
-	sw1, swz1 := weighAll(xs[skip+1:], ys[skip+1:], zs[skip+1:], x, y, c, c0)
+	sw, swz = weigh.Sum(xs[:skip], ys[:skip], zs[:skip], x, y, c, c0)
+	sw1, swz1 := weigh.Sum(xs[skip+1:], ys[skip+1:], zs[skip+1:], x, y, c, c0)
 	return sw + sw1, swz + swz1
 }
 
@@ -482,39 +483,7 @@ func (e *aidwEvaluator) exactHit(sc *scratch, skip int32, x, y float64, nearest 
 	return e.s.Z[first]
 }
 
-// weighAllGo sums the weights 2^(c*log2(d2) + c0), and the weighted values, of every sample
-// for the node at (x,y): the global form's inner loop, run n times per node (weighAll runs it
-// in assembly where it can). No sample may lie within the exact-hit distance (log2 needs
-// d2 > 0). Four samples per iteration, logs before exps, let the core overlap their long
-// dependency chains (6 ns a sample against 8.5 one at a time).
-func weighAllGo(xs, ys, zs []float64, x, y, c, c0 float64) (sw, swz float64) {
-	ys, zs = ys[:len(xs)], zs[:len(xs)]
-	var sw1, swz1, sw2, swz2, sw3, swz3 float64
-	i := 0
-	for ; i+3 < len(xs); i += 4 {
-		dx0, dy0 := xs[i]-x, ys[i]-y
-		dx1, dy1 := xs[i+1]-x, ys[i+1]-y
-		dx2, dy2 := xs[i+2]-x, ys[i+2]-y
-		dx3, dy3 := xs[i+3]-x, ys[i+3]-y
-		t0 := fastmath.FloorExp2(c*fastmath.Log2Pos(dx0*dx0+dy0*dy0) + c0)
-		t1 := fastmath.FloorExp2(c*fastmath.Log2Pos(dx1*dx1+dy1*dy1) + c0)
-		t2 := fastmath.FloorExp2(c*fastmath.Log2Pos(dx2*dx2+dy2*dy2) + c0)
-		t3 := fastmath.FloorExp2(c*fastmath.Log2Pos(dx3*dx3+dy3*dy3) + c0)
-		w0, w1, w2, w3 := fastmath.Exp2(t0), fastmath.Exp2(t1), fastmath.Exp2(t2), fastmath.Exp2(t3)
-		sw, swz = sw+w0, swz+w0*zs[i]
-		sw1, swz1 = sw1+w1, swz1+w1*zs[i+1]
-		sw2, swz2 = sw2+w2, swz2+w2*zs[i+2]
-		sw3, swz3 = sw3+w3, swz3+w3*zs[i+3]
-	}
-	for ; i < len(xs); i++ {
-		dx, dy := xs[i]-x, ys[i]-y
-		w := fastmath.Exp2(fastmath.FloorExp2(c*fastmath.Log2Pos(dx*dx+dy*dy) + c0))
-		sw, swz = sw+w, swz+w*zs[i]
-	}
-	return (sw + sw1) + (sw2 + sw3), (swz + swz1) + (swz2 + swz3)
-}
-
-// weighNeighbors is weighAllGo over a neighbour list.
+// weighNeighbors is weigh.SumGo over a neighbour list.
 func weighNeighbors(nb []grid.Neighbor, zs []float64, c, c0 float64) (sw, swz float64) {
 	for _, n := range nb {
 		w := fastmath.Exp2(fastmath.FloorExp2(c*fastmath.Log2Pos(n.D2) + c0))

@@ -588,46 +588,6 @@ func TestAIDWRejectsInvalidOptionsAtBind(t *testing.T) {
 	}
 }
 
-// TestWeighAllKernels checks the global form's loops (the assembly one where the CPU has it,
-// and the portable one) against sums of math.Pow weights, for every sample count modulo the
-// vector width and for powers whose far weights fall under exp2's floor.
-func TestWeighAllKernels(t *testing.T) {
-	rng := rand.New(rand.NewPCG(101, 102))
-	kernels := map[string]func(xs, ys, zs []float64, x, y, c, c0 float64) (float64, float64){
-		"weighAll": weighAll, "weighAllGo": weighAllGo,
-	}
-	for _, n := range []int{1, 5, 8, 13, 64, 1001} {
-		for _, alpha := range []float64{0, 1.5, 2, 3.25, 9, 300} {
-			xs, ys, zs := make([]float64, n), make([]float64, n), make([]float64, n)
-			for i := range n {
-				// Distances from 1e-3 to 1e5, as in a dense cluster seen from far away.
-				r, th := math.Pow(10, rng.Float64()*8-3), rng.Float64()*2*math.Pi
-				xs[i], ys[i], zs[i] = 10+r*math.Cos(th), -20+r*math.Sin(th), 100+100*rng.Float64()
-			}
-			d2min := math.Inf(1)
-			for i := range n {
-				d2min = min(d2min, (xs[i]-10)*(xs[i]-10)+(ys[i]+20)*(ys[i]+20))
-			}
-			var sw, swz float64
-			for i := range n {
-				d := math.Sqrt((xs[i]-10)*(xs[i]-10) + (ys[i]+20)*(ys[i]+20))
-				w := math.Pow(d/math.Sqrt(d2min), -alpha)
-				sw += w
-				swz += w * zs[i]
-			}
-			// log2(d2), within a few 1e-15 once rounded, is multiplied by alpha/2.
-			tol := 1e-13 + 5e-15*alpha
-			c := -alpha / 2
-			for name, weigh := range kernels {
-				gw, gwz := weigh(xs, ys, zs, 10, -20, c, -c*math.Log2(d2min))
-				if aidwRelErr(gw, sw) > tol || aidwRelErr(gwz/gw, swz/sw) > tol {
-					t.Errorf("%s, n=%d, alpha=%g: sums %.17g, %.17g; want %.17g, %.17g", name, n, alpha, gw, gwz, sw, swz)
-				}
-			}
-		}
-	}
-}
-
 // Global AIDW on a large raster sums distant samples by the far field (here from 25,000
 // samples and 5e9 pairs, thresholds lowered for the test): the values stay within 1e-9 of the exact sums (farfield=no, brute force
 // at sampled nodes), are not all the exact ones (the far field ran), and do not depend on the

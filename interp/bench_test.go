@@ -19,26 +19,6 @@ func aidwBenchSamples(n int, side float64, seed uint64) *sample.Samples {
 	return s
 }
 
-// benchWeigh times a global form's inner loop alone, on one core: one node against 102,400
-// samples.
-func benchWeigh(b *testing.B, weigh func(xs, ys, zs []float64, x, y, c, c0 float64) (float64, float64)) {
-	const n = 102_400
-	s := aidwBenchSamples(n, 1000, 1)
-	var sink float64
-	for i := 0; b.Loop(); i++ {
-		sw, swz := weigh(s.X, s.Y, s.Z, 500.5+float64(i%7), 499.5, -1.25, 3)
-		sink += swz / sw
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/pair")
-	_ = sink
-}
-
-// BenchmarkWeighAll is the loop AIDW runs (in assembly where the CPU allows).
-func BenchmarkWeighAll(b *testing.B) { benchWeigh(b, weighAll) }
-
-// BenchmarkWeighAllGo is the portable loop.
-func BenchmarkWeighAllGo(b *testing.B) { benchWeigh(b, weighAllGo) }
-
 // benchAIDW grids n uniform samples over a side x side square onto cols x cols nodes on the CPU
 // engine with all cores, index build included.
 func benchAIDW(b *testing.B, a *AIDW, n, cols int, side float64) {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/aidw/aidw/grid"
@@ -204,18 +206,31 @@ func runFarField(ctx context.Context, in *Input) (*Output, error) {
 		ix := grid.Build(s.X, s.Y)
 		k := min(a.K, s.Len())
 		rExp := interp.ExpectedDistance(s.Len(), a.Area)
-		var nb []grid.Neighbor
-		for j := range n {
-			if j%ctxEvery == 0 && ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			nb = ix.KNN(tx[j], ty[j], k, math.Inf(1), nb)
-			rObs := 0.0
-			for _, v := range nb {
-				rObs += math.Sqrt(v.D2)
-			}
-			rObs /= float64(k)
-			alpha[j] = interp.AlphaFromMu(interp.MuFromR(rObs/rExp, a.RMin, a.RMax), a.Alphas)
+		// the nodes' powers on every core, as the CPU engine finds them
+		workers := runtime.GOMAXPROCS(0)
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var nb []grid.Neighbor
+				for j := w * n / workers; j < (w+1)*n/workers; j++ {
+					if j%ctxEvery == 0 && ctx.Err() != nil {
+						return
+					}
+					nb = ix.KNN(tx[j], ty[j], k, math.Inf(1), nb)
+					rObs := 0.0
+					for _, v := range nb {
+						rObs += math.Sqrt(v.D2)
+					}
+					rObs /= float64(k)
+					alpha[j] = interp.AlphaFromMu(interp.MuFromR(rObs/rExp, a.RMin, a.RMax), a.Alphas)
+				}
+			}()
+		}
+		wg.Wait()
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
 		opt.AlphaMin, opt.AlphaMax = slices.Min(a.Alphas[:]), slices.Max(a.Alphas[:])
 	default:

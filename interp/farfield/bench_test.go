@@ -44,7 +44,9 @@ func benchSums(b *testing.B, lo, hi float64) {
 	b.StopTimer()
 	b.ReportMetric(plan.Seconds()/float64(b.N), "plan-s")
 	b.ReportMetric(sums.Seconds()/float64(b.N), "sums-s")
-	b.ReportMetric(float64(pl.depth(n, n, 1)), "depth")
+	d, fields := pl.depth(n, n, 1)
+	b.ReportMetric(float64(d), "depth")
+	b.ReportMetric(float64(fields), "fields")
 	// Brute force at 1000 targets, on every core.
 	idx := make([]int, 1000)
 	for i := range idx {

@@ -17,7 +17,11 @@
 // 75, offsets up to 2 nearR + 1 boxes). Each box S carries charges at its p x p Chebyshev
 // points, Q_kl = sum_{s in S} L_kl(s) z_s and the same with 1 for z (the Lagrange basis at the
 // samples for leaves, the parent's basis at the children's points above them, which is exact).
-// Each box B that holds targets gets, for each of q Chebyshev powers alpha_m on [AlphaMin,
+// At the leaves' level the target sums its leaf's interaction list from those charges
+// directly, sum_S sum_kl |t - y_kl|^-alpha Q_kl at its own power (direct: at most 75 p^2
+// weights, run 8 at a time by internal/weigh, as the near field is): a box's far operators
+// cost as much as that does for about a thousand targets, and a leaf holds far fewer. Above
+// the leaves, each box B that holds targets gets, for each of q Chebyshev powers alpha_m on [AlphaMin,
 // AlphaMax], its far field at its own p x p Chebyshev points t_ab:
 // F_m(t_ab) = sum_S sum_kl (|t_ab - y_kl| / (w_l r0))^-alpha_m Q_kl, w_l the side of level l's
 // boxes and r0 = sqrt(2 nearR (2 nearR + 2) sqrt 2). In box units the kernel depends only on the
@@ -52,7 +56,9 @@
 // ratio of the kernel at two powers), so p is the least with 2 posErr G <= tol/2, the 2 a
 // safety factor for the discrete measurement (orderFor). For [1.5, 3.5] and tol 1e-9: G =
 // 10.5, p = 14 (posErr 1.2e-11 at alpha 3.5). TestKernelBound measures the combined K~ of the
-// default plans against 0.75 tol (4e-11 and 1e-10 found); the tests compare whole sums
+// default plans against 0.75 tol (4e-11 and 1e-10 found), and direct's, sum_kl K(t, y_kl)
+// L_kl(s), interpolated on the samples' side only at the target's own power (1.1e-11 and
+// 5e-11); the tests compare whole sums
 // with a compensated brute force (errors 1e-14 to 2e-11 against tol 1e-9: the bound holds
 // for the worst pair, at a box corner, and most pairs are far better).
 //
@@ -70,9 +76,11 @@
 //
 // # Costs
 //
-// Tree build: a counting sort of samples and targets by leaf (Morton order), O(n + leaves).
-// Far operators: at most 75 per box and level, 2 q p^4 multiply-adds each; near field: 25 leaves
-// per target; interpolation: 2 q p^2 per target and level. Memory: the charges and far
-// fields, sum over levels of 4^l 2 p^2 (1 + q) float64, capped at 1 GiB, and the operators,
-// 96 q p^4 float64 (300 MB at p = 14, q = 10).
+// Tree build: a counting sort of samples (leaves in row-major order, so that the near field is
+// 5 runs of samples) and targets (Morton order) by leaf, O(n + leaves). Far operators: at most
+// 75 per box of levels 2 to d-1, 2 q p^4 multiply-adds each; per target, the near field's 25
+// leaves of samples and direct's 75 p^2 points, and the interpolation, 2 (q + 1) p^2 per
+// level above the leaves. Plan.depth picks the depth of least estimated time. Memory: the
+// charges, far fields and leaves' points, about sum over levels of 4^l 2 p^2 (1 + q) float64,
+// capped at 1 GiB, and the operators, 96 q p^4 float64 (300 MB at p = 14, q = 10).
 package farfield

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/aidw/aidw/internal/fastmath"
+	"github.com/aidw/aidw/internal/weigh"
 )
 
 // ExactHitD2 is gdal_grid's squared distance under which a target takes a sample's value.
@@ -28,8 +29,9 @@ type Options struct {
 	// LeafSize, if positive, is the most samples per leaf box on average (default: the depth
 	// of least estimated time).
 	LeafSize int
-	// Order and AlphaOrder override the Chebyshev points per dimension of a box and the
-	// number of powers interpolated between (0: chosen from Tol, see doc.go).
+	// Order and AlphaOrder override the Chebyshev points per dimension of a box (of both
+	// its far operators and direct's) and the number of powers interpolated between (0:
+	// chosen from Tol, see doc.go).
 	Order, AlphaOrder int
 }
 
@@ -39,6 +41,9 @@ type Plan struct {
 	o          Options
 	p, q       int
 	cheb, bw   []float64 // p Chebyshev points on [0,1], barycentric weights
+	// pd is direct's Chebyshev points per dimension, chebD and bwD those points and weights.
+	pd         int
+	chebD, bwD []float64
 	anode, abw []float64 // q Chebyshev points on [AlphaMin, AlphaMax], weights
 	// s2[h] is the parent's basis at child half h's points: s2[h][a*p+k] = L_a((h+c_k)/2).
 	s2 [2][]float64
@@ -93,7 +98,12 @@ func NewPlan(sx, sy, sz []float64, opts Options) (*Plan, error) {
 	if pl.p <= 0 {
 		pl.p = orderFor(opts.Tol, opts.AlphaMin, opts.AlphaMax, pl.q)
 	}
+	pl.pd = opts.Order
+	if pl.pd <= 0 {
+		pl.pd = directOrderFor(opts.Tol, opts.AlphaMax)
+	}
 	pl.cheb, pl.bw = chebyshev(pl.p, 0, 1)
+	pl.chebD, pl.bwD = chebyshev(pl.pd, 0, 1)
 	pl.anode, pl.abw = chebyshev(pl.q, opts.AlphaMin, opts.AlphaMax)
 	p := pl.p
 	for h := range 2 {
@@ -175,7 +185,7 @@ func (pl *Plan) makeOps() {
 								ex := pl.cheb[a] - pl.cheb[k] - float64(dx)
 								for l := range p {
 									ey := pl.cheb[b] - pl.cheb[l] - float64(dy)
-									row[k*p+l] = math.Pow((ex*ex+ey*ey)/(r0*r0), c)
+									row[k*p+l] = weight((ex*ex+ey*ey)/(r0*r0), c)
 								}
 							}
 						}
@@ -228,17 +238,34 @@ func run(ctx context.Context, threads, n, chunk int, f func(lo, hi int)) error {
 }
 
 // tree is one Sums call's boxes: a uniform quadtree of depth d over the square of side side
-// at (ox, oy) that holds samples and targets, leaves in Morton order.
+// at (ox, oy) that holds samples and targets; a box is named by its level and its Morton code.
 type tree struct {
 	d          int
 	ox, oy, sd float64
-	// samples sorted by leaf: leaf k holds [start[k], start[k+1]).
-	x, y, z []float64
-	id      []int32
-	start   []int32
-	mp      [][]float64 // mp[l][(code*2+c)*p2 + kl]: charges z (c=0) and 1 (c=1)
-	loc     [][]float64 // loc[l][((code*2+c)*q+m)*p2 + ab]
+	// samples sorted by leaf, leaves in row-major order so that a row of leaves is one run:
+	// leaf (ix, iy) holds [start[iy<<d+ix], start[iy<<d+ix+1]). one is 1 for every sample
+	// (the charge of the denominator's sums).
+	x, y, z, one []float64
+	id           []int32
+	start        []int32
+	cnt          [][]int32   // cnt[l][code]: the samples in box code of level l
+	mp           [][]float64 // mp[l][(code*2+c)*p2 + kl]: charges z (c=0) and 1 (c=1)
+	loc          [][]float64 // loc[l][((code*2+c)*q+m)*p2 + ab], levels 2 to fields
+	// fields is the deepest level with far fields, d or d-1 (Plan.depth decides). With d-1,
+	// the leaves' level is summed at each target from its interaction list's charges
+	// directly (see direct): px, py, pz and p1 hold each leaf's Chebyshev points and their
+	// charges z and 1, pp a leaf (pd^2 padded with charges of 0 to a whole number of
+	// vectors).
+	fields         int
+	px, py, pz, p1 []float64
+	pp             int
+	// fast says whether weigh.Pairs sums every pair that the tree sums directly exactly
+	// (within its 1e-14): their weights stay above its floor of 2^-1000.
+	fast bool
 }
+
+// direct says whether the leaves' level is summed by direct.
+func (t *tree) direct() bool { return t.d >= 2 && t.fields < t.d }
 
 // leafOf returns the leaf column and row of (x,y).
 func (t *tree) leafOf(x, y float64) (int, int) {
@@ -303,8 +330,9 @@ func (pl *Plan) Sums(ctx context.Context, tx, ty, alpha, num, den []float64, hit
 			for _, j := range order[tstart[k]:tstart[k+1]] {
 				nu, de, h := pl.near(t, k, tx[j], ty[j], alpha[j])
 				if t.d >= 2 {
+					dn, dd := pl.direct(t, k, tx[j], ty[j], alpha[j])
 					fn, fd := pl.far(t, w, k, tx[j], ty[j], alpha[j])
-					nu, de = nu+fn, de+fd
+					nu, de = nu+dn+fn, de+dd+fd
 				}
 				num[j], den[j] = nu, de
 				if hit != nil {
@@ -359,8 +387,9 @@ func (f *Field) At(s *Scratch, x, y, alpha float64) (num, den float64, hit int32
 	k := morton(ix, iy)
 	num, den, hit = f.pl.near(t, k, x, y, alpha)
 	if t.d >= 2 {
+		dn, dd := f.pl.direct(t, k, x, y, alpha)
 		fn, fd := f.pl.far(t, s.w, k, x, y, alpha)
-		num, den = num+fn, den+fd
+		num, den = num+dn+fn, den+dd+fd
 	}
 	return num, den, hit
 }
@@ -390,74 +419,146 @@ func (pl *Plan) newTreeBox(box [4]float64, nt int) *tree {
 	t.sd += t.sd*1e-9 + 1e-9*max(math.Abs(minx), math.Abs(miny), math.Abs(maxx), math.Abs(maxy)) + 1e-300
 	ns := len(pl.sx)
 	p2, q := pl.p*pl.p, pl.q
-	t.d = pl.depth(ns, nt, t.sd)
-	nl := 1 << (2 * t.d)
+	t.d, t.fields = pl.depth(ns, nt, t.sd)
+	d := t.d
+	nl := 1 << (2 * d)
 	t.start = make([]int32, nl+1)
 	leaf := make([]int32, ns)
 	for i := range ns {
 		ix, iy := t.leafOf(pl.sx[i], pl.sy[i])
-		k := morton(ix, iy)
+		k := iy<<d + ix
 		leaf[i] = int32(k)
 		t.start[k+1]++
 	}
+	t.cnt = make([][]int32, d+1)
+	t.cnt[d] = make([]int32, nl)
 	for k := range nl {
+		t.cnt[d][morton(k&(1<<d-1), k>>d)] = t.start[k+1]
 		t.start[k+1] += t.start[k]
 	}
+	for l := d - 1; l >= 0; l-- {
+		t.cnt[l] = make([]int32, 1<<(2*l))
+		for code := range t.cnt[l] {
+			for j := range 4 {
+				t.cnt[l][code] += t.cnt[l+1][code*4+j]
+			}
+		}
+	}
 	fill := append([]int32(nil), t.start[:nl]...)
-	t.x, t.y, t.z, t.id = make([]float64, ns), make([]float64, ns), make([]float64, ns), make([]int32, ns)
+	t.x, t.y, t.z, t.one, t.id = make([]float64, ns), make([]float64, ns), make([]float64, ns), make([]float64, ns), make([]int32, ns)
 	for i := range ns {
 		k := leaf[i]
 		f := fill[k]
 		fill[k]++
-		t.x[f], t.y[f], t.z[f], t.id[f] = pl.sx[i], pl.sy[i], pl.sz[i], int32(i)
+		t.x[f], t.y[f], t.z[f], t.one[f], t.id[f] = pl.sx[i], pl.sy[i], pl.sz[i], 1, int32(i)
 	}
-	if t.d >= 2 {
-		t.mp = make([][]float64, t.d+1)
-		t.loc = make([][]float64, t.d+1)
-		for l := 2; l <= t.d; l++ {
+	// The direct sums meet squared distances up to 2 (2 nearR + 2)^2 leaves^2 (a far leaf's
+	// point) and from ExactHitD2 (whose weight is at most 2^346 for powers up to 16).
+	w := t.sd / float64(int(1)<<d)
+	t.fast = pl.o.AlphaMax/2*math.Log2(2*(2*nearR+2)*(2*nearR+2)*w*w) <= -fastmath.MinExp2
+	if d >= 2 {
+		t.mp = make([][]float64, d+1)
+		t.loc = make([][]float64, d+1)
+		for l := 2; l <= d; l++ {
 			t.mp[l] = make([]float64, (1<<(2*l))*2*p2)
-			t.loc[l] = make([]float64, (1<<(2*l))*2*q*p2)
+			if l <= t.fields {
+				t.loc[l] = make([]float64, (1<<(2*l))*2*q*p2)
+			}
+		}
+		if t.direct() {
+			t.pp = (pl.pd*pl.pd + 7) &^ 7
+			t.px, t.py, t.pz, t.p1 = make([]float64, nl*t.pp), make([]float64, nl*t.pp), make([]float64, nl*t.pp), make([]float64, nl*t.pp)
 		}
 	}
 	return t
 }
 
-// depth returns the tree's depth for ns samples and nt targets in a square of side sd: with
-// Options.LeafSize, the least depth whose leaves hold at most LeafSize samples on average;
-// else the one of least estimated time (cost model below). Either way leaves stay wider
-// than 1e-5 (far above the exact-hit distance) and the tree within maxTreeBytes.
-func (pl *Plan) depth(ns, nt int, sd float64) int {
+// depth returns the tree's depth for ns samples and nt targets in a square of side sd, and
+// the deepest level whose boxes get far fields (from 2 to d: the levels below it are
+// summed by direct): with Options.LeafSize, the least depth whose leaves hold at most
+// LeafSize samples on average; else the one of least estimated time (cost model below).
+// Either way leaves stay wider than 1e-5 (far above the exact-hit distance) and the tree
+// within maxTreeBytes.
+func (pl *Plan) depth(ns, nt int, sd float64) (d, fields int) {
 	p2, q := float64(pl.p*pl.p), float64(pl.q)
-	best, bestCost := 0, math.Inf(1)
-	for d := 0; d <= 15; d++ {
-		nl := float64(int(1) << (2 * d))
-		bytes := 0.0
-		for l := 2; l <= d; l++ {
-			bytes += float64(int(1)<<(2*l)) * 2 * p2 * (1 + q) * 8
-		}
-		if d > 0 && (bytes > maxTreeBytes || sd/float64(int(1)<<d) < 1e-5) {
+	pp := float64((pl.pd*pl.pd + 7) &^ 7)
+	bestCost := math.Inf(1)
+	for dd := 0; dd <= 15; dd++ {
+		nl := float64(int(1) << (2 * dd))
+		if dd > 0 && sd/float64(int(1)<<dd) < 1e-5 {
 			break
 		}
 		if pl.o.LeafSize > 0 {
-			best = d
+			if pl.treeBytes(dd, dd-1) > maxTreeBytes {
+				break
+			}
+			d, fields = dd, dd-1
 			if float64(ns) <= float64(pl.o.LeafSize)*nl {
 				break
 			}
 			continue
 		}
-		// Seconds on one core (measured on the 2-core AMD EPYC of bench/results/farfield-cpu.md):
-		// far operators (0.15 ns per multiply-add, the boxes of levels 2..d times their
-		// interaction lists, num and den, q powers), direct weights (4.5 ns each, 25 leaves),
-		// the far fields' interpolation at the targets (0.5 ns per multiply-add).
-		near := float64((2*nearR + 1) * (2*nearR + 1))
-		cost := 0.15e-9*nl*4/3*float64(listLen)*2*q*p2*p2*b2f(d >= 2) +
-			4.5e-9*float64(nt)*near*float64(ns)/nl +
-			0.5e-9*float64(nt)*float64(max(d-1, 0))*2*q*p2
-		if cost < bestCost {
-			best, bestCost = d, cost
+		for _, f := range []int{dd - 1, dd} {
+			if dd < 2 && f != dd || pl.treeBytes(dd, f) > maxTreeBytes {
+				continue
+			}
+			// Seconds on one core (measured on the 2-core AMD EPYC of
+			// bench/results/farfield-cpu.md): far operators (m2lW a multiply-add: the boxes of
+			// levels 2..f times their interaction lists, num and den, q powers); direct weights
+			// (weighW each: 25 leaves of samples, and below level f the leaf's interaction
+			// list of points); the far fields' interpolation at the targets (levels 2..f:
+			// 2 q p^2 multiply-adds, m2lW each, and 2 p^2 at 0.5 ns).
+			boxes := 0.0
+			for l := 2; l <= f; l++ {
+				boxes += float64(int(1) << (2 * l))
+			}
+			pairs := float64((2*nearR+1)*(2*nearR+1)) * float64(ns) / nl
+			if f < dd {
+				pairs += float64(listLen) * pp
+			}
+			levels := float64(max(f-1, 0))
+			cost := m2lW()*boxes*float64(listLen)*2*q*p2*p2 +
+				weighW()*float64(nt)*pairs +
+				float64(nt)*levels*(m2lW()*2*q*p2+0.5e-9*2*p2)
+			if cost < bestCost {
+				d, fields, bestCost = dd, f, cost
+			}
 		}
 	}
-	return best
+	return d, max(fields, 1)
+}
+
+// treeBytes is the memory of a tree of depth d with far fields down to level fields: charges
+// at levels 2..d, far fields at 2..fields, direct's points and charges below.
+func (pl *Plan) treeBytes(d, fields int) float64 {
+	p2, q := float64(pl.p*pl.p), float64(pl.q)
+	bytes := 0.0
+	for l := 2; l <= d; l++ {
+		bytes += float64(int(1)<<(2*l)) * 2 * p2 * 8
+		if l <= fields {
+			bytes += float64(int(1)<<(2*l)) * 2 * p2 * q * 8
+		}
+	}
+	if fields < d && d >= 2 {
+		bytes += float64(int(1)<<(2*d)) * float64((pl.pd*pl.pd+7)&^7) * 4 * 8
+	}
+	return bytes
+}
+
+// m2lW is the seconds a far operator's multiply-add takes on one core (matvec2).
+func m2lW() float64 {
+	if haveAVX512 {
+		return 0.045e-9
+	}
+	return 0.25e-9
+}
+
+// weighW is the seconds a direct weight takes on one core (internal/weigh's BenchmarkPairs).
+func weighW() float64 {
+	if weigh.Fast {
+		return 0.95e-9
+	}
+	return 5e-9
 }
 
 // listLen is the most boxes in an interaction list.
@@ -470,14 +571,9 @@ func b2f(b bool) float64 {
 	return 0
 }
 
-// count returns the number of samples in box code of level l.
-func (t *tree) count(l, code int) int32 {
-	s := 2 * (t.d - l)
-	return t.start[(code+1)<<s] - t.start[code<<s]
-}
-
 // upward computes the charges at every box's Chebyshev points: the samples' own at the
-// leaves (the Lagrange basis at each sample), then each parent's from its children's.
+// leaves (the Lagrange basis at each sample), then each parent's from its children's; and
+// the leaves' points for direct.
 func (pl *Plan) upward(ctx context.Context, t *tree) error {
 	p := pl.p
 	p2 := p * p
@@ -485,14 +581,16 @@ func (pl *Plan) upward(ctx context.Context, t *tree) error {
 	inv := float64(int(1)<<d) / t.sd
 	err := run(ctx, pl.o.Threads, 1<<(2*d), 64, func(lo, hi int) {
 		lx, ly := make([]float64, p), make([]float64, p)
+		dx, dy := make([]float64, pl.pd), make([]float64, pl.pd)
 		for k := lo; k < hi; k++ {
 			s, e := t.start[k], t.start[k+1]
 			if s == e {
 				continue
 			}
-			ix, iy := unspread(k), unspread(k>>1)
-			qz := t.mp[d][k*2*p2:][:p2]
-			q1 := t.mp[d][(k*2+1)*p2:][:p2]
+			ix, iy := k&(1<<d-1), k>>d
+			code := morton(ix, iy)
+			qz := t.mp[d][code*2*p2:][:p2]
+			q1 := t.mp[d][(code*2+1)*p2:][:p2]
 			for i := s; i < e; i++ {
 				basis(pl.cheb, pl.bw, (t.x[i]-t.ox)*inv-float64(ix), lx)
 				basis(pl.cheb, pl.bw, (t.y[i]-t.oy)*inv-float64(iy), ly)
@@ -505,6 +603,23 @@ func (pl *Plan) upward(ctx context.Context, t *tree) error {
 						r1[b] += v
 					}
 				}
+				if !t.direct() {
+					continue
+				}
+				basis(pl.chebD, pl.bwD, (t.x[i]-t.ox)*inv-float64(ix), dx)
+				basis(pl.chebD, pl.bwD, (t.y[i]-t.oy)*inv-float64(iy), dy)
+				o := code * t.pp
+				for a, va := range dx {
+					rz, r1 := t.pz[o+a*pl.pd:][:pl.pd], t.p1[o+a*pl.pd:][:pl.pd]
+					for b, vb := range dy {
+						v := va * vb
+						rz[b] += v * z
+						r1[b] += v
+					}
+				}
+			}
+			if t.direct() {
+				pl.proxies(t, code, ix, iy)
 			}
 		}
 	})
@@ -515,7 +630,7 @@ func (pl *Plan) upward(ctx context.Context, t *tree) error {
 		err := run(ctx, pl.o.Threads, 1<<(2*l), 64, func(lo, hi int) {
 			tmp := make([]float64, p2)
 			for code := lo; code < hi; code++ {
-				if t.count(l, code) == 0 {
+				if t.cnt[l][code] == 0 {
 					continue
 				}
 				for c := range 2 {
@@ -558,6 +673,24 @@ func (pl *Plan) upward(ctx context.Context, t *tree) error {
 	return nil
 }
 
+// proxies sets leaf (ix, iy)'s points for direct, whose charges upward sums: those of the
+// padding stay 0, at the first point (any point at which weights are finite).
+func (pl *Plan) proxies(t *tree, code, ix, iy int) {
+	p := pl.pd
+	w := t.sd / float64(int(1)<<t.d)
+	o := code * t.pp
+	px, py := t.px[o:][:t.pp], t.py[o:][:t.pp]
+	for a := range p {
+		for b := range p {
+			px[a*p+b] = t.ox + (float64(ix)+pl.chebD[a])*w
+			py[a*p+b] = t.oy + (float64(iy)+pl.chebD[b])*w
+		}
+	}
+	for k := p * p; k < t.pp; k++ {
+		px[k], py[k] = px[0], py[0]
+	}
+}
+
 // unspread is spread's inverse on the even bits of v.
 func unspread(v int) int {
 	x := uint32(v) & 0x55555555
@@ -568,20 +701,21 @@ func unspread(v int) int {
 	return int(x)
 }
 
-// m2l computes, at every level l >= 2, the far field of each box that holds targets (every box
+// m2l computes, at every level from 2 to fields, the far field of each box that holds targets (every box
 // when tstart is nil) at its
 // Chebyshev points and powers: the sum of its interaction list's charges (the children of
 // its parent's neighbours that are not its own neighbours) through ops.
 func (pl *Plan) m2l(ctx context.Context, t *tree, tstart []int32) error {
 	p2, q := pl.p*pl.p, pl.q
-	for l := 2; l <= t.d; l++ {
+	for l := 2; l <= t.fields; l++ {
 		n := 1 << l
 		shift := 2 * (t.d - l)
 		// a box's far field is tens of millions of multiply-adds: a few boxes at a time, so
 		// that a cancelled run stops within a second
-		const chunk = 4
+		const chunk = 8
 		err := run(ctx, pl.o.Threads, 1<<(2*l), chunk, func(lo, hi int) {
 			src := make([]int32, hi-lo) // source box code per target box, -1 none
+			var pairs [][2]int          // target and source boxes of one offset
 			for off, op := range pl.ops {
 				if op == nil {
 					continue
@@ -599,7 +733,7 @@ func (pl *Plan) m2l(ctx context.Context, t *tree, tstart []int32) error {
 						continue
 					}
 					sc := morton(sx, sy)
-					if t.count(l, sc) == 0 {
+					if t.cnt[l][sc] == 0 {
 						continue
 					}
 					src[code-lo] = int32(sc)
@@ -608,18 +742,28 @@ func (pl *Plan) m2l(ctx context.Context, t *tree, tstart []int32) error {
 				if !any {
 					continue
 				}
+				pairs = pairs[:0]
+				for code := lo; code < hi; code++ {
+					if sc := src[code-lo]; sc >= 0 {
+						pairs = append(pairs, [2]int{code, int(sc)})
+					}
+				}
 				for m := range q {
 					opm := op[m*p2*p2:][:p2*p2]
-					for code := lo; code < hi; code++ {
-						sc := src[code-lo]
-						if sc < 0 {
-							continue
-						}
-						qz := t.mp[l][int(sc)*2*p2:][:p2]
-						q1 := t.mp[l][(int(sc)*2+1)*p2:][:p2]
+					// two boxes at a time share each read of the operator
+					for i := 0; i < len(pairs); i += 2 {
+						code, sc := pairs[i][0], pairs[i][1]
+						qz := t.mp[l][sc*2*p2:][:p2]
+						q1 := t.mp[l][(sc*2+1)*p2:][:p2]
 						lz := t.loc[l][((code*2)*q+m)*p2:][:p2]
 						l1 := t.loc[l][((code*2+1)*q+m)*p2:][:p2]
-						matvec2(opm, qz, q1, lz, l1)
+						if i+1 == len(pairs) {
+							matvec2(opm, qz, q1, lz, l1)
+							continue
+						}
+						code2, sc2 := pairs[i+1][0], pairs[i+1][1]
+						matvec2x2(opm, qz, q1, t.mp[l][sc2*2*p2:][:p2], t.mp[l][(sc2*2+1)*p2:][:p2],
+							lz, l1, t.loc[l][((code2*2)*q+m)*p2:][:p2], t.loc[l][((code2*2+1)*q+m)*p2:][:p2])
 					}
 				}
 			}
@@ -631,13 +775,41 @@ func (pl *Plan) m2l(ctx context.Context, t *tree, tstart []int32) error {
 	return nil
 }
 
+// matvec2x2 is matvec2 of x1, u1 into y1, v1 and of x2, u2 into y2, v2, in AVX-512 assembly
+// four rows at a time where the CPU has it, each read of the operator serving both.
+func matvec2x2(a, x1, u1, x2, u2, y1, v1, y2, v2 []float64) {
+	n, rows := len(x1), len(y1)
+	if !haveAVX512 || n == 0 || rows < 4 {
+		matvec2(a, x1, u1, y1, v1)
+		matvec2(a, x2, u2, y2, v2)
+		return
+	}
+	_, _, _, _ = a[rows*n-1], u1[n-1], x2[n-1], u2[n-1]
+	_, _, _ = v1[rows-1], y2[rows-1], v2[rows-1]
+	r := 0
+	for ; r+3 < rows; r += 4 {
+		matvec4x2AVX512(&a[r*n], n, &x1[0], &u1[0], &x2[0], &u2[0], n, &y1[r], &v1[r], &y2[r], &v2[r])
+	}
+	if r < rows {
+		matvec2(a[r*n:], x1, u1, y1[r:], v1[r:])
+		matvec2(a[r*n:], x2, u2, y2[r:], v2[r:])
+	}
+}
+
 // matvec2 adds a*x to y and a*u to v, a of len(y) rows of len(x), row-major. Four rows at
-// a time: each x[k], u[k] loaded serves four rows, eight multiply-adds per six loads.
+// a time: each x[k], u[k] loaded serves four rows, eight multiply-adds per six loads (in
+// AVX-512 assembly where the CPU has it, 8 columns at a time).
 func matvec2(a, x, u, y, v []float64) {
 	n := len(x)
 	u = u[:n]
 	v = v[:len(y)]
 	r := 0
+	if haveAVX512 && n > 0 && len(y) >= 4 {
+		_ = a[len(y)*n-1]
+		for ; r+3 < len(y); r += 4 {
+			matvec4AVX512(&a[r*n], n, &x[0], &u[0], n, &y[r], &v[r])
+		}
+	}
 	for ; r+3 < len(y); r += 4 {
 		r0, r1, r2, r3 := a[r*n:][:n], a[(r+1)*n:][:n], a[(r+2)*n:][:n], a[(r+3)*n:][:n]
 		var s0, s1, s2, s3, t0, t1, t2, t3 float64
@@ -668,58 +840,73 @@ func matvec2(a, x, u, y, v []float64) {
 	}
 }
 
-// near sums the samples of the leaf's 3 x 3 block directly, in float64.
+// near sums the samples of the (2 nearR + 1)^2 leaves around the target's directly, a row of
+// leaves at a time.
 func (pl *Plan) near(t *tree, leaf int, x, y, alpha float64) (num, den float64, hit int32) {
 	hit = -1
 	c := -alpha / 2
-	var num0, den0, num1, den1 float64
 	n := 1 << t.d
 	ix, iy := unspread(leaf), unspread(leaf>>1)
-	for jx := max(ix-nearR, 0); jx <= min(ix+nearR, n-1); jx++ {
-		for jy := max(iy-nearR, 0); jy <= min(iy+nearR, n-1); jy++ {
-			k := morton(jx, jy)
-			s, e := t.start[k], t.start[k+1]
-			xs, ys, zs := t.x[s:e], t.y[s:e], t.z[s:e]
-			ys, zs = ys[:len(xs)], zs[:len(xs)]
-			i := 0
-			// Four samples at a time, logs before exps, so that their long dependency chains
-			// overlap; a group with an exact hit or a weight out of exp2's range goes one by one.
-			for ; i+3 < len(xs); i += 4 {
-				dx0, dy0 := xs[i]-x, ys[i]-y
-				dx1, dy1 := xs[i+1]-x, ys[i+1]-y
-				dx2, dy2 := xs[i+2]-x, ys[i+2]-y
-				dx3, dy3 := xs[i+3]-x, ys[i+3]-y
-				d0, d1, d2, d3 := dx0*dx0+dy0*dy0, dx1*dx1+dy1*dy1, dx2*dx2+dy2*dy2, dx3*dx3+dy3*dy3
-				if min(d0, d1, d2, d3) < ExactHitD2 {
-					break
+	x0, x1 := max(ix-nearR, 0), min(ix+nearR, n-1)
+	for jy := max(iy-nearR, 0); jy <= min(iy+nearR, n-1); jy++ {
+		s, e := t.start[jy<<t.d+x0], t.start[jy<<t.d+x1+1]
+		nu, de, d2 := t.pairs(t.x[s:e], t.y[s:e], t.z[s:e], t.one[s:e], x, y, c)
+		num, den = num+nu, den+de
+		if d2 < ExactHitD2 {
+			for i := s; i < e; i++ {
+				dx, dy := t.x[i]-x, t.y[i]-y
+				if id := t.id[i]; dx*dx+dy*dy < ExactHitD2 && (hit < 0 || id < hit) {
+					hit = id
 				}
-				t0, t1, t2, t3 := c*fastmath.Log2Pos(d0), c*fastmath.Log2Pos(d1), c*fastmath.Log2Pos(d2), c*fastmath.Log2Pos(d3)
-				if min(t0, t1, t2, t3) < -1000 || max(t0, t1, t2, t3) > 1000 {
-					break
-				}
-				w0, w1, w2, w3 := fastmath.Exp2(t0), fastmath.Exp2(t1), fastmath.Exp2(t2), fastmath.Exp2(t3)
-				num0 += w0*zs[i] + w1*zs[i+1]
-				den0 += w0 + w1
-				num1 += w2*zs[i+2] + w3*zs[i+3]
-				den1 += w2 + w3
-			}
-			for ; i < len(xs); i++ {
-				dx, dy := xs[i]-x, ys[i]-y
-				d2 := dx*dx + dy*dy
-				if d2 < ExactHitD2 {
-					if id := t.id[int(s)+i]; hit < 0 || id < hit {
-						hit = id
-					}
-					continue
-				}
-				w := weight(d2, c)
-				num += w * zs[i]
-				den += w
 			}
 		}
 	}
-	num, den = num+num0+num1, den+den0+den1
 	return num, den, hit
+}
+
+// direct sums the far field of the leaf's interaction list at the target from the list's
+// Chebyshev points and charges, with the target's own power: the finest level's share of
+// the far field, which would otherwise need a box's worth of far operators per leaf.
+func (pl *Plan) direct(t *tree, leaf int, x, y, alpha float64) (num, den float64) {
+	if !t.direct() {
+		return 0, 0
+	}
+	c := -alpha / 2
+	n := 1 << t.d
+	ix, iy := unspread(leaf), unspread(leaf>>1)
+	for sx := max(2*(ix>>1-nearR), 0); sx <= min(2*(ix>>1+nearR)+1, n-1); sx++ {
+		for sy := max(2*(iy>>1-nearR), 0); sy <= min(2*(iy>>1+nearR)+1, n-1); sy++ {
+			code := morton(sx, sy)
+			if abs(sx-ix) <= nearR && abs(sy-iy) <= nearR || t.cnt[t.d][code] == 0 {
+				continue
+			}
+			o := code * t.pp
+			nu, de, _ := t.pairs(t.px[o:][:t.pp], t.py[o:][:t.pp], t.pz[o:][:t.pp], t.p1[o:][:t.pp], x, y, c)
+			num, den = num+nu, den+de
+		}
+	}
+	return num, den
+}
+
+// pairs is weigh.Pairs with the exact-hit distance, where the tree allows it (tree.fast), and
+// else the same sums with weight's.
+func (t *tree) pairs(xs, ys, as, bs []float64, x, y, c float64) (sa, sb, minD2 float64) {
+	if t.fast {
+		return weigh.Pairs(xs, ys, as, bs, x, y, c, ExactHitD2)
+	}
+	ys, as, bs = ys[:len(xs)], as[:len(xs)], bs[:len(xs)]
+	minD2 = math.Inf(1)
+	for i := range xs {
+		dx, dy := xs[i]-x, ys[i]-y
+		d2 := dx*dx + dy*dy
+		minD2 = min(minD2, d2)
+		if d2 < ExactHitD2 {
+			continue
+		}
+		w := weight(d2, c)
+		sa, sb = sa+w*as[i], sb+w*bs[i]
+	}
+	return sa, sb, minD2
 }
 
 // work is a worker's scratch for far.
@@ -730,13 +917,34 @@ func (pl *Plan) newWork() *work {
 	return &work{make([]float64, pl.p), make([]float64, pl.p), make([]float64, pl.q), make([]float64, p2), make([]float64, p2)}
 }
 
-// far interpolates the far fields of the leaf's ancestors at (x, y) and alpha.
+// combine sets gz and g1 to the sums over m of la[m] times the m-th len(gz) values of fz and
+// of f1: a box's far fields at the target's power.
+func combine(la, fz, f1, gz, g1 []float64) {
+	n := len(gz)
+	if haveAVX512 && n > 0 {
+		_, _, _ = fz[len(la)*n-1], f1[len(la)*n-1], g1[n-1]
+		combineAVX512(&la[0], len(la), &fz[0], &f1[0], n, &gz[0], &g1[0])
+		return
+	}
+	clear(gz)
+	clear(g1)
+	for m, v := range la {
+		rz, r1 := fz[m*n:][:n], f1[m*n:][:n]
+		for k := range gz {
+			gz[k] += v * rz[k]
+			g1[k] += v * r1[k]
+		}
+	}
+}
+
+// far interpolates the far fields of the leaf and its ancestors (levels 2 to fields) at (x, y)
+// and alpha.
 func (pl *Plan) far(t *tree, w *work, leaf int, x, y, alpha float64) (num, den float64) {
 	p, q := pl.p, pl.q
 	p2 := p * p
 	basis(pl.anode, pl.abw, alpha, w.la)
 	ix, iy := unspread(leaf), unspread(leaf>>1)
-	for l := 2; l <= t.d; l++ {
+	for l := 2; l <= t.fields; l++ {
 		s := t.d - l
 		bx, by := ix>>s, iy>>s
 		code := morton(bx, by)
@@ -746,15 +954,7 @@ func (pl *Plan) far(t *tree, w *work, leaf int, x, y, alpha float64) (num, den f
 		lz := t.loc[l][code*2*q*p2:][:q*p2]
 		l1 := t.loc[l][(code*2+1)*q*p2:][:q*p2]
 		gz, g1 := w.gz[:p2], w.g1[:p2]
-		clear(gz)
-		clear(g1)
-		for m, v := range w.la {
-			rz, r1 := lz[m*p2:][:p2], l1[m*p2:][:p2]
-			for ab := range gz {
-				gz[ab] += v * rz[ab]
-				g1[ab] += v * r1[ab]
-			}
-		}
+		combine(w.la, lz, l1, gz, g1)
 		var sz, s1 float64
 		for a, va := range w.lx {
 			rz, r1 := gz[a*p:][:p], g1[a*p:][:p]

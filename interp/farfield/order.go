@@ -51,14 +51,49 @@ var posErr = [][maxOrder]float64{
 	{1, 1, 1, 32, 7.4, 2.2, 0.7, 0.21, 0.056, 0.014, 0.0034, 0.00078, 0.00017, 3.6e-05, 7.3e-06, 1.4e-06, 2.7e-07, 5e-08, 9.1e-09, 1.6e-09},
 }
 
-// orderFor returns the Chebyshev points per dimension for tol, powers in [amin, amax] and q
-// interpolated powers: the fewest whose calibrated error, times 2 for safety and times the
-// growth factor of the interpolation in alpha, is within tol/2 (doc.go).
-func orderFor(tol, amin, amax float64, q int) int {
+// directErr[i][p-1] is posErr's measure for direct's kernel, interpolated on the samples' side
+// only, at the target's own power (TestPrintDirectTable prints it).
+var directErr = [][maxOrder]float64{
+	{1, 1, 1, 0.00038, 3.6e-05, 4.3e-06, 3.9e-07, 5.1e-08, 5.1e-09, 6.2e-10, 3.8e-11, 7.8e-12, 7.1e-13, 1e-13, 1.1e-14, 2.6e-15, 2.2e-15, 2.6e-15, 1.7e-15, 1.7e-15},
+	{1, 1, 1, 0.0013, 0.00015, 1.9e-05, 2.1e-06, 2.7e-07, 2.9e-08, 3.6e-09, 3.3e-10, 4.9e-11, 4.4e-12, 6.5e-13, 7.1e-14, 9e-15, 2.3e-15, 2.6e-15, 1.9e-15, 1.8e-15},
+	{1, 1, 1, 0.0025, 0.00033, 4.2e-05, 5.1e-06, 6.1e-07, 7.2e-08, 8.4e-09, 9.6e-10, 1.1e-10, 1.2e-11, 1.4e-12, 1.6e-13, 2e-14, 2.8e-15, 2.7e-15, 1.9e-15, 1.8e-15},
+	{1, 1, 1, 0.0045, 0.00063, 8.6e-05, 1.1e-05, 1.4e-06, 1.8e-07, 2.1e-08, 2.5e-09, 3e-10, 3.5e-11, 4.1e-12, 4.7e-13, 5.4e-14, 7.2e-15, 2.7e-15, 2.1e-15, 2.3e-15},
+	{1, 1, 1, 0.0076, 0.0012, 0.00017, 2.3e-05, 3.1e-06, 4e-07, 5e-08, 6.2e-09, 7.6e-10, 9.2e-11, 1.1e-11, 1.3e-12, 1.5e-13, 1.8e-14, 3.8e-15, 2.2e-15, 2.2e-15},
+	{1, 1, 1, 0.012, 0.002, 0.00031, 4.5e-05, 6.2e-06, 8.4e-07, 1.1e-07, 1.4e-08, 1.8e-09, 2.3e-10, 2.8e-11, 3.4e-12, 4.1e-13, 5e-14, 7.6e-15, 2e-15, 2.2e-15},
+	{1, 1, 1, 0.029, 0.0054, 0.00092, 0.00015, 2.3e-05, 3.3e-06, 4.7e-07, 6.5e-08, 8.8e-09, 1.2e-09, 1.5e-10, 2e-11, 2.5e-12, 3.1e-13, 4.1e-14, 5.1e-15, 2.5e-15},
+	{1, 1, 1, 0.063, 0.013, 0.0024, 0.00043, 7.1e-05, 1.1e-05, 1.7e-06, 2.5e-07, 3.6e-08, 5.1e-09, 7e-10, 9.5e-11, 1.3e-11, 1.7e-12, 2.2e-13, 2.8e-14, 4.4e-15},
+	{1, 1, 1, 0.24, 0.06, 0.013, 0.0027, 0.00052, 9.5e-05, 1.6e-05, 2.7e-06, 4.4e-07, 6.9e-08, 1e-08, 1.6e-09, 2.3e-10, 3.2e-11, 4.6e-12, 6.3e-13, 8.8e-14},
+	{1, 1, 1, 2.2, 0.73, 0.21, 0.057, 0.014, 0.0031, 0.00067, 0.00014, 2.6e-05, 5e-06, 9e-07, 1.6e-07, 2.7e-08, 4.5e-09, 7.4e-10, 1.2e-10, 1.8e-11},
+	{1, 1, 1, 15, 6.1, 2.2, 0.71, 0.21, 0.056, 0.014, 0.0034, 0.00078, 0.00017, 3.6e-05, 7.3e-06, 1.4e-06, 2.7e-07, 5e-08, 9.1e-09, 1.6e-09},
+}
+
+// directOrderFor returns direct's Chebyshev points per dimension for tol and powers up to amax:
+// the fewest whose calibrated error, times 2 for safety, is within tol/2, as the positions'
+// share of the far operators' budget is (direct's kernel has no interpolation in the power).
+func directOrderFor(tol, amax float64) int {
+	i := tableRow(amax)
+	for p := 4; p <= maxOrder; p++ {
+		if 2*directErr[i][p-1] <= tol/2 {
+			return p
+		}
+	}
+	return maxOrder
+}
+
+// tableRow returns the row of the tables for powers up to amax.
+func tableRow(amax float64) int {
 	i := 0
 	for i < len(tableAlphas)-1 && tableAlphas[i] < amax {
 		i++
 	}
+	return i
+}
+
+// orderFor returns the Chebyshev points per dimension for tol, powers in [amin, amax] and q
+// interpolated powers: the fewest whose calibrated error, times 2 for safety and times the
+// growth factor of the interpolation in alpha, is within tol/2 (doc.go).
+func orderFor(tol, amin, amax float64, q int) int {
+	i := tableRow(amax)
 	for p := 4; p <= maxOrder; p++ {
 		if 2*posErr[i][p-1]*alphaGrowth(q, (amax-amin)/2) <= tol/2 {
 			return p

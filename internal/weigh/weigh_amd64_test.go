@@ -1,13 +1,13 @@
-package interp
+package weigh
 
 import (
 	"testing"
 	"unsafe"
 )
 
-// TestWeighKernelLayout pins the offsets that aidw_amd64.s reads weighKernel's fields at.
-func TestWeighKernelLayout(t *testing.T) {
-	var k weighKernel
+// TestKernelLayout pins the offsets that weigh_amd64.s reads kernel's fields at.
+func TestKernelLayout(t *testing.T) {
+	var k kernel
 	for _, f := range []struct {
 		name      string
 		got, want uintptr
@@ -22,9 +22,10 @@ func TestWeighKernelLayout(t *testing.T) {
 		{"minT", unsafe.Offsetof(k.minT), 528},
 		{"sixteen", unsafe.Offsetof(k.sixteen), 536},
 		{"sixteenth", unsafe.Offsetof(k.sixteenth), 544},
+		{"inf", unsafe.Offsetof(k.inf), 552},
 	} {
 		if f.got != f.want {
-			t.Errorf("weighKernel.%s at offset %d, the assembly reads it at %d", f.name, f.got, f.want)
+			t.Errorf("kernel.%s at offset %d, the assembly reads it at %d", f.name, f.got, f.want)
 		}
 	}
 }

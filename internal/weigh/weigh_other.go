@@ -1,0 +1,20 @@
+//go:build !amd64
+
+package weigh
+
+import "math"
+
+var inf = math.Inf(1)
+
+// Sum is SumGo: only amd64 has an assembly version.
+func Sum(xs, ys, zs []float64, x, y, c, c0 float64) (sw, swz float64) {
+	return SumGo(xs, ys, zs, x, y, c, c0)
+}
+
+// Pairs is PairsGo: only amd64 has an assembly version.
+func Pairs(xs, ys, as, bs []float64, x, y, c, hitD2 float64) (sa, sb, minD2 float64) {
+	return PairsGo(xs, ys, as, bs, x, y, c, hitD2)
+}
+
+// Fast says whether Sum and Pairs run an assembly loop: not on this architecture.
+const Fast = false
