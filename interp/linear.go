@@ -474,9 +474,13 @@ func (l *triLocator) beyond(e int32, x, y float64, tris, hull []int32) (_, _ []i
 
 // nextHull is the hull edge that follows hull edge e (counter-clockwise): turning round e's
 // end across the edges out of it until one has no neighbour.
+// (Round a vertex inside, which a valid triangulation never gives it, it stops at e.)
 func (l *triLocator) nextHull(e int32) int32 {
 	g := nextHalfedge(e)
-	for l.t.half[g] >= 0 {
+	for limit := len(l.t.tri); l.t.half[g] >= 0; limit-- {
+		if limit == 0 {
+			return e
+		}
 		g = nextHalfedge(l.t.half[g])
 	}
 	return g
@@ -485,7 +489,10 @@ func (l *triLocator) nextHull(e int32) int32 {
 // prevHull is the hull edge before hull edge e.
 func (l *triLocator) prevHull(e int32) int32 {
 	g := prevHalfedge(e)
-	for l.t.half[g] >= 0 {
+	for limit := len(l.t.tri); l.t.half[g] >= 0; limit-- {
+		if limit == 0 {
+			return e
+		}
 		g = prevHalfedge(l.t.half[g])
 	}
 	return g
