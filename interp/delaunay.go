@@ -33,11 +33,16 @@ func prevHalfedge(e int32) int32 {
 
 // delaunay triangulates the points by a sweep from the centre outwards (the "delaunator"
 // scheme: points sorted by distance from a seed triangle's circumcentre, each joined to the
-// hull edges it sees, then Lawson flips), with orientation tests exact and in-circle tests
-// exact enough (a filter, then double-double arithmetic; a test still undecided there keeps
-// the edge, which leaves the triangulation valid). Of coincident points only the first in
-// input order becomes a vertex. Fewer than three points, or all on one line, give no
-// triangles. Coordinates that are not finite, or whose squared distances overflow float64,
+// hull edges it sees, then Lawson flips), with exact orientation and in-circle tests.
+//
+// The triangulation is unique, so that it depends on the set of points only, never on their
+// order or on which other points were triangulated with them (tiles triangulate the samples
+// near each tile and must find the whole job's triangles there): where four or more points lie
+// on one circle (a lattice), the in-circle test breaks the tie by a symbolic perturbation that
+// depends on the points' coordinates alone (see incirclePerturbed); of coincident points only
+// the first in input order becomes a vertex (the samples' order is the job's, canonical or the
+// input's, in which a tile keeps its samples). Fewer than three points, or all on one line, give
+// no triangles. Coordinates that are not finite, or whose squared distances overflow float64,
 // are an error: the sweep's predicates and circumcentres need finite squares.
 func delaunay(x, y []float64) (tr *triangulation, err error) {
 	n := len(x)
@@ -70,8 +75,14 @@ func delaunay(x, y []float64) (tr *triangulation, err error) {
 		dx, dy := x[i]-cx, y[i]-cy
 		order[i] = byDist{dx*dx + dy*dy, int32(i)}
 	}
+	// The sweep needs each point at least as far from the centre as every point before it
+	// (then it lies outside their hull, or repeats one of them): distances that rounding cannot
+	// tell apart are compared exactly.
 	slices.SortFunc(order, func(a, b byDist) int {
-		if c := cmp.Compare(a.d, b.d); c != 0 {
+		if math.Abs(a.d-b.d) > 4e-15*max(a.d, b.d) {
+			return cmp.Compare(a.d, b.d)
+		}
+		if c := cmpDist(x[a.id], y[a.id], x[b.id], y[b.id], cx, cy); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.id, b.id)
@@ -83,8 +94,10 @@ func delaunay(x, y []float64) (tr *triangulation, err error) {
 		if k > 0 && x[i] == x[order[k-1].id] && y[i] == y[order[k-1].id] || i == i0 || i == i1 || i == i2 {
 			continue
 		}
-		// A point that sees no hull edge repeats a vertex, or (within rounding of the distance
-		// order, so within rounding of another point) lies on the hull: it is left out.
+		// A point as far from the centre as every point before it lies outside their hull, or
+		// repeats one of them, and then sees no hull edge and is left out. (Only the seed's
+		// vertices come first out of that order, at the rounded centre's distances: a point
+		// within rounding of one of them could be left out too.)
 		sw.insert(i)
 	}
 	return &triangulation{tri: sw.tri, half: sw.half}, nil
@@ -318,7 +331,7 @@ func (sw *sweep) legalize(a int32) int32 {
 		al := a0 + (a+1)%3
 		bl := b0 + (b+2)%3
 		p0, pr, pl, p1 := tri[ar], tri[a], tri[al], tri[bl]
-		if incircle(sw.x[p0], sw.y[p0], sw.x[pr], sw.y[pr], sw.x[pl], sw.y[pl], sw.x[p1], sw.y[p1]) <= 0 {
+		if incirclePerturbed(sw.x[p0], sw.y[p0], sw.x[pr], sw.y[pr], sw.x[pl], sw.y[pl], sw.x[p1], sw.y[p1]) < 0 {
 			if len(stack) == 0 {
 				break
 			}
@@ -388,7 +401,8 @@ func orientExact(ax, ay, bx, by, cx, cy float64) int {
 }
 
 // incircle is positive when d lies inside the circle through the counter-clockwise triangle
-// (a, b, c), negative outside; 0 when on it or too close to tell in double-double arithmetic.
+// (a, b, c), negative outside, 0 on it; exact (as orient, unless products of differences of
+// coordinates underflow: differences below about 1e-75).
 func incircle(ax, ay, bx, by, cx, cy, dx, dy float64) int {
 	adx, ady := ax-dx, ay-dy
 	bdx, bdy := bx-dx, by-dy
@@ -409,28 +423,82 @@ func incircle(ax, ay, bx, by, cx, cy, dx, dy float64) int {
 	case -det > bound:
 		return -1
 	}
-	return incircleDD(ax, ay, bx, by, cx, cy, dx, dy, perm)
+	return incircleExact(ax, ay, bx, by, cx, cy, dx, dy)
 }
 
-// incircleDD evaluates the in-circle determinant in double-double arithmetic from exact
-// differences; what stays within its error bound counts as on the circle.
-func incircleDD(ax, ay, bx, by, cx, cy, dx, dy, perm float64) int {
-	adx, ady := ddDiff(ax, dx), ddDiff(ay, dy)
-	bdx, bdy := ddDiff(bx, dx), ddDiff(by, dy)
-	cdx, cdy := ddDiff(cx, dx), ddDiff(cy, dy)
-	lift := func(u, v dd) dd { return u.mul(u).add(v.mul(v)) }
-	cross := func(u1, v1, u2, v2 dd) dd { return u1.mul(v2).sub(u2.mul(v1)) }
-	det := lift(adx, ady).mul(cross(bdx, bdy, cdx, cdy)).
-		add(lift(bdx, bdy).mul(cross(cdx, cdy, adx, ady))).
-		add(lift(cdx, cdy).mul(cross(adx, ady, bdx, bdy)))
-	v := det.hi + det.lo
-	switch bound := 0x1p-96 * perm; {
-	case v > bound:
-		return 1
-	case -v > bound:
-		return -1
+// incircleExact evaluates the in-circle determinant exactly, in expansions, from the exact
+// differences of the coordinates.
+func incircleExact(ax, ay, bx, by, cx, cy, dx, dy float64) int {
+	var r exactRoom
+	adx, ady := r.diff(ax, dx), r.diff(ay, dy)
+	bdx, bdy := r.diff(bx, dx), r.diff(by, dy)
+	cdx, cdy := r.diff(cx, dx), r.diff(cy, dy)
+	lift := func(u, v []float64) []float64 { return r.sum(r.mul(u, u), r.mul(v, v)) }
+	cross := func(u1, v1, u2, v2 []float64) []float64 { return r.sum(r.mul(u1, v2), negExpansion(r.mul(u2, v1))) }
+	det := r.sum(r.sum(r.mul(lift(adx, ady), cross(bdx, bdy, cdx, cdy)), r.mul(lift(bdx, bdy), cross(cdx, cdy, adx, ady))),
+		r.mul(lift(cdx, cdy), cross(adx, ady, bdx, bdy)))
+	return signExpansion(det)
+}
+
+// incirclePerturbed is incircle with its ties broken, never 0 for a counter-clockwise triangle
+// (a, b, c): the points are taken as lifted to the paraboloid z = x² + y² (on which the
+// Delaunay triangles are the lower hull's faces) and then raised by tiny amounts, each point's
+// infinitely smaller than that of any point before it in (y, x) order. The determinant is
+// linear in each height, so where it is 0 its sign is that of its derivative in the height of
+// the first point, in that order, whose derivative is not 0: d's is -orient(a, b, c), never 0.
+// The perturbed points are in general position, and their triangulation is unique; as it
+// depends on the coordinates alone, any subset of the points triangulates the same way
+// wherever the perturbation decides.
+func incirclePerturbed(ax, ay, bx, by, cx, cy, dx, dy float64) int {
+	if s := incircle(ax, ay, bx, by, cx, cy, dx, dy); s != 0 {
+		return s
 	}
-	return 0
+	type lifted struct{ x, y float64 }
+	pts := [4]lifted{{ax, ay}, {bx, by}, {cx, cy}, {dx, dy}}
+	// derivative of the determinant in the height of each point
+	deriv := [4]func() int{
+		func() int { return orient(bx, by, cx, cy, dx, dy) },
+		func() int { return orient(cx, cy, ax, ay, dx, dy) },
+		func() int { return orient(ax, ay, bx, by, dx, dy) },
+		func() int { return -orient(ax, ay, bx, by, cx, cy) },
+	}
+	idx := [4]int{0, 1, 2, 3}
+	slices.SortFunc(idx[:], func(i, j int) int { return cmpPoint(pts[i].x, pts[i].y, pts[j].x, pts[j].y) })
+	for _, i := range idx {
+		if s := deriv[i](); s != 0 {
+			return s
+		}
+	}
+	return 0 // (a, b, c) on one line: no triangle
+}
+
+// cmpPoint orders points by y, then x: the order of the perturbation of incirclePerturbed.
+func cmpPoint(ax, ay, bx, by float64) int {
+	return cmp.Or(cmp.Compare(ay, by), cmp.Compare(ax, bx))
+}
+
+// cmpDist compares the squared distances of a and of b from c, exactly.
+func cmpDist(ax, ay, bx, by, cx, cy float64) int {
+	adx, adxe := twoDiff(ax, cx)
+	ady, adye := twoDiff(ay, cy)
+	bdx, bdxe := twoDiff(bx, cx)
+	bdy, bdye := twoDiff(by, cy)
+	if adxe == 0 && adye == 0 && bdxe == 0 && bdye == 0 {
+		// The differences are exact (the common case of lattices): eight exact products' terms.
+		var e expansion
+		for _, d := range [4][2]float64{{adx, adx}, {ady, ady}, {-bdx, bdx}, {-bdy, bdy}} {
+			p, pe := twoProduct(d[0], d[1])
+			e.add(pe)
+			e.add(p)
+		}
+		return e.sign()
+	}
+	var r exactRoom
+	u, v := r.diff(ax, cx), r.diff(ay, cy)
+	da := r.sum(r.mul(u, u), r.mul(v, v))
+	u, v = r.diff(bx, cx), r.diff(by, cy)
+	db := r.sum(r.mul(u, u), r.mul(v, v))
+	return signExpansion(r.sum(da, negExpansion(db)))
 }
 
 // twoSum returns a+b and its rounding error.
@@ -501,23 +569,137 @@ func (e *expansion) sign() int {
 	return -1
 }
 
-// dd is a double-double number hi+lo.
-type dd struct{ hi, lo float64 }
+// The expansions of any length below are slices of non-overlapping components in increasing
+// magnitude, without zeros (Shewchuk's arithmetic); an empty slice is 0. They serve the exact
+// tests, which the filters leave to them rarely, but on lattices often: where the differences
+// of coordinates are exact, as there, they stay short.
 
-func ddDiff(a, b float64) dd { d, e := twoDiff(a, b); return dd{d, e} }
-
-func (a dd) add(b dd) dd {
-	s, e := twoSum(a.hi, b.hi)
-	e += a.lo + b.lo
-	hi, lo := twoSum(s, e)
-	return dd{hi, lo}
+// exactRoom is where one exact evaluation cuts its expansions from: a small array, so that the
+// short expansions of lattices cost no allocation, then the heap.
+type exactRoom struct {
+	buf [512]float64
+	n   int
 }
 
-func (a dd) sub(b dd) dd { return a.add(dd{-b.hi, -b.lo}) }
+// take returns an empty expansion with room for k components.
+func (r *exactRoom) take(k int) []float64 {
+	if r.n+k > len(r.buf) {
+		return make([]float64, 0, k)
+	}
+	s := r.buf[r.n : r.n : r.n+k]
+	r.n += k
+	return s
+}
 
-func (a dd) mul(b dd) dd {
-	p, e := twoProduct(a.hi, b.hi)
-	e += a.hi*b.lo + a.lo*b.hi
-	hi, lo := twoSum(p, e)
-	return dd{hi, lo}
+// diff is a-b.
+func (r *exactRoom) diff(a, b float64) []float64 {
+	d, e := twoDiff(a, b)
+	h := r.take(2)
+	if e != 0 {
+		h = append(h, e)
+	}
+	if d != 0 {
+		h = append(h, d)
+	}
+	return h
+}
+
+// sum is e+f.
+func (r *exactRoom) sum(e, f []float64) []float64 {
+	return sumInto(e, f, r.take(len(e)+len(f)))
+}
+
+// mul is e*f: the sum of e scaled by each component of f, summed alternately into two
+// buffers.
+func (r *exactRoom) mul(e, f []float64) []float64 {
+	size := 2 * len(e) * len(f)
+	acc, spare := r.take(size), r.take(size)
+	scaled := r.take(2 * len(e))
+	for _, b := range f {
+		next := sumInto(acc, scaleInto(e, b, scaled[:0]), spare[:0])
+		acc, spare = next, acc
+	}
+	return acc
+}
+
+// growExpansion adds b to e in place (Shewchuk's grow_expansion_zeroelim); e has room for one
+// more component.
+func growExpansion(e []float64, b float64) []float64 {
+	q, m := b, 0
+	for _, c := range e {
+		var h float64
+		q, h = twoSum(q, c)
+		if h != 0 {
+			e[m] = h
+			m++
+		}
+	}
+	e = e[:m]
+	if q != 0 {
+		e = append(e, q)
+	}
+	return e
+}
+
+// sumInto is e+f (Shewchuk's expansion_sum_zeroelim) into h, which has room for both and
+// shares no memory with them.
+func sumInto(e, f, h []float64) []float64 {
+	h = append(h[:0], e...)
+	for _, b := range f {
+		h = growExpansion(h, b)
+	}
+	return h
+}
+
+// scaleInto is e*b (Shewchuk's scale_expansion_zeroelim) into h, which has room for 2*len(e).
+func scaleInto(e []float64, b float64, h []float64) []float64 {
+	h = h[:0]
+	if len(e) == 0 || b == 0 {
+		return h
+	}
+	q, hh := twoProduct(e[0], b)
+	if hh != 0 {
+		h = append(h, hh)
+	}
+	for _, c := range e[1:] {
+		p1, p0 := twoProduct(c, b)
+		sum, h0 := twoSum(q, p0)
+		if h0 != 0 {
+			h = append(h, h0)
+		}
+		var h1 float64
+		q, h1 = fastTwoSum(p1, sum)
+		if h1 != 0 {
+			h = append(h, h1)
+		}
+	}
+	if q != 0 {
+		h = append(h, q)
+	}
+	return h
+}
+
+// negExpansion negates e in place.
+func negExpansion(e []float64) []float64 {
+	for i := range e {
+		e[i] = -e[i]
+	}
+	return e
+}
+
+// signExpansion is the sign of e: that of its largest component.
+func signExpansion(e []float64) int {
+	if len(e) == 0 {
+		return 0
+	}
+	if e[len(e)-1] > 0 {
+		return 1
+	}
+	return -1
+}
+
+// fastTwoSum returns a+b and its rounding error, for |a| >= |b| (or a = 0).
+func fastTwoSum(a, b float64) (s, e float64) {
+	s = a + b
+	return s, b - (s - a)
 }

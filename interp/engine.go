@@ -23,9 +23,11 @@ type Block struct {
 	// Reach, when non-nil, receives per node (laid out as Values) the distance within which
 	// lie all the samples that decided the node's value, as far as its searches of the k
 	// nearest and within a radius tell (+Inf when a search came back with fewer than it asked
-	// for, so that it saw every sample). Only the CPU engine fills it, and it is meaningful
-	// only for algorithms that decide a node by such searches alone (tiles' nearest family):
-	// a tile whose loaded region holds that disc computed the node as the whole job would.
+	// for, so that it saw every sample), and, for linear on part of a job, as far as the
+	// proof that its Delaunay triangles are the whole job's reaches (see triLocator.value).
+	// Only the CPU engine fills it, and it is meaningful only for algorithms that decide a
+	// node by such searches or triangles alone (tiles' nearest family): a tile whose loaded
+	// region holds that disc computed the node as the whole job would.
 	Reach []float64
 	// Done, when set, is told how many more nodes of the block are finished; engines may call
 	// it from several goroutines. It lets progress move within a long block.

@@ -16,6 +16,10 @@ type Job struct {
 	// Bounds is the bounding box of the whole job's samples (xmin ymin xmax ymax, absolute, as
 	// sample.Samples.Bounds computes it): AIDW's study area.
 	Bounds [4]float64
+	// Rel is the same box relative to the problem's origin, exactly as the samples'
+	// coordinates are: no sample of the job lies outside it (linear's tiles prove with it that
+	// the samples they did not load cannot change a node).
+	Rel [4]float64
 	// Layout, when set, is the whole job's even-grid layout, which the tile's index takes too:
 	// the algorithms that sum their neighbours in the index's cell order need it to sum them
 	// in the whole job's order.

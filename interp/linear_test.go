@@ -2,6 +2,7 @@ package interp
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/aidw/aidw/raster"
@@ -194,5 +195,91 @@ func TestLinearLarge(t *testing.T) {
 	}
 	if inside < len(got)/2 {
 		t.Errorf("only %d nodes inside", inside)
+	}
+}
+
+// reachCloud is samples in a disc (its hull's edges run every way) with a lattice patch in it
+// (cocircular squares) and repeats, relative to the origin (0, 0).
+func reachCloud(rng *rand.Rand) *sample.Samples {
+	s := &sample.Samples{}
+	for range 400 {
+		a, r := 2*math.Pi*rng.Float64(), 100*math.Sqrt(rng.Float64())
+		s.Add(math.Round(r*math.Cos(a)*8)/8, math.Round(r*math.Sin(a)*8)/8, 100*rng.Float64())
+	}
+	for j := range 8 {
+		for i := range 8 {
+			s.Add(-30+5*float64(i), -10+5*float64(j), 100*rng.Float64())
+		}
+	}
+	for range 20 {
+		k := rng.IntN(s.Len())
+		s.Add(s.X[k], s.Y[k], 100*rng.Float64())
+	}
+	return s
+}
+
+// A node's reach is a proof: computed from the samples strictly inside a region whose edge is
+// farther from it than its reach, its value is the whole job's, bit for bit, inside the
+// samples' hull, on it and outside. The nodes lie on a grid through the lattice's lines, out to
+// beyond the samples.
+func TestLinearReachProves(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	s := reachCloud(rng)
+	x0, y0, x1, y1 := s.Bounds()
+	tg := raster.NorthUp(-121.25, -121.25, 121.25, 121.25, 97, 97) // nodes every 2.5, on 0
+	for _, alg := range []string{"linear", "linear:radius=0:nodata=-1", "linear:radius=7"} {
+		a, _, err := ParseAlgorithm(alg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole := &Problem{Samples: s, Target: tg, Alg: a}
+		bw, err := a.(*Linear).bind(whole, whole.index())
+		if err != nil {
+			t.Fatal(err)
+		}
+		proved, inside, outside := 0, 0, 0
+		for range 40 {
+			cx, cy, h := 240*rng.Float64()-120, 240*rng.Float64()-120, 15+100*rng.Float64()
+			region := [4]float64{cx - h, cy - h, cx + h, cy + h}
+			part := &sample.Samples{}
+			for i := range s.X {
+				if s.X[i] > region[0] && s.X[i] < region[2] && s.Y[i] > region[1] && s.Y[i] < region[3] {
+					part.Add(s.X[i], s.Y[i], s.Z[i])
+				}
+			}
+			p := &Problem{Samples: part, Target: tg, Alg: a,
+				Job: &Job{N: s.Len(), Bounds: [4]float64{x0, y0, x1, y1}, Rel: [4]float64{x0, y0, x1, y1}, Partial: true}}
+			bp, err := a.(*Linear).bind(p, p.index())
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc, scw := &scratch{}, &scratch{}
+			for r := range tg.Rows {
+				for c := range tg.Cols {
+					x, y := tg.Node(c, r, 0, 0)
+					sc.reach2 = 0
+					got := bp.node(sc, x, y)
+					edge := min(x-region[0], region[2]-x, y-region[1], region[3]-y)
+					if !(math.Sqrt(sc.reach2) < edge) {
+						continue
+					}
+					proved++
+					want := bw.node(scw, x, y)
+					if math.Float64bits(got) != math.Float64bits(want) {
+						t.Fatalf("%s: node (%g, %g), reach %g inside %v: %v from the region's samples, %v from all",
+							alg, x, y, math.Sqrt(sc.reach2), region, got, want)
+					}
+					if _, ok := bw.(*linearBound).loc.interpolate(x, y); ok {
+						inside++
+					} else if x > x0 && x < x1 && y > y0 && y < y1 {
+						outside++ // outside the hull, inside the box
+					}
+				}
+			}
+		}
+		t.Logf("%s: %d nodes proved, %d in a triangle, %d outside the hull in the samples' box", alg, proved, inside, outside)
+		if inside < 1000 || outside < 50 {
+			t.Errorf("%s: too few nodes proved for a test", alg)
+		}
 	}
 }

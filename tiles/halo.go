@@ -13,8 +13,9 @@ type Family int
 const (
 	// Radius: every sample a node uses lies within Rule.Halo of it.
 	Radius Family = iota
-	// Nearest: a node uses its Rule.K nearest samples (and those within Rule.Extra): the halo
-	// is checked node by node (see checkNodes), and grown where it falls short.
+	// Nearest: a node uses its Rule.K nearest samples (and those within Rule.Extra), or (with
+	// Rule.Triangles) the Delaunay triangles around it: the halo is checked node by node (see
+	// checkNodes), and grown where it falls short.
 	Nearest
 	// Global: a node uses every sample. Each tile loads them all: exact, but not bounded in
 	// memory by the tile.
@@ -37,7 +38,15 @@ type Rule struct {
 	// Layout says that the algorithm sums its neighbours in the index's cell order, so that a
 	// tile's index must take the whole job's layout.
 	Layout bool
+	// Triangles says that a node of the nearest family uses the Delaunay triangles around it
+	// (linear): its reach, which only the CPU engine tells (see interp.Block.Reach), proves the
+	// triangles to be the whole job's, and K is only the first guess of the halo.
+	Triangles bool
 }
+
+// linearFirstGuess is the number of samples whose distance at the job's mean density makes
+// linear's first halo: the triangles around a node reach a few samples' spacings.
+const linearFirstGuess = 16
 
 // gdalQuadtreeThreshold is interp's: above this many samples gdal searches its quadtree.
 const gdalQuadtreeThreshold = 100
@@ -113,7 +122,9 @@ func RuleFor(alg interp.Algorithm, n int) (Rule, error) {
 		order := a.Kind == interp.AverageDistance || a.Kind == interp.AverageDistancePts || a.MinPerQuadrant > 0 || a.MaxPerQuadrant > 0
 		return Rule{Family: Radius, Halo: reach, Layout: order}, nil
 	case *interp.Linear:
-		return global, nil
+		// The triangulation is unique (see interp's delaunay), so that a tile finds the job's
+		// triangles among its samples, wherever their circumcircles lie inside its region.
+		return Rule{Family: Nearest, K: min(linearFirstGuess, n), Triangles: true}, nil
 	}
 	return Rule{}, fmt.Errorf("algorithm %s has no tiled form", alg.Name())
 }

@@ -75,11 +75,13 @@ type HaloInfo struct {
 	K      int     `json:"k,omitempty"`
 	Extra  float64 `json:"extra,omitempty"`
 	Layout bool    `json:"layout,omitempty"`
+	// Triangles: see Rule.Triangles.
+	Triangles bool `json:"triangles,omitempty"`
 }
 
 // Info is the record of rule r.
 func (r Rule) Info() HaloInfo {
-	return HaloInfo{Family: r.Family.String(), Halo: r.Halo, K: r.K, Extra: r.Extra, Layout: r.Layout}
+	return HaloInfo{Family: r.Family.String(), Halo: r.Halo, K: r.K, Extra: r.Extra, Layout: r.Layout, Triangles: r.Triangles}
 }
 
 // Inputs are a job's LAS/LAZ inputs (files without a usable point are left out).

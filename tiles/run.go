@@ -31,7 +31,7 @@ type Facts struct {
 
 // Job returns the interp.Job of a tile of this job under rule.
 func (f *Facts) Job(rule Rule, partial bool) *interp.Job {
-	j := &interp.Job{N: f.N, Bounds: f.Bounds, Partial: partial}
+	j := &interp.Job{N: f.N, Bounds: f.Bounds, Rel: f.Rel, Partial: partial}
 	if rule.Layout {
 		l := grid.NewLayout(f.Rel[0], f.Rel[1], f.Rel[2], f.Rel[3], f.N)
 		j.Layout = &l
@@ -239,7 +239,7 @@ func (c *Computer) compute(ctx context.Context, eng interp.Engine, tl Tile, out 
 		}
 		c.Loads.Add(1)
 		c.Loaded.Add(int64(s.Len()))
-		if nearest && region != nil && s.Len() < c.rule.K {
+		if nearest && region != nil && s.Len() < c.rule.K && !c.rule.Triangles {
 			// too few for a node's search: every sample is needed
 			region, first = nil, nil
 			continue
@@ -338,10 +338,18 @@ func (c *Computer) checkNodes(tl Tile, region [4]float64, pending []bool, reach 
 				continue
 			}
 			d := reach[i]*(1+1e-6) + tiny(region)
+			if c.rule.Triangles {
+				// A triangle's circle is wide where the loaded samples end (a sliver on their
+				// hull) and narrows as more are loaded: grow by doubling, not to the reach.
+				d = math.Min(d, 2*edge)
+			}
 			grow = [4]float64{math.Min(grow[0], ax-d), math.Min(grow[1], ay-d), math.Max(grow[2], ax+d), math.Max(grow[3], ay+d)}
 		}
 	}
-	if all {
+	b := c.facts.Bounds
+	if all || c.rule.Triangles && grow[0] < b[0] && grow[1] < b[1] && grow[2] > b[2] && grow[3] > b[3] {
+		// every sample (a region around them all loads them all, and its nodes' reach, which
+		// need not shrink, could grow it for ever)
 		return nil
 	}
 	return &grow
@@ -361,7 +369,12 @@ func (c *Computer) computeNodes(ctx context.Context, eng interp.Engine, tl Tile,
 	t := c.cfg.Target
 	p := &interp.Problem{Samples: s, Target: t, Alg: c.cfg.Alg, Job: job}
 	_, cpu := eng.(*interp.CPU)
-	if reach != nil && !cpu {
+	switch {
+	case reach != nil && !cpu && c.rule.Triangles:
+		// only the CPU engine tells a node's reach, and nothing but the triangles tells it for
+		// linear: the CPU computes these tiles
+		eng = &interp.CPU{Threads: c.cfg.Threads}
+	case reach != nil && !cpu:
 		// only the CPU engine tells a node's reach: the k nearest tell it for the others
 		c.knnReach(ctx, tl, s, do, reach)
 		reach = nil

@@ -148,7 +148,7 @@ func TestTiledLatticeExactOrRefused(t *testing.T) {
 	refused := 0
 	for _, a := range []string{"aidw:max_points=12", "nearest", "nearest:radius1=3:radius2=3",
 		"invdistnn:radius=6:max_points=12", "invdistnn:radius=4:max_points=0", "average:radius1=3:radius2=3",
-		"invdist:radius1=4:radius2=4", "count:radius1=3:radius2=3", "average_distance_pts:radius1=3:radius2=3"} {
+		"invdist:radius1=4:radius2=4", "count:radius1=3:radius2=3", "average_distance_pts:radius1=3:radius2=3", "linear", "linear:radius=2"} {
 		alg, _, err := interp.ParseAlgorithm(a)
 		if err != nil {
 			t.Fatal(err)
@@ -221,5 +221,71 @@ func TestTiledTextEqualsInMemory(t *testing.T) {
 	}
 	if _, _, err := tiled(one, opt, target, &interp.Nearest{}, 6, false); err == nil || !strings.Contains(err.Error(), "LAS/LAZ inputs only") {
 		t.Fatalf("a plan of text inputs: got %v, want a refusal", err)
+	}
+}
+
+// writeLatticeCSV writes a 10 m lattice of 21 x 21 samples (every square's corners on one
+// circle), a few samples between, and repeats of some, in a shuffled input order, with values
+// that no plane fits: the Delaunay triangulation is not unique there without its perturbation,
+// and which diagonal a square takes changes its nodes.
+func writeLatticeCSV(t *testing.T, path string) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(21, 22))
+	var pts [][2]float64
+	for j := range 21 {
+		for i := range 21 {
+			pts = append(pts, [2]float64{float64(10 * i), float64(10 * j)})
+		}
+	}
+	for range 25 {
+		pts = append(pts, [2]float64{math.Round(rng.Float64()*800) / 4, math.Round(rng.Float64()*800) / 4})
+	}
+	for range 15 {
+		pts = append(pts, pts[rng.IntN(len(pts))])
+	}
+	rng.Shuffle(len(pts), func(i, j int) { pts[i], pts[j] = pts[j], pts[i] })
+	var b strings.Builder
+	b.WriteString("x,y,z\n")
+	for _, p := range pts {
+		fmt.Fprintf(&b, "%.2f,%.2f,%.3f\n", 450000+p[0], 5400000+p[1], rng.Float64()*10)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// linear's tiles, smaller than the lattice's triangles, give the in-memory raster bit for bit,
+// from far fewer samples than the whole job's: every node lies on the lattice's lines (on an
+// edge of two triangles, or at a vertex), many inside circles of four samples, so that the
+// triangulation's tie-breaking, the choice among the triangles that hold a node and the order
+// of a triangle's vertices must all depend on the samples' coordinates alone.
+func TestTiledLinearLattice(t *testing.T) {
+	paths := []string{filepath.Join(t.TempDir(), "lattice.csv")}
+	writeLatticeCSV(t, paths[0])
+	// nodes every 2.5 m from 0 to 200 m: on the lattice's lines
+	target := raster.NorthUp(450000-1.25, 5400000-1.25, 450000+201.25, 5400000+201.25, 81, 81)
+	opt := gdalio.SourceOptions{}
+	for _, a := range []string{"linear", "linear:radius=0:nodata=-9999"} {
+		alg, _, err := interp.ParseAlgorithm(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := inMemory(t, paths, opt, target, alg)
+		got, c, err := tiled(paths, opt, target, alg, 4, true)
+		if err != nil {
+			t.Fatalf("%s: %v", a, err)
+		}
+		sameBits(t, a, got, want)
+		tiles := (81 + 3) / 4 * ((81 + 3) / 4)
+		t.Logf("%s: %d tiles, %d loads, %d samples loaded (%d a tile), the job has %d", a, tiles, c.Loads.Load(), c.Loaded.Load(), c.Loaded.Load()/int64(tiles), 481)
+		if c.Loaded.Load() > int64(tiles)*481/8 {
+			t.Errorf("%s: the tiles loaded %d samples, more than an eighth of the job's a tile", a, c.Loaded.Load())
+		}
+		engines := []interp.Engine{&interp.CPU{Threads: 1}, otherEngine{&interp.CPU{Threads: 1}}}
+		got, _, err = tiled(paths, opt, target, alg, 4, true, engines...)
+		if err != nil {
+			t.Fatalf("%s (2 engines): %v", a, err)
+		}
+		sameBits(t, a+" (2 engines)", got, want)
 	}
 }
