@@ -17,19 +17,21 @@
 // 75, offsets up to 2 nearR + 1 boxes). Each box S carries charges at its p x p Chebyshev
 // points, Q_kl = sum_{s in S} L_kl(s) z_s and the same with 1 for z (the Lagrange basis at the
 // samples for leaves, the parent's basis at the children's points above them, which is exact).
-// At the leaves' level the target sums its leaf's interaction list from those charges
-// directly, sum_S sum_kl |t - y_kl|^-alpha Q_kl at its own power (direct: at most 75 p^2
-// weights, run 8 at a time by internal/weigh, as the near field is): a box's far operators
-// cost as much as that does for about a thousand targets, and a leaf holds far fewer. Above
-// the leaves, each box B that holds targets gets, for each of q Chebyshev powers alpha_m on [AlphaMin,
-// AlphaMax], its far field at its own p x p Chebyshev points t_ab:
+// Each box B that holds targets, at the levels from 2 to fields (the leaves' level d, or the
+// one above it), gets, for each of q Chebyshev powers alpha_m on [AlphaMin, AlphaMax], its
+// far field at its own p x p Chebyshev points t_ab:
 // F_m(t_ab) = sum_S sum_kl (|t_ab - y_kl| / (w_l r0))^-alpha_m Q_kl, w_l the side of level l's
 // boxes and r0 = sqrt(2 nearR (2 nearR + 2) sqrt 2). In box units the kernel depends only on the
 // offset of S from B, so the p^2 x p^2 operators are computed once per offset and power (at
 // most 96 x q of them) and reused at every box and level. A target interpolates, at each
 // ancestor level, F in x, y (p points each) and alpha (q points), barycentric Lagrange, and
 // multiplies by (w_l r0)^-alpha. Levels are not merged (no local-to-local pass), so that each
-// interpolation in alpha only sees ln(d / (w_l r0)) within +-lmax.
+// interpolation in alpha only sees ln(d / (w_l r0)) within +-lmax. When fields is d-1, the
+// target sums its leaf's interaction list instead, from the list's charges at pd x pd points
+// directly, sum_S sum_kl |t - y_kl|^-alpha Q_kl at its own power (direct: at most 75 pd^2
+// weights, run 8 at a time by internal/weigh as the near field is): a leaf's far operators
+// cost as much as that does for some hundreds of targets, and Plan.depth's cost model picks
+// the cheaper for the job's numbers of samples and targets and the CPU's loops.
 //
 // # Error bound
 //
@@ -78,9 +80,10 @@
 //
 // Tree build: a counting sort of samples (leaves in row-major order, so that the near field is
 // 5 runs of samples) and targets (Morton order) by leaf, O(n + leaves). Far operators: at most
-// 75 per box of levels 2 to d-1, 2 q p^4 multiply-adds each; per target, the near field's 25
-// leaves of samples and direct's 75 p^2 points, and the interpolation, 2 (q + 1) p^2 per
-// level above the leaves. Plan.depth picks the depth of least estimated time. Memory: the
+// 75 per box of levels 2 to fields, 2 q p^4 multiply-adds each (in AVX-512 assembly where the
+// CPU has it, two boxes per read of the operator); per target, the near field's 25 leaves of
+// samples, direct's 75 pd^2 points if fields < d, and the interpolation, 2 (q + 1) p^2 per
+// level from 2 to fields. Plan.depth picks the depth and fields of least estimated time. Memory: the
 // charges, far fields and leaves' points, about sum over levels of 4^l 2 p^2 (1 + q) float64,
 // capped at 1 GiB, and the operators, 96 q p^4 float64 (300 MB at p = 14, q = 10).
 package farfield

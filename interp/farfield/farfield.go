@@ -33,7 +33,22 @@ type Options struct {
 	// its far operators and direct's) and the number of powers interpolated between (0:
 	// chosen from Tol, see doc.go).
 	Order, AlphaOrder int
+	// Leaves overrides how the leaves' far field is summed (LeavesAuto: as the cost model
+	// finds cheaper).
+	Leaves Leaves
 }
+
+// Leaves is how the leaves' level of the far field is summed (see doc.go).
+type Leaves int
+
+const (
+	// LeavesAuto: the cheaper of the two for the job, by Plan.depth's cost model.
+	LeavesAuto Leaves = iota
+	// LeavesDirect: each target sums its leaf's interaction list from the list's charges.
+	LeavesDirect
+	// LeavesOperators: each leaf gets far fields by the far operators, as the boxes above.
+	LeavesOperators
+)
 
 // Plan holds the samples and the far-field operators for one tolerance and power range.
 type Plan struct {
@@ -489,17 +504,22 @@ func (pl *Plan) depth(ns, nt int, sd float64) (d, fields int) {
 			break
 		}
 		if pl.o.LeafSize > 0 {
-			if pl.treeBytes(dd, dd-1) > maxTreeBytes {
+			f := dd - 1
+			if pl.o.Leaves == LeavesOperators {
+				f = dd
+			}
+			if pl.treeBytes(dd, f) > maxTreeBytes {
 				break
 			}
-			d, fields = dd, dd-1
+			d, fields = dd, f
 			if float64(ns) <= float64(pl.o.LeafSize)*nl {
 				break
 			}
 			continue
 		}
 		for _, f := range []int{dd - 1, dd} {
-			if dd < 2 && f != dd || pl.treeBytes(dd, f) > maxTreeBytes {
+			if dd < 2 && f != dd || pl.treeBytes(dd, f) > maxTreeBytes ||
+				dd >= 2 && (pl.o.Leaves == LeavesDirect && f == dd || pl.o.Leaves == LeavesOperators && f < dd) {
 				continue
 			}
 			// Seconds on one core (measured on the 2-core AMD EPYC of

@@ -117,18 +117,20 @@ func alphas(r *rand.Rand, n int, lo, hi float64) []float64 {
 func leafFor(n int) int { return (n + 63) / 64 }
 
 // smallCase checks every target of a case for a constant power and for powers varying per
-// target in [1.5, 3.5], against brute force at the default tolerance.
+// target in [1.5, 3.5], against brute force at the default tolerance, the leaves summed
+// directly and (varying powers) by far operators.
 func smallCase(t *testing.T, name string, sx, sy, sz, tx, ty []float64) {
 	t.Helper()
 	r := rand.New(rand.NewPCG(7, uint64(len(sx))))
 	for _, c := range []struct {
 		lo, hi float64
-	}{{2, 2}, {1.5, 3.5}, {3.5, 3.5}} {
-		o := Options{AlphaMin: c.lo, AlphaMax: c.hi, LeafSize: leafFor(len(sx))}
+		leaves Leaves
+	}{{2, 2, LeavesDirect}, {1.5, 3.5, LeavesDirect}, {3.5, 3.5, LeavesDirect}, {1.5, 3.5, LeavesOperators}} {
+		o := Options{AlphaMin: c.lo, AlphaMax: c.hi, LeafSize: leafFor(len(sx)), Leaves: c.leaves}
 		e := check(t, sx, sy, sz, tx, ty, alphas(r, len(tx), c.lo, c.hi), o, nil)
-		t.Logf("%s alpha [%g,%g]: max error num %.3g den %.3g", name, c.lo, c.hi, e.num, e.den)
+		t.Logf("%s alpha [%g,%g] leaves %d: max error num %.3g den %.3g", name, c.lo, c.hi, c.leaves, e.num, e.den)
 		if e.num > 1e-9 || e.den > 1e-9 {
-			t.Errorf("%s alpha [%g,%g]: error num %.3g den %.3g > 1e-9", name, c.lo, c.hi, e.num, e.den)
+			t.Errorf("%s alpha [%g,%g] leaves %d: error num %.3g den %.3g > 1e-9", name, c.lo, c.hi, c.leaves, e.num, e.den)
 		}
 	}
 }
@@ -293,5 +295,29 @@ func TestFieldMatchesBruteAndIsFixed(t *testing.T) {
 	}
 	if f.Contains(box[0]-1e3, box[1]) {
 		t.Fatal("a point far outside the box is said to be inside")
+	}
+}
+
+// TestHugeCoordinates: at coordinates of 1e25 and power 12 the direct sums' weights fall
+// under 2^-1000, where weigh.Pairs would floor them: the tree sums them one by one instead
+// (tree.fast false), within the tolerance.
+func TestHugeCoordinates(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	sx, sy := uniform(r, 2000, 0, 0, 2e25)
+	tx, ty := uniform(r, 300, 0, 0, 2e25)
+	sz := values(r, sx, sy)
+	for _, leaves := range []Leaves{LeavesDirect, LeavesOperators} {
+		o := Options{AlphaMin: 12, AlphaMax: 12, LeafSize: leafFor(len(sx)), Leaves: leaves}
+		pl, err := NewPlan(sx, sy, sz, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tr := pl.newTree(tx, ty); tr.fast {
+			t.Fatalf("leaves %d: the tree would use weigh.Pairs at these coordinates", leaves)
+		}
+		e := check(t, sx, sy, sz, tx, ty, alphas(r, len(tx), 12, 12), o, nil)
+		if e.num > 1e-9 || e.den > 1e-9 {
+			t.Errorf("leaves %d: error num %.3g den %.3g > 1e-9", leaves, e.num, e.den)
+		}
 	}
 }
