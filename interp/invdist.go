@@ -9,6 +9,7 @@ import (
 
 	"github.com/aidw/aidw/grid"
 	"github.com/aidw/aidw/internal/fastmath"
+	"github.com/aidw/aidw/interp/farfield"
 	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/sample"
 )
@@ -26,6 +27,11 @@ type InvDist struct {
 	Radius1, Radius2, Angle float64
 	MaxPoints, MinPoints    int
 	NodataValue             float64
+	// FarField lets leave-one-out of the all-samples form sum distant samples by
+	// interp/farfield's expansion (see invDistAll.holdOut) instead of one by one.
+	FarField bool
+	// farFieldAt, when positive, replaces invDistFarFieldFrom (tests).
+	farFieldAt int
 }
 
 // InvDistNN is gdal_grid's invdistnn: the same weights over the max_points nearest samples
@@ -55,7 +61,9 @@ var invDistDeclaration = Declaration{
 			minPointsOption(),
 		},
 		invDistQuadrantOptions(),
-		[]Option{nodataOption()},
+		[]Option{nodataOption(),
+			{Name: "farfield", Type: TypeYesNo, Default: "yes", Field: "FarField",
+				Help: "leave-one-out (aidw cv) of the all-samples form without smoothing, from 50,000 samples, sums distant samples by a far-field expansion within 1e-9 of the exact sum; no sums every sample exactly (rasters are summed exactly either way)"}},
 	),
 	parse: parseInvDist,
 }
@@ -131,6 +139,7 @@ func parseInvDist(kv *keyValues) (Algorithm, error) {
 	a.MaxPoints = o.int("max_points")
 	a.MinPoints = o.int("min_points")
 	a.NodataValue = o.nodata()
+	a.FarField = kv.YesNo("farfield")
 	if kv.err != nil {
 		return nil, kv.err
 	}
@@ -311,11 +320,12 @@ type invDistAll struct {
 	tree   *farTree
 	// rows says that the raster's nodes go 8 of a row at a time through idw2Row.
 	rows bool
+	ix   *grid.Index
 }
 
 func (a *InvDist) bindAll(p *Problem, ix *grid.Index) *invDistAll {
 	s := p.Samples.Plain()
-	d := &invDistAll{a: a, p: p, s: s, s2: a.Smoothing * a.Smoothing}
+	d := &invDistAll{a: a, p: p, s: s, s2: a.Smoothing * a.Smoothing, ix: ix}
 	if a.Power == 2 {
 		s2 := d.s2
 		// The no-smoothing case has gdal's exact-hit test, the smoothing case none.
@@ -367,9 +377,50 @@ func (a *InvDist) bindAll(p *Problem, ix *grid.Index) *invDistAll {
 // node implements bound: a place that is not a raster node gets gdal's loop.
 func (d *invDistAll) node(_ *scratch, x, y float64) float64 { return d.one(x, y) }
 
-// holdOut implements holdOut: gdal's loop runs on either side of the held-out sample.
-func (d *invDistAll) holdOut(context.Context) (nodeWithout, error) {
-	return func(_ *scratch, j int32, x, y float64) float64 { return d.allBut(j, x, y) }, nil
+// holdOut implements holdOut: gdal's loop runs on either side of the held-out sample; or, for a
+// held-out sample at its own place (as cross-validation asks), the far field, which leaves it
+// out of its sums as an exact hit, unless another sample is an exact hit there too (then gdal's
+// loop decides which gives its value).
+func (d *invDistAll) holdOut(ctx context.Context) (nodeWithout, error) {
+	f, err := d.farField(ctx)
+	if err != nil || f == nil {
+		return func(_ *scratch, j int32, x, y float64) float64 { return d.allBut(j, x, y) }, err
+	}
+	return func(sc *scratch, j int32, x, y float64) float64 {
+		if d.s.X[j] != x || d.s.Y[j] != y || !f.Contains(x, y) || len(sc.within(d.ix, x, y, exactHitD2, j)) > 0 {
+			return d.allBut(j, x, y)
+		}
+		num, den, _ := f.At(sc.farScratch(f), x, y, d.a.Power)
+		return d.a.finish(num, den)
+	}, nil
+}
+
+// invDistFarFieldFrom is the least number of samples at which leave-one-out uses the far
+// field: below it every held-out sample's exact sums take less than its plan and tree.
+const invDistFarFieldFrom = 50_000
+
+// farField builds the far field for leave-one-out when the option allows it and it pays:
+// no smoothing (the far field's weights are |d|^-power), a power it takes, enough samples.
+func (d *invDistAll) farField(ctx context.Context) (*farfield.Field, error) {
+	a, s := d.a, d.s
+	from := invDistFarFieldFrom
+	if a.farFieldAt > 0 {
+		from = a.farFieldAt
+	}
+	if !a.FarField || a.Smoothing != 0 || !(a.Power > 0 && a.Power <= 16) || s.Len() < from {
+		return nil, nil
+	}
+	pl, err := farfield.NewPlan(s.X, s.Y, s.Z, farfield.Options{AlphaMin: a.Power, AlphaMax: a.Power})
+	if err != nil {
+		return nil, fmt.Errorf("invdist: %w", err)
+	}
+	minX, minY, maxX, maxY := s.Bounds()
+	box := [4]float64{minX - s.OriginX, minY - s.OriginY, maxX - s.OriginX, maxY - s.OriginY}
+	f, err := pl.Field(ctx, box, s.Len())
+	if err != nil {
+		return nil, fmt.Errorf("invdist: %w", err)
+	}
+	return f, nil
 }
 
 // span implements spanner.

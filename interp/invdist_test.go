@@ -412,3 +412,53 @@ func TestFarTreePowers(t *testing.T) {
 		t.Logf("%s: largest error %.3g of the scale", alg, worst)
 	}
 }
+
+// Leave-one-out of invdist over every sample sums distant samples by the far field (here
+// from 12,000 samples, the threshold lowered for the test): within 1e-9 of the exact
+// predictions (farfield=no), not all equal to them (the far field ran), a repeated sample
+// predicted by its twin's value (an exact hit that gdal's loop decides), and with smoothing
+// exact.
+func TestInvDistFarFieldLeaveOneOut(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	s := &sample.Samples{}
+	for i := range 12000 {
+		x, y := 451000+r.Float64()*1000, 5401000+r.Float64()*1000
+		if i%4 == 0 {
+			x, y = 451700+r.NormFloat64()*15, 5401200+r.NormFloat64()*15
+		}
+		s.Add(x, y, 50+10*math.Sin(x/80)+r.Float64())
+	}
+	s.Add(s.X[7], s.Y[7], 3) // a repeat: held out, the other stays, as an exact hit
+	target := raster.NorthUp(451000, 5401000, 452000, 5402000, 100, 100)
+	s.MoveOrigin(target.Centre())
+	for _, c := range []struct {
+		power, smoothing float64
+		far              bool
+	}{{2, 0, true}, {3, 0, true}, {2, 1, false}} {
+		far := &InvDist{Power: c.power, Smoothing: c.smoothing, FarField: true, farFieldAt: 12000}
+		exact := &InvDist{Power: c.power, Smoothing: c.smoothing}
+		got, err := LeaveOneOut(context.Background(), far, s, target, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := LeaveOneOut(context.Background(), exact, s, target, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		differ := 0
+		for i := range want {
+			if e := math.Abs(got[i]-want[i]) / math.Abs(want[i]); e > 1e-9 {
+				t.Fatalf("power %g: sample %d: %v, the exact prediction %v: relative error %.2g over 1e-9", c.power, i, got[i], want[i], e)
+			}
+			if got[i] != want[i] {
+				differ++
+			}
+		}
+		if c.far != (differ > 0) {
+			t.Fatalf("power %g smoothing %g: %d predictions differ from the exact ones; the far field should run: %v", c.power, c.smoothing, differ, c.far)
+		}
+		if c.smoothing == 0 && (got[7] != 3 || got[len(got)-1] != s.Z[7]) {
+			t.Fatalf("power %g: the repeated sample's predictions %v, %v: want each the other's value", c.power, got[7], got[len(got)-1])
+		}
+	}
+}

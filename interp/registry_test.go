@@ -124,7 +124,7 @@ func TestParsedGiven(t *testing.T) {
 func TestCanonical(t *testing.T) {
 	for s, want := range map[string]string{
 		"aidw:max_points=12:diagnostics=yes": "aidw:k=15:area=0:rmin=0:rmax=2:alphas=1.5,2,2.5,3,3.5:max_points=12:radius=0:min_points=0:nodata=0:diagnostics=yes:farfield=yes",
-		"invdist:radius=80:nodata=nan":       "invdist:power=2:smoothing=0:radius1=80:radius2=80:angle=0:max_points=0:min_points=0:nodata=NaN",
+		"invdist:radius=80:nodata=nan":       "invdist:power=2:smoothing=0:radius1=80:radius2=80:angle=0:max_points=0:min_points=0:nodata=NaN:farfield=yes",
 		// gdal 3.6 runs invdist with per-quadrant keys as invdistnn, dropping those keys.
 		"invdist:radius=5:min_points_per_quadrant=1": "invdistnn:power=2:smoothing=0:radius=5:max_points=12:min_points=0:min_points_per_quadrant=0:max_points_per_quadrant=0:nodata=0",
 		"count:radius=3":       "count:radius1=3:radius2=3:angle=0:min_points=0:min_points_per_quadrant=0:max_points_per_quadrant=0:nodata=0",

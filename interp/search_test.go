@@ -166,8 +166,8 @@ func TestOptionWarningsAndDefaults(t *testing.T) {
 		want  Algorithm
 		warns []string
 	}{
-		{"invdist", &InvDist{Power: 2}, nil},
-		{"invdist:radius=80:foo=1:bar=2", &InvDist{Power: 2, Radius1: 80, Radius2: 80},
+		{"invdist", &InvDist{Power: 2, FarField: true}, nil},
+		{"invdist:radius=80:foo=1:bar=2", &InvDist{Power: 2, Radius1: 80, Radius2: 80, FarField: true},
 			[]string{"Option radius ignored", "Option foo ignored", "Option bar ignored"}},
 		{"invdistnn", &InvDistNN{Power: 2, Radius: 1, MaxPoints: 12}, nil},
 		// gdal 3.6 hands invdist with per-quadrant keys to invdistnn, dropping those keys.
