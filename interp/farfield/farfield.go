@@ -1,11 +1,13 @@
 package farfield
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -131,7 +133,7 @@ func NewPlan(sx, sy, sz []float64, opts Options) (*Plan, error) {
 			}
 		}
 	}
-	pl.makeOps()
+	pl.ops = pl.operators(pl.anode)
 	return pl, nil
 }
 
@@ -176,8 +178,9 @@ func basis(nodes, bw []float64, x float64, out []float64) {
 	}
 }
 
-func (pl *Plan) makeOps() {
-	p, q := pl.p, pl.q
+// operators returns the far operators at the given powers (see Plan.ops).
+func (pl *Plan) operators(powers []float64) (ops [span * span][]float64) {
+	p, q := pl.p, len(powers)
 	p2 := p * p
 	var wg sync.WaitGroup
 	const o = 2*nearR + 1
@@ -187,12 +190,12 @@ func (pl *Plan) makeOps() {
 				continue
 			}
 			op := make([]float64, q*p2*p2)
-			pl.ops[(dx+o)*span+dy+o] = op
+			ops[(dx+o)*span+dy+o] = op
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for m := range q {
-					c := -pl.anode[m] / 2
+				for m, alpha := range powers {
+					c := -alpha / 2
 					for a := range p {
 						for b := range p {
 							row := op[(m*p2+a*p+b)*p2:][:p2]
@@ -210,6 +213,7 @@ func (pl *Plan) makeOps() {
 		}
 	}
 	wg.Wait()
+	return ops
 }
 
 func abs(i int) int {
@@ -274,9 +278,24 @@ type tree struct {
 	fields         int
 	px, py, pz, p1 []float64
 	pp             int
+	// power[l][code], in a Sums call's tree, is k >= 0 when every target in box code of
+	// level l has the one power single[k]: its far field is then computed at that power
+	// alone, by sops[k], into the first power's place. Else (and in a Field) it is mixed: the
+	// q Chebyshev powers, interpolated between at each target.
+	power  [][]int8
+	single []float64
+	sops   [][span * span][]float64
 	// fast says whether weigh.Pairs sums every pair that the tree sums directly exactly
 	// (within its 1e-14): their weights stay above its floor of 2^-1000.
 	fast bool
+}
+
+// powerOf returns the power index of box code of level l (see tree.power), -1 for mixed.
+func (t *tree) powerOf(l, code int) int {
+	if t.power == nil {
+		return -1
+	}
+	return int(t.power[l][code])
 }
 
 // direct says whether the leaves' level is summed by direct.
@@ -311,29 +330,14 @@ func (pl *Plan) Sums(ctx context.Context, tx, ty, alpha, num, den []float64, hit
 		return nil
 	}
 	t := pl.newTree(tx, ty)
-	// Targets sorted by leaf.
 	nl := 1 << (2 * t.d)
-	tstart := make([]int32, nl+1)
-	tleaf := make([]int32, n)
-	for j := range n {
-		ix, iy := t.leafOf(tx[j], ty[j])
-		k := morton(ix, iy)
-		tleaf[j] = int32(k)
-		tstart[k+1]++
-	}
-	for k := range nl {
-		tstart[k+1] += tstart[k]
-	}
-	order := make([]int32, n)
-	fill := append([]int32(nil), tstart[:nl]...)
-	for j := range n {
-		k := tleaf[j]
-		order[fill[k]] = int32(j)
-		fill[k]++
-	}
+	tstart, order := t.sortTargets(tx, ty)
 	if t.d >= 2 {
 		if err := pl.upward(ctx, t); err != nil {
 			return err
+		}
+		if pl.q > 1 {
+			pl.singlePowers(t, tstart, order, alpha)
 		}
 		if err := pl.m2l(ctx, t, tstart); err != nil {
 			return err
@@ -356,6 +360,111 @@ func (pl *Plan) Sums(ctx context.Context, tx, ty, alpha, num, den []float64, hit
 			}
 		}
 	})
+}
+
+// sortTargets sorts the targets by leaf, leaves in Morton order: leaf k's are order[tstart[k]:
+// tstart[k+1]].
+func (t *tree) sortTargets(tx, ty []float64) (tstart, order []int32) {
+	nl := 1 << (2 * t.d)
+	tstart = make([]int32, nl+1)
+	tleaf := make([]int32, len(tx))
+	for j := range tx {
+		ix, iy := t.leafOf(tx[j], ty[j])
+		k := morton(ix, iy)
+		tleaf[j] = int32(k)
+		tstart[k+1]++
+	}
+	for k := range nl {
+		tstart[k+1] += tstart[k]
+	}
+	order = make([]int32, len(tx))
+	fill := append([]int32(nil), tstart[:nl]...)
+	for j, k := range tleaf {
+		order[fill[k]] = int32(j)
+		fill[k]++
+	}
+	return tstart, order
+}
+
+// maxSingles is the most single powers a Sums call computes far fields at, and minSingleBoxes
+// the least boxes of the leaves' level that must have one for its operators (96 p^4 weights,
+// 30 MB at p = 14) to pay.
+const (
+	maxSingles     = 4
+	minSingleBoxes = 64
+)
+
+// singlePowers sets t.power: boxes whose targets all have one power (AIDW's powers stay at
+// their highest or lowest level wherever samples are spread evenly or clustered) get their far
+// fields at that power alone, q times fewer far operators and no interpolation in the power,
+// for the maxSingles powers most boxes of the leaves' level have.
+func (pl *Plan) singlePowers(t *tree, tstart, order []int32, alpha []float64) {
+	d := t.fields
+	shift := 2 * (t.d - d)
+	nb := 1 << (2 * d)
+	// the one power of each box of level fields, NaN for several, -Inf for none
+	one := make([]float64, nb)
+	boxes := map[float64]int{}
+	for code := range nb {
+		one[code] = math.Inf(-1)
+		for _, j := range order[tstart[code<<shift]:tstart[(code+1)<<shift]] {
+			switch a := alpha[j]; {
+			case math.IsInf(one[code], -1):
+				one[code] = a
+			case a != one[code]:
+				one[code] = math.NaN()
+			}
+		}
+		if a := one[code]; !math.IsNaN(a) && !math.IsInf(a, -1) {
+			boxes[a]++
+		}
+	}
+	for a, n := range boxes {
+		if n >= minSingleBoxes {
+			t.single = append(t.single, a)
+		}
+	}
+	slices.SortFunc(t.single, func(a, b float64) int { return cmp.Or(cmp.Compare(boxes[b], boxes[a]), cmp.Compare(a, b)) })
+	t.single = t.single[:min(len(t.single), maxSingles)]
+	if len(t.single) == 0 {
+		return
+	}
+	t.power = make([][]int8, d+1)
+	t.power[d] = make([]int8, nb)
+	const none = -2 // no targets: no say in the parent's power
+	for code, a := range one {
+		t.power[d][code] = int8(slices.Index(t.single, a)) // -1 for mixed or another power
+		if math.IsInf(a, -1) {
+			t.power[d][code] = none
+		}
+	}
+	for l := d - 1; l >= 2; l-- {
+		t.power[l] = make([]int8, 1<<(2*l))
+		for code := range t.power[l] {
+			k := int8(none)
+			for c := range 4 {
+				switch ck := t.power[l+1][code*4+c]; {
+				case ck == none:
+				case k == none:
+					k = ck
+				case ck != k:
+					k = -1
+				}
+			}
+			t.power[l][code] = k
+		}
+	}
+	for l := 2; l <= d; l++ {
+		for code, k := range t.power[l] {
+			if k == none {
+				t.power[l][code] = -1
+			}
+		}
+	}
+	t.sops = make([][span * span][]float64, len(t.single))
+	for k, a := range t.single {
+		t.sops[k] = pl.operators([]float64{a})
+	}
 }
 
 // Field is a plan's tree over a fixed square with the far field of every box: the sums at a
@@ -735,7 +844,10 @@ func (pl *Plan) m2l(ctx context.Context, t *tree, tstart []int32) error {
 		const chunk = 8
 		err := run(ctx, pl.o.Threads, 1<<(2*l), chunk, func(lo, hi int) {
 			src := make([]int32, hi-lo) // source box code per target box, -1 none
-			var pairs [][2]int          // target and source boxes of one offset
+			// target and source boxes of one offset: those of mixed powers, and those of
+			// each single power
+			var mixed [][2]int
+			single := make([][][2]int, len(t.single))
 			for off, op := range pl.ops {
 				if op == nil {
 					continue
@@ -762,29 +874,24 @@ func (pl *Plan) m2l(ctx context.Context, t *tree, tstart []int32) error {
 				if !any {
 					continue
 				}
-				pairs = pairs[:0]
+				mixed = mixed[:0]
+				for k := range single {
+					single[k] = single[k][:0]
+				}
 				for code := lo; code < hi; code++ {
 					if sc := src[code-lo]; sc >= 0 {
-						pairs = append(pairs, [2]int{code, int(sc)})
+						if k := t.powerOf(l, code); k >= 0 {
+							single[k] = append(single[k], [2]int{code, int(sc)})
+						} else {
+							mixed = append(mixed, [2]int{code, int(sc)})
+						}
 					}
 				}
 				for m := range q {
-					opm := op[m*p2*p2:][:p2*p2]
-					// two boxes at a time share each read of the operator
-					for i := 0; i < len(pairs); i += 2 {
-						code, sc := pairs[i][0], pairs[i][1]
-						qz := t.mp[l][sc*2*p2:][:p2]
-						q1 := t.mp[l][(sc*2+1)*p2:][:p2]
-						lz := t.loc[l][((code*2)*q+m)*p2:][:p2]
-						l1 := t.loc[l][((code*2+1)*q+m)*p2:][:p2]
-						if i+1 == len(pairs) {
-							matvec2(opm, qz, q1, lz, l1)
-							continue
-						}
-						code2, sc2 := pairs[i+1][0], pairs[i+1][1]
-						matvec2x2(opm, qz, q1, t.mp[l][sc2*2*p2:][:p2], t.mp[l][(sc2*2+1)*p2:][:p2],
-							lz, l1, t.loc[l][((code2*2)*q+m)*p2:][:p2], t.loc[l][((code2*2+1)*q+m)*p2:][:p2])
-					}
+					pl.apply(t, l, op[m*p2*p2:][:p2*p2], m, mixed)
+				}
+				for k, pairs := range single {
+					pl.apply(t, l, t.sops[k][off], 0, pairs)
 				}
 			}
 		})
@@ -793,6 +900,26 @@ func (pl *Plan) m2l(ctx context.Context, t *tree, tstart []int32) error {
 		}
 	}
 	return nil
+}
+
+// apply adds operator op times the charges of each pair's source box to the far field of
+// power m of its target box, at level l.
+func (pl *Plan) apply(t *tree, l int, op []float64, m int, pairs [][2]int) {
+	p2, q := pl.p*pl.p, pl.q
+	mp, loc := t.mp[l], t.loc[l]
+	// two boxes at a time share each read of the operator
+	for i := 0; i < len(pairs); i += 2 {
+		code, sc := pairs[i][0], pairs[i][1]
+		qz, q1 := mp[sc*2*p2:][:p2], mp[(sc*2+1)*p2:][:p2]
+		lz, l1 := loc[((code*2)*q+m)*p2:][:p2], loc[((code*2+1)*q+m)*p2:][:p2]
+		if i+1 == len(pairs) {
+			matvec2(op, qz, q1, lz, l1)
+			continue
+		}
+		code2, sc2 := pairs[i+1][0], pairs[i+1][1]
+		matvec2x2(op, qz, q1, mp[sc2*2*p2:][:p2], mp[(sc2*2+1)*p2:][:p2],
+			lz, l1, loc[((code2*2)*q+m)*p2:][:p2], loc[((code2*2+1)*q+m)*p2:][:p2])
+	}
 }
 
 // matvec2x2 is matvec2 of x1, u1 into y1, v1 and of x2, u2 into y2, v2, in AVX-512 assembly
@@ -974,7 +1101,11 @@ func (pl *Plan) far(t *tree, w *work, leaf int, x, y, alpha float64) (num, den f
 		lz := t.loc[l][code*2*q*p2:][:q*p2]
 		l1 := t.loc[l][(code*2+1)*q*p2:][:q*p2]
 		gz, g1 := w.gz[:p2], w.g1[:p2]
-		combine(w.la, lz, l1, gz, g1)
+		if t.powerOf(l, code) >= 0 {
+			gz, g1 = lz[:p2], l1[:p2] // the box's one power, the target's
+		} else {
+			combine(w.la, lz, l1, gz, g1)
+		}
 		var sz, s1 float64
 		for a, va := range w.lx {
 			rz, r1 := gz[a*p:][:p], g1[a*p:][:p]

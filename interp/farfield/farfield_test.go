@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -316,6 +317,47 @@ func TestHugeCoordinates(t *testing.T) {
 			t.Fatalf("leaves %d: the tree would use weigh.Pairs at these coordinates", leaves)
 		}
 		e := check(t, sx, sy, sz, tx, ty, alphas(r, len(tx), 12, 12), o, nil)
+		if e.num > 1e-9 || e.den > 1e-9 {
+			t.Errorf("leaves %d: error num %.3g den %.3g > 1e-9", leaves, e.num, e.den)
+		}
+	}
+}
+
+// TestSinglePowers: boxes whose targets all have one power (AIDW's highest and lowest levels)
+// get far fields at that power alone; the sums stay within the tolerance of brute force, with
+// the leaves summed either way, and the two powers shared by the most boxes are found.
+func TestSinglePowers(t *testing.T) {
+	r := rand.New(rand.NewPCG(51, 52))
+	sx, sy := uniform(r, 20000, 0, 0, 1000)
+	tx, ty := uniform(r, 20000, 0, 0, 1000)
+	sz := values(r, sx, sy)
+	al := alphas(r, len(tx), 1.5, 3.5)
+	for j := range al {
+		switch {
+		case tx[j] > 500:
+			al[j] = 3.5 // the east: spread evenly
+		case ty[j] < 600:
+			al[j] = 1.5 // the south-west: clustered
+		}
+	}
+	idx := make([]int, 1500)
+	for i := range idx {
+		idx[i] = r.IntN(len(tx))
+	}
+	for _, leaves := range []Leaves{LeavesDirect, LeavesOperators} {
+		o := Options{AlphaMin: 1.5, AlphaMax: 3.5, LeafSize: 20, Leaves: leaves}
+		pl, err := NewPlan(sx, sy, sz, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := pl.newTree(tx, ty)
+		tstart, order := tr.sortTargets(tx, ty)
+		pl.singlePowers(tr, tstart, order, al)
+		if !slices.Equal(tr.single, []float64{3.5, 1.5}) {
+			t.Fatalf("leaves %d: single powers %v, want [3.5 1.5]", leaves, tr.single)
+		}
+		e := check(t, sx, sy, sz, tx, ty, al, o, idx)
+		t.Logf("leaves %d: depth %d fields %d: max error num %.3g den %.3g", leaves, tr.d, tr.fields, e.num, e.den)
 		if e.num > 1e-9 || e.den > 1e-9 {
 			t.Errorf("leaves %d: error num %.3g den %.3g > 1e-9", leaves, e.num, e.den)
 		}
