@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/aidw/aidw/grid"
 	"github.com/aidw/aidw/internal/fastmath"
@@ -262,9 +265,10 @@ func farFieldFrom() farFieldThresholds {
 // farField builds the far field of the global form for nodeCount nodes (the raster's, or the
 // samples' when each is predicted at its place without itself: the far field leaves it out of
 // its sums as an exact hit), over the samples' box and the raster's extent, when the
-// algorithm allows it and it pays (farFieldFrom). Its tree depends on those boxes and counts
-// alone, so every node's value is the same whichever block, tile or engine computes it.
-func (e *aidwEvaluator) farField(ctx context.Context, p *Problem, nodeCount int) error {
+// algorithm allows it and it pays (farFieldFrom). For the raster's nodes (raster), it is told
+// every node's power first (see rasterPowers). Its tree depends on those boxes, counts and
+// powers alone, so every node's value is the same whichever block, tile or engine computes it.
+func (e *aidwEvaluator) farField(ctx context.Context, p *Problem, nodeCount int, raster bool) error {
 	n, nodes := e.s.Len(), float64(nodeCount)
 	from := farFieldFrom()
 	if e.a.farFieldAt != nil {
@@ -281,10 +285,55 @@ func (e *aidwEvaluator) farField(ctx context.Context, p *Problem, nodeCount int)
 	}
 	xmin, ymin, xmax, ymax := p.Target.Extent()
 	box := [4]float64{xmin - s.OriginX, ymin - s.OriginY, xmax - s.OriginX, ymax - s.OriginY}
-	if e.ff, err = pl.Field(ctx, box, int(nodes)); err != nil {
+	var powers *farfield.Powers
+	if raster {
+		if powers, err = e.rasterPowers(ctx, p, pl.Powers(box, int(nodes))); err != nil {
+			return err
+		}
+	}
+	if e.ff, err = pl.Field(ctx, box, int(nodes), powers); err != nil {
 		return fmt.Errorf("aidw: %w", err)
 	}
 	return nil
+}
+
+// rasterPowers tells powers the power of every node of the raster (of the whole job's
+// target, whichever part of it this run computes), rows shared out among the cores: where
+// AIDW's powers stay at one level, the far field needs only that power's.
+func (e *aidwEvaluator) rasterPowers(ctx context.Context, p *Problem, powers *farfield.Powers) (*farfield.Powers, error) {
+	t := p.Target
+	workers := runtime.GOMAXPROCS(0)
+	parts := make([]*farfield.Powers, workers)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range workers {
+		parts[w] = powers
+		if w > 0 {
+			parts[w] = powers.Empty()
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sc := &scratch{}
+			var nd AIDWNode
+			for row := int(next.Add(1) - 1); row < t.Rows && ctx.Err() == nil; row = int(next.Add(1) - 1) {
+				for col := range t.Cols {
+					x, y := p.NodeXY(col, row)
+					nd = AIDWNode{}
+					e.power(&nd, sc.knn(e.ix, x, y, e.k, math.Inf(1), -1), -1)
+					parts[w].Add(x, y, nd.Alpha)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, part := range parts[1:] {
+		powers.Merge(part)
+	}
+	return powers, nil
 }
 
 // bind binds AIDW without a far field: leave-one-out binds this way, and predicts samples,
@@ -311,7 +360,7 @@ func (a *AIDW) bindWith(ctx context.Context, p *Problem, ix *grid.Index, far boo
 			return nil, err
 		}
 		// leave-one-out predicts each of the n samples at its place
-		if err := e.farField(ctx, p, n); err != nil {
+		if err := e.farField(ctx, p, n, false); err != nil {
 			return nil, err
 		}
 		return e.value, nil
@@ -348,7 +397,7 @@ func (a *AIDW) nodeEvaluator(ctx context.Context, p *Problem, ix *grid.Index, fa
 		return nil, err
 	}
 	if far {
-		if err := e.farField(ctx, p, p.Target.Cols*p.Target.Rows); err != nil {
+		if err := e.farField(ctx, p, p.Target.Cols*p.Target.Rows, true); err != nil {
 			return nil, err
 		}
 	}
@@ -386,6 +435,16 @@ func (a *AIDW) evaluator(p *Problem, ix *grid.Index, n int) (*aidwEvaluator, err
 	return e, nil
 }
 
+// power sets the node's r_obs, R and power from its k nearest samples, nb (by distance).
+func (e *aidwEvaluator) power(nd *AIDWNode, nb []grid.Neighbor, skip int32) {
+	for _, n := range nb[:e.k] {
+		nd.RObs += math.Sqrt(n.D2)
+	}
+	nd.RObs /= float64(e.k)
+	nd.R = nd.RObs / e.expectedDistance(skip)
+	nd.Alpha = AlphaFromMu(MuFromR(nd.R, e.a.RMin, e.a.RMax), e.a.Alphas)
+}
+
 // value is node's value.
 func (e *aidwEvaluator) value(sc *scratch, skip int32, x, y float64) float64 {
 	return e.node(sc, skip, x, y).Value
@@ -397,12 +456,7 @@ func (e *aidwEvaluator) node(sc *scratch, skip int32, x, y float64) AIDWNode {
 	sc.nb = sc.knn(e.ix, x, y, e.nq, math.Inf(1), skip)
 	nb := sc.nb
 	var nd AIDWNode
-	for _, n := range nb[:e.k] {
-		nd.RObs += math.Sqrt(n.D2)
-	}
-	nd.RObs /= float64(e.k)
-	nd.R = nd.RObs / e.expectedDistance(skip)
-	nd.Alpha = AlphaFromMu(MuFromR(nd.R, e.a.RMin, e.a.RMax), e.a.Alphas)
+	e.power(&nd, nb, skip)
 	nearest := nb[0]
 	if nearest.D2 < exactHitD2 {
 		nd.Value, nd.Count = e.exactHit(sc, skip, x, y, nearest.ID), 1

@@ -416,7 +416,7 @@ func (d *invDistAll) farField(ctx context.Context) (*farfield.Field, error) {
 	}
 	minX, minY, maxX, maxY := s.Bounds()
 	box := [4]float64{minX - s.OriginX, minY - s.OriginY, maxX - s.OriginX, maxY - s.OriginY}
-	f, err := pl.Field(ctx, box, s.Len())
+	f, err := pl.Field(ctx, box, s.Len(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("invdist: %w", err)
 	}

@@ -298,6 +298,20 @@ func (t *tree) powerOf(l, code int) int {
 	return int(t.power[l][code])
 }
 
+// hasPower says whether every box above leaf with a single power has power alpha.
+func (t *tree) hasPower(leaf int, alpha float64) bool {
+	if t.power == nil {
+		return true
+	}
+	ix, iy := unspread(leaf), unspread(leaf>>1)
+	for l := 2; l <= t.fields; l++ {
+		if k := t.power[l][morton(ix>>(t.d-l), iy>>(t.d-l))]; k >= 0 && t.single[k] != alpha {
+			return false
+		}
+	}
+	return true
+}
+
 // direct says whether the leaves' level is summed by direct.
 func (t *tree) direct() bool { return t.d >= 2 && t.fields < t.d }
 
@@ -306,6 +320,12 @@ func (t *tree) leafOf(x, y float64) (int, int) {
 	n := 1 << t.d
 	fx, fy := (x-t.ox)/t.sd*float64(n), (y-t.oy)/t.sd*float64(n)
 	return min(max(int(fx), 0), n-1), min(max(int(fy), 0), n-1)
+}
+
+// boxOf returns the code of the box of level l that holds (x,y).
+func (t *tree) boxOf(x, y float64, l int) int {
+	ix, iy := t.leafOf(x, y)
+	return morton(ix>>(t.d-l), iy>>(t.d-l))
 }
 
 // Sums computes num[j] = sum_i w_ij z_i and den[j] = sum_i w_ij, w_ij = |t_j - s_i|^-alpha[j],
@@ -336,9 +356,7 @@ func (pl *Plan) Sums(ctx context.Context, tx, ty, alpha, num, den []float64, hit
 		if err := pl.upward(ctx, t); err != nil {
 			return err
 		}
-		if pl.q > 1 {
-			pl.singlePowers(t, tstart, order, alpha)
-		}
+		pl.setSingles(t, t.onePowers(tstart, order, alpha))
 		if err := pl.m2l(ctx, t, tstart); err != nil {
 			return err
 		}
@@ -386,36 +404,51 @@ func (t *tree) sortTargets(tx, ty []float64) (tstart, order []int32) {
 	return tstart, order
 }
 
-// maxSingles is the most single powers a Sums call computes far fields at, and minSingleBoxes
-// the least boxes of the leaves' level that must have one for its operators (96 p^4 weights,
-// 30 MB at p = 14) to pay.
+// maxSingles is the most single powers a tree computes far fields at, and minSingleBoxes the
+// least boxes of level fields that must have one for its operators (96 p^4 weights, 18 ms and
+// 30 MB at p = 14) to pay: each such box saves (q - 1) 150 p^4 multiply-adds, 2 ms.
 const (
 	maxSingles     = 4
-	minSingleBoxes = 64
+	minSingleBoxes = 16
 )
 
-// singlePowers sets t.power: boxes whose targets all have one power (AIDW's powers stay at
-// their highest or lowest level wherever samples are spread evenly or clustered) get their far
-// fields at that power alone, q times fewer far operators and no interpolation in the power,
-// for the maxSingles powers most boxes of the leaves' level have.
-func (pl *Plan) singlePowers(t *tree, tstart, order []int32, alpha []float64) {
-	d := t.fields
-	shift := 2 * (t.d - d)
-	nb := 1 << (2 * d)
-	// the one power of each box of level fields, NaN for several, -Inf for none
-	one := make([]float64, nb)
-	boxes := map[float64]int{}
-	for code := range nb {
+// onePowers returns, for each box of level fields, the one power its targets have, NaN
+// for several, -Inf for none: a Sums call's targets (sorted by sortTargets).
+func (t *tree) onePowers(tstart, order []int32, alpha []float64) []float64 {
+	shift := 2 * (t.d - t.fields)
+	one := make([]float64, 1<<(2*t.fields))
+	for code := range one {
 		one[code] = math.Inf(-1)
 		for _, j := range order[tstart[code<<shift]:tstart[(code+1)<<shift]] {
-			switch a := alpha[j]; {
-			case math.IsInf(one[code], -1):
-				one[code] = a
-			case a != one[code]:
-				one[code] = math.NaN()
-			}
+			one[code] = addPower(one[code], alpha[j])
 		}
-		if a := one[code]; !math.IsNaN(a) && !math.IsInf(a, -1) {
+	}
+	return one
+}
+
+// addPower is a box's one power (see onePowers) after a target of power a.
+func addPower(one, a float64) float64 {
+	switch {
+	case math.IsInf(one, -1):
+		return a
+	case a != one:
+		return math.NaN()
+	}
+	return one
+}
+
+// setSingles sets t.power from one (see onePowers): boxes whose targets all have one power
+// (AIDW's powers stay at their highest or lowest level wherever samples are spread evenly or
+// clustered) get their far fields at that power alone, q times fewer far operators and no
+// interpolation in the power, for the maxSingles powers most boxes of level fields have.
+func (pl *Plan) setSingles(t *tree, one []float64) {
+	if pl.q == 1 || t.fields < 2 {
+		return
+	}
+	d := t.fields
+	boxes := map[float64]int{}
+	for _, a := range one {
+		if !math.IsNaN(a) && !math.IsInf(a, -1) {
 			boxes[a]++
 		}
 	}
@@ -430,7 +463,7 @@ func (pl *Plan) singlePowers(t *tree, tstart, order []int32, alpha []float64) {
 		return
 	}
 	t.power = make([][]int8, d+1)
-	t.power[d] = make([]int8, nb)
+	t.power[d] = make([]int8, len(one))
 	const none = -2 // no targets: no say in the parent's power
 	for code, a := range one {
 		t.power[d][code] = int8(slices.Index(t.single, a)) // -1 for mixed or another power
@@ -467,6 +500,46 @@ func (pl *Plan) singlePowers(t *tree, tstart, order []int32, alpha []float64) {
 	}
 }
 
+// Powers is the powers of a Field's targets, box by box, gathered before the Field is built
+// (Plan.Powers): with them the Field computes the far field of a box whose targets all have
+// one power at that power alone (see setSingles).
+type Powers struct {
+	t   *tree // the Field's square, depth and fields
+	one []float64
+}
+
+// Powers returns an empty gathering of the powers of the targets of Field(box, nt).
+func (pl *Plan) Powers(box [4]float64, nt int) *Powers {
+	return newPowers(pl.geometry(box, nt))
+}
+
+func newPowers(t *tree) *Powers {
+	one := make([]float64, 1<<(2*t.fields))
+	for i := range one {
+		one[i] = math.Inf(-1)
+	}
+	return &Powers{t, one}
+}
+
+// Empty returns an empty gathering for the same Field, to Merge into p.
+func (p *Powers) Empty() *Powers { return newPowers(p.t) }
+
+// Add adds a target at (x, y) with power alpha. A Field built from the Powers must be asked
+// only at its targets with their powers.
+func (p *Powers) Add(x, y, alpha float64) {
+	code := p.t.boxOf(x, y, p.t.fields)
+	p.one[code] = addPower(p.one[code], alpha)
+}
+
+// Merge adds o's targets (a gathering of the same Field's) to p's.
+func (p *Powers) Merge(o *Powers) {
+	for code, a := range o.one {
+		if !math.IsInf(a, -1) {
+			p.one[code] = addPower(p.one[code], a)
+		}
+	}
+}
+
 // Field is a plan's tree over a fixed square with the far field of every box: the sums at a
 // target inside it are computed from the target alone, never from which other targets are
 // asked with it, so that a job's nodes may be shared out among blocks, tiles and engines in
@@ -477,12 +550,16 @@ type Field struct {
 }
 
 // Field builds the plan's tree over box (xmin ymin xmax ymax, grown to hold every sample) for
-// about nt targets, and the far fields of all its boxes.
-func (pl *Plan) Field(ctx context.Context, box [4]float64, nt int) (*Field, error) {
+// about nt targets, and the far fields of all its boxes; with powers (nil: none), those of
+// boxes whose targets all have one power at that power alone.
+func (pl *Plan) Field(ctx context.Context, box [4]float64, nt int, powers *Powers) (*Field, error) {
 	t := pl.newTreeBox(box, nt)
 	if t.d >= 2 {
 		if err := pl.upward(ctx, t); err != nil {
 			return nil, err
+		}
+		if powers != nil {
+			pl.setSingles(t, powers.one)
 		}
 		if err := pl.m2l(ctx, t, nil); err != nil {
 			return nil, err
@@ -509,6 +586,10 @@ func (f *Field) At(s *Scratch, x, y, alpha float64) (num, den float64, hit int32
 	t := f.t
 	ix, iy := t.leafOf(x, y)
 	k := morton(ix, iy)
+	if !t.hasPower(k, alpha) {
+		// not a target the field's Powers told of: every sample, exactly
+		return t.samples(0, int32(len(t.x)), x, y, -alpha/2, -1)
+	}
 	num, den, hit = f.pl.near(t, k, x, y, alpha)
 	if t.d >= 2 {
 		dn, dd := f.pl.direct(t, k, x, y, alpha)
@@ -531,8 +612,8 @@ func (pl *Plan) newTree(tx, ty []float64) *tree {
 	return pl.newTreeBox(box, len(tx))
 }
 
-// newTreeBox is newTree over box grown to hold the samples, for nt targets.
-func (pl *Plan) newTreeBox(box [4]float64, nt int) *tree {
+// geometry returns a tree with the square, depth and fields of newTreeBox, and nothing in it.
+func (pl *Plan) geometry(box [4]float64, nt int) *tree {
 	minx, miny, maxx, maxy := box[0], box[1], box[2], box[3]
 	for i, x := range pl.sx {
 		minx, maxx = min(minx, x), max(maxx, x)
@@ -541,9 +622,15 @@ func (pl *Plan) newTreeBox(box [4]float64, nt int) *tree {
 	t := &tree{ox: minx, oy: miny}
 	t.sd = max(maxx-minx, maxy-miny)
 	t.sd += t.sd*1e-9 + 1e-9*max(math.Abs(minx), math.Abs(miny), math.Abs(maxx), math.Abs(maxy)) + 1e-300
+	t.d, t.fields = pl.depth(len(pl.sx), nt, t.sd)
+	return t
+}
+
+// newTreeBox is newTree over box grown to hold the samples, for nt targets.
+func (pl *Plan) newTreeBox(box [4]float64, nt int) *tree {
+	t := pl.geometry(box, nt)
 	ns := len(pl.sx)
 	p2, q := pl.p*pl.p, pl.q
-	t.d, t.fields = pl.depth(ns, nt, t.sd)
 	d := t.d
 	nl := 1 << (2 * d)
 	t.start = make([]int32, nl+1)
@@ -996,15 +1083,22 @@ func (pl *Plan) near(t *tree, leaf int, x, y, alpha float64) (num, den float64, 
 	ix, iy := unspread(leaf), unspread(leaf>>1)
 	x0, x1 := max(ix-nearR, 0), min(ix+nearR, n-1)
 	for jy := max(iy-nearR, 0); jy <= min(iy+nearR, n-1); jy++ {
-		s, e := t.start[jy<<t.d+x0], t.start[jy<<t.d+x1+1]
-		nu, de, d2 := t.pairs(t.x[s:e], t.y[s:e], t.z[s:e], t.one[s:e], x, y, c)
+		var nu, de float64
+		nu, de, hit = t.samples(t.start[jy<<t.d+x0], t.start[jy<<t.d+x1+1], x, y, c, hit)
 		num, den = num+nu, den+de
-		if d2 < ExactHitD2 {
-			for i := s; i < e; i++ {
-				dx, dy := t.x[i]-x, t.y[i]-y
-				if id := t.id[i]; dx*dx+dy*dy < ExactHitD2 && (hit < 0 || id < hit) {
-					hit = id
-				}
+	}
+	return num, den, hit
+}
+
+// samples sums the tree's samples [s, e) at (x, y) directly, with weights d2^c, and returns the
+// first exact hit in input order of them and hit (-1 for none).
+func (t *tree) samples(s, e int32, x, y, c float64, hit int32) (num, den float64, first int32) {
+	num, den, d2 := t.pairs(t.x[s:e], t.y[s:e], t.z[s:e], t.one[s:e], x, y, c)
+	if d2 < ExactHitD2 {
+		for i := s; i < e; i++ {
+			dx, dy := t.x[i]-x, t.y[i]-y
+			if id := t.id[i]; dx*dx+dy*dy < ExactHitD2 && (hit < 0 || id < hit) {
+				hit = id
 			}
 		}
 	}

@@ -266,11 +266,11 @@ func TestFieldMatchesBruteAndIsFixed(t *testing.T) {
 		t.Fatal(err)
 	}
 	box := [4]float64{499900, 5399900, 501100, 5401100}
-	f, err := pl.Field(context.Background(), box, 40000)
+	f, err := pl.Field(context.Background(), box, 40000, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := pl.Field(context.Background(), box, 40000)
+	g, err := pl.Field(context.Background(), box, 40000, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,7 +352,7 @@ func TestSinglePowers(t *testing.T) {
 		}
 		tr := pl.newTree(tx, ty)
 		tstart, order := tr.sortTargets(tx, ty)
-		pl.singlePowers(tr, tstart, order, al)
+		pl.setSingles(tr, tr.onePowers(tstart, order, al))
 		if !slices.Equal(tr.single, []float64{3.5, 1.5}) {
 			t.Fatalf("leaves %d: single powers %v, want [3.5 1.5]", leaves, tr.single)
 		}
@@ -361,5 +361,55 @@ func TestSinglePowers(t *testing.T) {
 		if e.num > 1e-9 || e.den > 1e-9 {
 			t.Errorf("leaves %d: error num %.3g den %.3g > 1e-9", leaves, e.num, e.den)
 		}
+	}
+}
+
+// A Field told its targets' powers (Powers) computes boxes of one power at that power alone:
+// its targets get the brute force's sums within the tolerance, and a place it was not told of,
+// with another power, gets every sample's sums exactly.
+func TestFieldPowers(t *testing.T) {
+	r := rand.New(rand.NewPCG(61, 62))
+	sx, sy := uniform(r, 20000, 0, 0, 1000)
+	sz := values(r, sx, sy)
+	tx, ty := uniform(r, 40000, 0, 0, 1000)
+	al := alphas(r, len(tx), 1.5, 3.5)
+	for j := range al {
+		if tx[j] > 400 {
+			al[j] = 3.5
+		}
+	}
+	pl, err := NewPlan(sx, sy, sz, Options{Leaves: LeavesOperators})
+	if err != nil {
+		t.Fatal(err)
+	}
+	box := [4]float64{0, 0, 1000, 1000}
+	pw, half := pl.Powers(box, len(tx)), pl.Powers(box, len(tx))
+	for j := range tx {
+		if j%2 == 0 {
+			pw.Add(tx[j], ty[j], al[j])
+		} else {
+			half.Add(tx[j], ty[j], al[j])
+		}
+	}
+	pw.Merge(half)
+	f, err := pl.Field(context.Background(), box, len(tx), pw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.t.single) != 1 || f.t.single[0] != 3.5 {
+		t.Fatalf("single powers %v, want [3.5]", f.t.single)
+	}
+	s := f.NewScratch()
+	for j := 0; j < len(tx); j += 40 {
+		num, den, _ := f.At(s, tx[j], ty[j], al[j])
+		rn, rd, ra, _ := brute(sx, sy, sz, tx[j], ty[j], al[j])
+		if e1, e2 := math.Abs(num-rn)/ra, math.Abs(den-rd)/rd; e1 > 1e-9 || e2 > 1e-9 {
+			t.Fatalf("target %d: errors %.2g, %.2g over the tolerance 1e-9", j, e1, e2)
+		}
+	}
+	num, den, _ := f.At(s, 900, 900, 2)
+	rn, rd, ra, _ := brute(sx, sy, sz, 900, 900, 2)
+	if e1, e2 := math.Abs(num-rn)/ra, math.Abs(den-rd)/rd; e1 > 1e-13 || e2 > 1e-13 {
+		t.Fatalf("an untold place: errors %.2g, %.2g, want the exact sums", e1, e2)
 	}
 }
