@@ -253,7 +253,7 @@ type farFieldThresholds struct {
 // and 12.1 s exactly with AVX-512: about 75 us a node); its plan and far fields take seconds,
 // which fewer than 1e10 pairs of exact sums do not outlast.
 func farFieldFrom() farFieldThresholds {
-	if weigh.Fast {
+	if weigh.Kernel == "avx512" {
 		return farFieldThresholds{200_000, 1e10}
 	}
 	return farFieldThresholds{30_000, 1e10}
