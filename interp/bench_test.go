@@ -44,6 +44,14 @@ func BenchmarkAIDWGlobal(b *testing.B) {
 	benchAIDW(b, &a, 102_400, 320, 1000)
 }
 
+// BenchmarkAIDWGlobalExact is BenchmarkAIDWGlobal without the far field: every pair summed by
+// weigh.Sum, whichever thresholds farFieldFrom sets for the CPU.
+func BenchmarkAIDWGlobalExact(b *testing.B) {
+	a := DefaultAIDW()
+	a.FarField = false
+	benchAIDW(b, &a, 102_400, 320, 1000)
+}
+
 // BenchmarkAIDWLocal is issue 2's local bar without the CSV read: 1,000,000 samples over a
 // 10 km square onto 1000 x 1000 nodes, max_points=15 (one kNN query of 15 per node).
 func BenchmarkAIDWLocal(b *testing.B) {

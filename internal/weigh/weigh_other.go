@@ -16,5 +16,5 @@ func Pairs(xs, ys, as, bs []float64, x, y, c, hitD2 float64) (sa, sb, minD2 floa
 	return PairsGo(xs, ys, as, bs, x, y, c, hitD2)
 }
 
-// Fast says whether Sum and Pairs run an assembly loop: not on this architecture.
-const Fast = false
+// Kernel names the loops Sum and Pairs run: the portable ones on this architecture.
+const Kernel = "go"

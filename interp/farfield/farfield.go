@@ -761,18 +761,26 @@ func (pl *Plan) treeBytes(d, fields int) float64 {
 	return bytes
 }
 
-// m2lW is the seconds a far operator's multiply-add takes on one core (matvec2).
+// m2lW is the seconds a far operator's multiply-add takes on one core (matvec2). With AVX2,
+// AVX-512's scaled by their BenchmarkMatvec2x2 (0.033 ns against 0.019: the L2-resident
+// microbenchmark is faster than the tree's sums, for both).
 func m2lW() float64 {
-	if haveAVX512 {
+	switch {
+	case haveAVX512:
 		return 0.045e-9
+	case haveAVX2FMA:
+		return 0.08e-9
 	}
 	return 0.25e-9
 }
 
 // weighW is the seconds a direct weight takes on one core (internal/weigh's BenchmarkPairs).
 func weighW() float64 {
-	if weigh.Fast {
+	switch weigh.Kernel {
+	case "avx512":
 		return 0.95e-9
+	case "avx2":
+		return 1.9e-9
 	}
 	return 5e-9
 }
@@ -1009,11 +1017,12 @@ func (pl *Plan) apply(t *tree, l int, op []float64, m int, pairs [][2]int) {
 	}
 }
 
-// matvec2x2 is matvec2 of x1, u1 into y1, v1 and of x2, u2 into y2, v2, in AVX-512 assembly
-// four rows at a time where the CPU has it, each read of the operator serving both.
+// matvec2x2 is matvec2 of x1, u1 into y1, v1 and of x2, u2 into y2, v2, in assembly where
+// the CPU has AVX-512 (four rows at a time) or AVX2 and FMA (two rows), each read of the
+// operator serving both.
 func matvec2x2(a, x1, u1, x2, u2, y1, v1, y2, v2 []float64) {
 	n, rows := len(x1), len(y1)
-	if !haveAVX512 || n == 0 || rows < 4 {
+	if !(haveAVX512 && rows >= 4 || haveAVX2FMA && rows >= 2) || n == 0 {
 		matvec2(a, x1, u1, y1, v1)
 		matvec2(a, x2, u2, y2, v2)
 		return
@@ -1021,8 +1030,14 @@ func matvec2x2(a, x1, u1, x2, u2, y1, v1, y2, v2 []float64) {
 	_, _, _, _ = a[rows*n-1], u1[n-1], x2[n-1], u2[n-1]
 	_, _, _ = v1[rows-1], y2[rows-1], v2[rows-1]
 	r := 0
-	for ; r+3 < rows; r += 4 {
-		matvec4x2AVX512(&a[r*n], n, &x1[0], &u1[0], &x2[0], &u2[0], n, &y1[r], &v1[r], &y2[r], &v2[r])
+	if haveAVX512 {
+		for ; r+3 < rows; r += 4 {
+			matvec4x2AVX512(&a[r*n], n, &x1[0], &u1[0], &x2[0], &u2[0], n, &y1[r], &v1[r], &y2[r], &v2[r])
+		}
+	} else {
+		for ; r+1 < rows; r += 2 {
+			matvec2x2AVX2(&a[r*n], n, &x1[0], &u1[0], &x2[0], &u2[0], n, &y1[r], &v1[r], &y2[r], &v2[r])
+		}
 	}
 	if r < rows {
 		matvec2(a[r*n:], x1, u1, y1[r:], v1[r:])
@@ -1032,16 +1047,20 @@ func matvec2x2(a, x1, u1, x2, u2, y1, v1, y2, v2 []float64) {
 
 // matvec2 adds a*x to y and a*u to v, a of len(y) rows of len(x), row-major. Four rows at
 // a time: each x[k], u[k] loaded serves four rows, eight multiply-adds per six loads (in
-// AVX-512 assembly where the CPU has it, 8 columns at a time).
+// assembly where the CPU has AVX-512, 8 columns at a time, or AVX2 and FMA, 4).
 func matvec2(a, x, u, y, v []float64) {
 	n := len(x)
 	u = u[:n]
 	v = v[:len(y)]
 	r := 0
-	if haveAVX512 && n > 0 && len(y) >= 4 {
+	if (haveAVX512 || haveAVX2FMA) && n > 0 && len(y) >= 4 {
 		_ = a[len(y)*n-1]
 		for ; r+3 < len(y); r += 4 {
-			matvec4AVX512(&a[r*n], n, &x[0], &u[0], n, &y[r], &v[r])
+			if haveAVX512 {
+				matvec4AVX512(&a[r*n], n, &x[0], &u[0], n, &y[r], &v[r])
+			} else {
+				matvec4AVX2(&a[r*n], n, &x[0], &u[0], n, &y[r], &v[r])
+			}
 		}
 	}
 	for ; r+3 < len(y); r += 4 {
@@ -1162,9 +1181,13 @@ func (pl *Plan) newWork() *work {
 // of f1: a box's far fields at the target's power.
 func combine(la, fz, f1, gz, g1 []float64) {
 	n := len(gz)
-	if haveAVX512 && n > 0 {
+	if (haveAVX512 || haveAVX2FMA) && n > 0 {
 		_, _, _ = fz[len(la)*n-1], f1[len(la)*n-1], g1[n-1]
-		combineAVX512(&la[0], len(la), &fz[0], &f1[0], n, &gz[0], &g1[0])
+		if haveAVX512 {
+			combineAVX512(&la[0], len(la), &fz[0], &f1[0], n, &gz[0], &g1[0])
+		} else {
+			combineAVX2(&la[0], len(la), &fz[0], &f1[0], n, &gz[0], &g1[0])
+		}
 		return
 	}
 	clear(gz)

@@ -357,3 +357,271 @@ reduce:
 	VMOVUPD Y10, (R8)
 	VZEROUPPER
 	RET
+
+// tailMask<>+24-8r is a mask of r all-ones lanes then 4-r zero lanes, 0 < r < 4: the AVX2
+// loops' last n mod 4 columns are loaded (and stored) under it by VMASKMOVPD, which touches
+// nothing beyond them.
+DATA tailMask<>+0(SB)/8, $-1
+DATA tailMask<>+8(SB)/8, $-1
+DATA tailMask<>+16(SB)/8, $-1
+DATA tailMask<>+24(SB)/8, $0
+DATA tailMask<>+32(SB)/8, $0
+DATA tailMask<>+40(SB)/8, $0
+GLOBL tailMask<>(SB), RODATA|NOPTR, $48
+
+// func matvec4AVX2(a *float64, stride int, x, u *float64, n int, y, v *float64)
+//
+// matvec4AVX512 for AVX2 and FMA, 4 columns per instruction: the 8 sums (4 rows by x and u)
+// fill Y0-Y7, the two vectors and 4 rows' elements Y8-Y13, the tail's mask Y14.
+TEXT ·matvec4AVX2(SB), NOSPLIT, $0-56
+	MOVQ a+0(FP), SI
+	MOVQ stride+8(FP), R8
+	SHLQ $3, R8
+	MOVQ x+16(FP), DI
+	MOVQ u+24(FP), DX
+	MOVQ n+32(FP), CX
+	LEAQ (SI)(R8*1), R9
+	LEAQ (R9)(R8*1), R10
+	LEAQ (R10)(R8*1), R11
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	MOVQ CX, BX
+	ANDQ $-4, BX
+	XORQ AX, AX
+
+loop:
+	CMPQ AX, BX
+	JGE tail
+	VMOVUPD (DI)(AX*8), Y8
+	VMOVUPD (DX)(AX*8), Y9
+	VMOVUPD (SI)(AX*8), Y10
+	VFMADD231PD Y8, Y10, Y0
+	VFMADD231PD Y9, Y10, Y4
+	VMOVUPD (R9)(AX*8), Y11
+	VFMADD231PD Y8, Y11, Y1
+	VFMADD231PD Y9, Y11, Y5
+	VMOVUPD (R10)(AX*8), Y12
+	VFMADD231PD Y8, Y12, Y2
+	VFMADD231PD Y9, Y12, Y6
+	VMOVUPD (R11)(AX*8), Y13
+	VFMADD231PD Y8, Y13, Y3
+	VFMADD231PD Y9, Y13, Y7
+	ADDQ $4, AX
+	JMP loop
+
+tail:
+	SUBQ AX, CX
+	JEQ reduce
+	LEAQ tailMask<>+24(SB), R12
+	SHLQ $3, CX
+	SUBQ CX, R12
+	VMOVUPD (R12), Y14
+	VMASKMOVPD (DI)(AX*8), Y14, Y8
+	VMASKMOVPD (DX)(AX*8), Y14, Y9
+	VMASKMOVPD (SI)(AX*8), Y14, Y10
+	VFMADD231PD Y8, Y10, Y0
+	VFMADD231PD Y9, Y10, Y4
+	VMASKMOVPD (R9)(AX*8), Y14, Y11
+	VFMADD231PD Y8, Y11, Y1
+	VFMADD231PD Y9, Y11, Y5
+	VMASKMOVPD (R10)(AX*8), Y14, Y12
+	VFMADD231PD Y8, Y12, Y2
+	VFMADD231PD Y9, Y12, Y6
+	VMASKMOVPD (R11)(AX*8), Y14, Y13
+	VFMADD231PD Y8, Y13, Y3
+	VFMADD231PD Y9, Y13, Y7
+
+reduce:
+	// Pairwise across rows, as matvec4AVX512 does: [s0 s1 s2 s3] and [t0 t1 t2 t3].
+	VHADDPD Y1, Y0, Y8
+	VHADDPD Y3, Y2, Y9
+	VPERM2F128 $0x20, Y9, Y8, Y10
+	VPERM2F128 $0x31, Y9, Y8, Y11
+	VADDPD Y11, Y10, Y10
+	MOVQ y+40(FP), R12
+	VADDPD (R12), Y10, Y10
+	VMOVUPD Y10, (R12)
+	VHADDPD Y5, Y4, Y8
+	VHADDPD Y7, Y6, Y9
+	VPERM2F128 $0x20, Y9, Y8, Y10
+	VPERM2F128 $0x31, Y9, Y8, Y11
+	VADDPD Y11, Y10, Y10
+	MOVQ v+48(FP), R12
+	VADDPD (R12), Y10, Y10
+	VMOVUPD Y10, (R12)
+	VZEROUPPER
+	RET
+
+// func matvec2x2AVX2(a *float64, stride int, x1, u1, x2, u2 *float64, n int, y1, v1, y2, v2 *float64)
+//
+// matvec4x2AVX512 for AVX2 and FMA on 2 rows, not 4: the 16 ymm registers hold the 8 sums
+// of 2 rows by 4 vectors (Y0-Y7), the vectors (Y8-Y11), the rows (Y12, Y13) and the tail's
+// mask (Y14), where 4 rows would need 16 sums. Each element of a loaded still serves four
+// multiply-adds, so the operator is read once for both pairs of vectors, as with AVX-512.
+TEXT ·matvec2x2AVX2(SB), NOSPLIT, $0-88
+	MOVQ a+0(FP), SI
+	MOVQ stride+8(FP), R8
+	SHLQ $3, R8
+	MOVQ x1+16(FP), DI
+	MOVQ u1+24(FP), DX
+	MOVQ x2+32(FP), R12
+	MOVQ u2+40(FP), R13
+	MOVQ n+48(FP), CX
+	LEAQ (SI)(R8*1), R9
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	MOVQ CX, BX
+	ANDQ $-4, BX
+	XORQ AX, AX
+
+loop:
+	CMPQ AX, BX
+	JGE tail
+	VMOVUPD (DI)(AX*8), Y8
+	VMOVUPD (DX)(AX*8), Y9
+	VMOVUPD (R12)(AX*8), Y10
+	VMOVUPD (R13)(AX*8), Y11
+	VMOVUPD (SI)(AX*8), Y12
+	VFMADD231PD Y8, Y12, Y0
+	VFMADD231PD Y9, Y12, Y1
+	VFMADD231PD Y10, Y12, Y2
+	VFMADD231PD Y11, Y12, Y3
+	VMOVUPD (R9)(AX*8), Y13
+	VFMADD231PD Y8, Y13, Y4
+	VFMADD231PD Y9, Y13, Y5
+	VFMADD231PD Y10, Y13, Y6
+	VFMADD231PD Y11, Y13, Y7
+	ADDQ $4, AX
+	JMP loop
+
+tail:
+	SUBQ AX, CX
+	JEQ reduce
+	LEAQ tailMask<>+24(SB), R8
+	SHLQ $3, CX
+	SUBQ CX, R8
+	VMOVUPD (R8), Y14
+	VMASKMOVPD (DI)(AX*8), Y14, Y8
+	VMASKMOVPD (DX)(AX*8), Y14, Y9
+	VMASKMOVPD (R12)(AX*8), Y14, Y10
+	VMASKMOVPD (R13)(AX*8), Y14, Y11
+	VMASKMOVPD (SI)(AX*8), Y14, Y12
+	VFMADD231PD Y8, Y12, Y0
+	VFMADD231PD Y9, Y12, Y1
+	VFMADD231PD Y10, Y12, Y2
+	VFMADD231PD Y11, Y12, Y3
+	VMASKMOVPD (R9)(AX*8), Y14, Y13
+	VFMADD231PD Y8, Y13, Y4
+	VFMADD231PD Y9, Y13, Y5
+	VFMADD231PD Y10, Y13, Y6
+	VFMADD231PD Y11, Y13, Y7
+
+reduce:
+	// Per vector, [row 0, row 1] = the halves' sum of VHADDPD's [r0 r1 r0 r1], added to the
+	// outputs' two elements.
+	MOVQ y1+56(FP), R8
+	VHADDPD Y4, Y0, Y8
+	VEXTRACTF128 $1, Y8, X9
+	VADDPD X9, X8, X8
+	VADDPD (R8), X8, X8
+	VMOVUPD X8, (R8)
+	MOVQ v1+64(FP), R8
+	VHADDPD Y5, Y1, Y8
+	VEXTRACTF128 $1, Y8, X9
+	VADDPD X9, X8, X8
+	VADDPD (R8), X8, X8
+	VMOVUPD X8, (R8)
+	MOVQ y2+72(FP), R8
+	VHADDPD Y6, Y2, Y8
+	VEXTRACTF128 $1, Y8, X9
+	VADDPD X9, X8, X8
+	VADDPD (R8), X8, X8
+	VMOVUPD X8, (R8)
+	MOVQ v2+80(FP), R8
+	VHADDPD Y7, Y3, Y8
+	VEXTRACTF128 $1, Y8, X9
+	VADDPD X9, X8, X8
+	VADDPD (R8), X8, X8
+	VMOVUPD X8, (R8)
+	VZEROUPPER
+	RET
+
+// func combineAVX2(la *float64, q int, fz, f1 *float64, n int, gz, g1 *float64)
+//
+// combineAVX512 for AVX2 and FMA, 4 points at a time, the last n mod 4 loaded and stored
+// under a mask.
+TEXT ·combineAVX2(SB), NOSPLIT, $0-56
+	MOVQ la+0(FP), R8
+	MOVQ q+8(FP), R9
+	MOVQ fz+16(FP), SI
+	MOVQ f1+24(FP), DI
+	MOVQ n+32(FP), CX
+	MOVQ gz+40(FP), R10
+	MOVQ g1+48(FP), R11
+	MOVQ CX, R12
+	SHLQ $3, R12            // bytes per power
+	MOVQ CX, BX
+	ANDQ $-4, BX
+	XORQ AX, AX
+
+chunk:
+	CMPQ AX, BX
+	JGE last
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	LEAQ 0(AX*8), CX        // the chunk's offset in power m's field
+	XORQ DX, DX
+power:
+	VBROADCASTSD (R8)(DX*8), Y2
+	VFMADD231PD (SI)(CX*1), Y2, Y0
+	VFMADD231PD (DI)(CX*1), Y2, Y1
+	ADDQ R12, CX
+	INCQ DX
+	CMPQ DX, R9
+	JLT power
+	VMOVUPD Y0, (R10)(AX*8)
+	VMOVUPD Y1, (R11)(AX*8)
+	ADDQ $4, AX
+	JMP chunk
+
+last:
+	MOVQ R12, CX
+	SHRQ $3, CX
+	SUBQ AX, CX             // n mod 4
+	JEQ done
+	LEAQ tailMask<>+24(SB), R13
+	SHLQ $3, CX
+	SUBQ CX, R13
+	VMOVUPD (R13), Y5
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	LEAQ 0(AX*8), CX
+	XORQ DX, DX
+lpower:
+	VBROADCASTSD (R8)(DX*8), Y2
+	VMASKMOVPD (SI)(CX*1), Y5, Y3
+	VFMADD231PD Y3, Y2, Y0
+	VMASKMOVPD (DI)(CX*1), Y5, Y4
+	VFMADD231PD Y4, Y2, Y1
+	ADDQ R12, CX
+	INCQ DX
+	CMPQ DX, R9
+	JLT lpower
+	VMASKMOVPD Y0, Y5, (R10)(AX*8)
+	VMASKMOVPD Y1, Y5, (R11)(AX*8)
+
+done:
+	VZEROUPPER
+	RET

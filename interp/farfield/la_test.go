@@ -72,3 +72,23 @@ func TestLinearAlgebraKernels(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkMatvec2x2 times the far operators' product as the tree runs it (matvec2x2 on one
+// power's operator of p^2 x p^2, p = 14, which stays in L2), in ns per multiply-add: m2lW.
+func BenchmarkMatvec2x2(b *testing.B) {
+	const p2 = 14 * 14
+	r := rand.New(rand.NewPCG(7, 8))
+	vec := func(n int) []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = r.Float64()
+		}
+		return v
+	}
+	a, x1, u1, x2, u2 := vec(p2*p2), vec(p2), vec(p2), vec(p2), vec(p2)
+	y1, v1, y2, v2 := vec(p2), vec(p2), vec(p2), vec(p2)
+	for b.Loop() {
+		matvec2x2(a, x1, u1, x2, u2, y1, v1, y2, v2)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(4*p2*p2), "ns/madd")
+}
