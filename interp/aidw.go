@@ -78,7 +78,7 @@ var aidwDeclaration = Declaration{
 		{Name: "diagnostics", Type: TypeYesNo, Default: "no", Field: "Diagnostics",
 			Help: "yes adds the bands alpha, r_obs, R and the neighbour count after the value"},
 		{Name: "farfield", Type: TypeYesNo, Default: "yes", Field: "FarField",
-			Help: "the global form of a raster of 1e10 sample-node pairs or more, from 30,000 samples (200,000 where the exact sum runs AVX-512), sums distant samples by a far-field expansion within 1e-9 of the exact sum, on the CPU; no sums every sample exactly"},
+			Help: "the global form of a raster of 2e9 sample-node pairs or more, from 10,000 samples, sums distant samples by a far-field expansion within 1e-9 of the exact sum, on the CPU; no sums every sample exactly"},
 	},
 	parse: parseAIDW,
 }
@@ -250,20 +250,12 @@ type farFieldThresholds struct {
 	pairs   float64
 }
 
-// farFieldFrom are the thresholds at which the far field is faster than the exact sum. A node
-// costs it about what weighing 150,000 samples costs the AVX-512 loop, or 30,000 the Go loop
-// (on the 2-core AMD EPYC, 102,400 samples onto 500 x 500 nodes took 9.4 s with the far field
-// and 12.1 s exactly with AVX-512: about 75 us a node); its plan and far fields take seconds,
-// which fewer than 1e10 pairs of exact sums do not outlast. The AVX2 loops (weigh.Kernel
-// "avx2") speed up the far field and the exact sums alike, about 3 times, so the Go loop's
-// thresholds hold for them: 102,400 samples onto 320 x 320 nodes took 1.6 s with the far
-// field and 8.6 s exactly, against 4.4 s and 26.9 s with the Go loops.
-func farFieldFrom() farFieldThresholds {
-	if weigh.Kernel == "avx512" {
-		return farFieldThresholds{200_000, 1e10}
-	}
-	return farFieldThresholds{30_000, 1e10}
-}
+// farFieldFrom are the thresholds from which the far field is faster than the exact sums,
+// whichever loop (weigh.Kernel) runs them: on the 2-core AMD EPYC, 12,800 samples onto 500 x
+// 500 nodes (3.2e9 pairs) took 0.75 s with the far field and 1.46 s exactly with AVX-512
+// (0.82 s and 2.64 s with AVX2), 25,600 onto 200 x 200 (1e9) 0.37 s and 0.46 s, and 12,800
+// onto 200 x 200 (5e8) 0.43 s either way with AVX2.
+func farFieldFrom() farFieldThresholds { return farFieldThresholds{10_000, 2e9} }
 
 // farField builds the far field of the global form for nodeCount nodes (the raster's, or the
 // samples' when each is predicted at its place without itself: the far field leaves it out of
