@@ -71,9 +71,14 @@ var directErr = [][maxOrder]float64{
 // the fewest whose calibrated error, times 2 for safety, is within tol/2, as the positions'
 // share of the far operators' budget is (direct's kernel has no interpolation in the power).
 func directOrderFor(tol, amax float64) int {
-	i := tableRow(amax)
+	return leastOrder(directErr[tableRow(amax)], 2, tol/2)
+}
+
+// leastOrder returns the fewest points per dimension (from 4) whose calibrated error errs[p-1],
+// times factor, is within budget, else maxOrder.
+func leastOrder(errs [maxOrder]float64, factor, budget float64) int {
 	for p := 4; p <= maxOrder; p++ {
-		if 2*directErr[i][p-1] <= tol/2 {
+		if factor*errs[p-1] <= budget {
 			return p
 		}
 	}
@@ -93,13 +98,7 @@ func tableRow(amax float64) int {
 // interpolated powers: the fewest whose calibrated error, times 2 for safety and times the
 // growth factor of the interpolation in alpha, is within tol/2 (doc.go).
 func orderFor(tol, amin, amax float64, q int) int {
-	i := tableRow(amax)
-	for p := 4; p <= maxOrder; p++ {
-		if 2*posErr[i][p-1]*alphaGrowth(q, (amax-amin)/2) <= tol/2 {
-			return p
-		}
-	}
-	return maxOrder
+	return leastOrder(posErr[tableRow(amax)], 2*alphaGrowth(q, (amax-amin)/2), tol/2)
 }
 
 // alphaGrowth bounds how much interpolation in alpha can enlarge relative errors made at the
