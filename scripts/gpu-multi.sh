@@ -3,7 +3,8 @@
 # the rasters compared by checksum. Two steps:
 #   here (no GPU):   scripts/gpu-multi.sh pack    -> .carry/e2e.tar.xz, .carry/gensamples, .carry/genlas
 #   on the device:   scripts/gpu-multi.sh run     (carry .carry); prints Markdown tables
-# Cases: global AIDW, 1,024,000 samples onto 1,024,000 nodes (1000 x 1024); local AIDW
+# Cases: global AIDW, 1,024,000 samples onto 1,024,000 nodes (1000 x 1024), onto 64 (the
+# command's work besides the weighting) and onto 2048 x 2048; local AIDW
 # (max_points=15), 1e8 LAS points onto 10,000 x 10,000 nodes (with LOCAL=1: it needs about
 # 8 GB of disk and a few minutes).
 set -euo pipefail
@@ -40,6 +41,11 @@ run)
 	echo "|---|---|---|---|"
 	for n in $counts; do
 		run "global AIDW 1,024,000 x 1,024,000" "$n" -a aidw -outsize 1000 1024 -ot Float32 "$b/global.csv"
+	done
+	# the same command's work besides the weighting (reading, index, writing): 64 nodes
+	run "global AIDW 1,024,000 x 64 (the rest)" 1 -a aidw -outsize 8 8 -ot Float32 "$b/global.csv"
+	for n in $counts; do
+		run "global AIDW 1,024,000 x 4,194,304" "$n" -a aidw -outsize 2048 2048 -ot Float32 "$b/global.csv"
 	done
 	if [[ ${LOCAL:-0} == 1 ]]; then
 		.carry/genlas -n 100000000 -size 6000 -o "$b/big.las" >/dev/null
