@@ -67,3 +67,42 @@ func TestCompactMoveOrigin(t *testing.T) {
 		t.Errorf("LatticePoint(-2.6, 0.001) = %d, %v: want -3, 3000 quanta", k, v)
 	}
 }
+
+// TestBounds: the box is math.Min's and math.Max's over every sample, compact or plain, with
+// NaN, signed zeros and no samples as they give them.
+func TestBounds(t *testing.T) {
+	ref := func(s *Samples) [4]float64 {
+		b := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+		for i := range int32(s.Len()) {
+			x, y := s.XY(i)
+			b = [4]float64{math.Min(b[0], x), math.Min(b[1], y), math.Max(b[2], x), math.Max(b[3], y)}
+		}
+		return [4]float64{b[0] + s.OriginX, b[1] + s.OriginY, b[2] + s.OriginX, b[3] + s.OriginY}
+	}
+	same := func(a, b [4]float64) bool {
+		for i := range a {
+			if math.Float64bits(a[i]) != math.Float64bits(b[i]) && !(math.IsNaN(a[i]) && math.IsNaN(b[i])) {
+				return false
+			}
+		}
+		return true
+	}
+	plain := []*Samples{
+		{},
+		{X: []float64{3, -1, 2}, Y: []float64{0, 5, -7}, Z: []float64{1, 1, 1}},
+		{X: []float64{0, math.Copysign(0, -1)}, Y: []float64{math.Copysign(0, -1), 0}, Z: []float64{1, 1}},
+		{X: []float64{1, math.NaN(), 2}, Y: []float64{1, 2, 3}, Z: []float64{1, 1, 1}, OriginX: 450000},
+	}
+	for i, s := range plain {
+		minX, minY, maxX, maxY := s.Bounds()
+		if got, want := [4]float64{minX, minY, maxX, maxY}, ref(s); !same(got, want) {
+			t.Errorf("plain %d: %v, want %v", i, got, want)
+		}
+	}
+	c := &Samples{QX: []int32{-5, 17, 3}, QY: []int32{9, -2, 4}, Z: []float64{1, 1, 1},
+		QuantumX: 0.01, QuantumY: 0.001, OriginX: 451000, OriginY: 5401000}
+	minX, minY, maxX, maxY := c.Bounds()
+	if got, want := [4]float64{minX, minY, maxX, maxY}, ref(c); !same(got, want) {
+		t.Errorf("compact: %v, want %v", got, want)
+	}
+}
