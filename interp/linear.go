@@ -81,7 +81,7 @@ func (a *Linear) bind(p *Problem, ix *grid.Index) (bound, error) {
 	l.near = 1e-9 * ((maxX - minX) + (maxY - minY))
 	if p.Job != nil && p.Job.Partial {
 		r := p.Job.Rel
-		if x0, y0, x1, y1 := s.Bounds(); x0-s.OriginX < r[0] || y0-s.OriginY < r[1] || x1-s.OriginX > r[2] || y1-s.OriginY > r[3] {
+		if x0, y0, x1, y1 := s.RelBounds(); x0 < r[0] || y0 < r[1] || x1 > r[2] || y1 > r[3] {
 			return nil, fmt.Errorf("linear: a tile's samples reach beyond the job's box %v", r)
 		}
 		l.cert = &certBox{box: r}

@@ -138,6 +138,12 @@ func shiftFits(q []int32, d int64) bool {
 // products with the quantum keep their order: a 1e8-point survey's box takes a tenth of a
 // second, not one second as converting every point did.
 func (s *Samples) Bounds() (minX, minY, maxX, maxY float64) {
+	minX, minY, maxX, maxY = s.RelBounds()
+	return minX + s.OriginX, minY + s.OriginY, maxX + s.OriginX, maxY + s.OriginY
+}
+
+// RelBounds is Bounds relative to the origin: the extremes of XY.
+func (s *Samples) RelBounds() (minX, minY, maxX, maxY float64) {
 	if s.IsCompact() {
 		if s.Len() == 0 {
 			return math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
@@ -150,7 +156,7 @@ func (s *Samples) Bounds() (minX, minY, maxX, maxY float64) {
 		minX, maxX = extremes(s.X)
 		minY, maxY = extremes(s.Y)
 	}
-	return minX + s.OriginX, minY + s.OriginY, maxX + s.OriginX, maxY + s.OriginY
+	return minX, minY, maxX, maxY
 }
 
 // extremes returns math.Min and math.Max of v (NaN if one is NaN, -0 below +0), +Inf and -Inf

@@ -44,6 +44,27 @@ func TestGridTiledFlags(t *testing.T) {
 	}
 }
 
+// A real survey's tiles (Haystack Rock, whose coordinates round differently from the origin
+// than the synthetic ones) give the in-memory raster for linear, whose tiles check that their
+// samples lie in the job's box, and local AIDW.
+func TestGridTiledHaystack(t *testing.T) {
+	dir := t.TempDir()
+	for _, alg := range []string{"linear", "linear:radius=2", "aidw:max_points=12"} {
+		run := func(extra ...string) string {
+			t.Helper()
+			dst := filepath.Join(dir, fmt.Sprintf("out%d.tif", len(extra)))
+			args := append(append([]string{"grid", "-q", "-a", alg, "-tr", "0.5", "0.5"}, extra...), "../../testdata/Haystack_Rock.las", dst)
+			if code, _, stderr := runAidw(t, args...); code != 0 {
+				t.Fatalf("%s %v: exit %d: %s", alg, extra, code, stderr)
+			}
+			return dst
+		}
+		want := run()
+		got := run("-tile", "64")
+		sameRaster(t, alg+" -tile 64", readRaster(t, got, 1), readRaster(t, want, 1))
+	}
+}
+
 // -memory alone tiles LAS input whose headers declare more points than the budget holds,
 // and the raster is still the in-memory one; a global form that cannot fit is refused.
 func TestGridMemoryBudget(t *testing.T) {
