@@ -788,13 +788,6 @@ func weighW() float64 {
 // listLen is the most boxes in an interaction list.
 const listLen = (4*nearR+2)*(4*nearR+2) - (2*nearR+1)*(2*nearR+1)
 
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // upward computes the charges at every box's Chebyshev points: the samples' own at the
 // leaves (the Lagrange basis at each sample), then each parent's from its children's; and
 // the leaves' points for direct.
