@@ -26,12 +26,23 @@
 // most 96 x q of them) and reused at every box and level. A target interpolates, at each
 // ancestor level, F in x, y (p points each) and alpha (q points), barycentric Lagrange, and
 // multiplies by (w_l r0)^-alpha. Levels are not merged (no local-to-local pass), so that each
-// interpolation in alpha only sees ln(d / (w_l r0)) within +-lmax. When fields is d-1, the
+// interpolation in alpha only sees ln(d / (w_l r0)) within +-lmax (see also Boxes of one
+// power). When fields is d-1, the
 // target sums its leaf's interaction list instead, from the list's charges at pd x pd points
 // directly, sum_S sum_kl |t - y_kl|^-alpha Q_kl at its own power (direct: at most 75 pd^2
 // weights, run 8 at a time by internal/weigh as the near field is): a leaf's far operators
 // cost as much as that does for some hundreds of targets, and Plan.depth's cost model picks
 // the cheaper for the job's numbers of samples and targets and the CPU's loops.
+//
+// # Boxes of one power
+//
+// A box whose targets all have one power (AIDW's power stays at its top level wherever
+// samples are spread evenly, at its bottom one where they cluster) gets its far field at
+// that power alone, by operators computed for it (for the up to maxSingles powers that most
+// boxes of level fields share), in the place of the first interpolated power; its targets
+// skip the interpolation in the power. Sums finds such boxes from its targets; a Field is
+// told its targets' powers before it is built (Powers), so that it stays fixed by the job,
+// and a place it was not told of gets every sample's sums exactly.
 //
 // # Error bound
 //
