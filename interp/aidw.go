@@ -260,10 +260,11 @@ func farFieldFrom() farFieldThresholds { return farFieldThresholds{10_000, 2e9} 
 // farField builds the far field of the global form for nodeCount nodes (the raster's, or the
 // samples' when each is predicted at its place without itself: the far field leaves it out of
 // its sums as an exact hit), over the samples' box and the raster's extent, when the
-// algorithm allows it and it pays (farFieldFrom). For the raster's nodes (raster), it is told
-// every node's power first (see rasterPowers). Its tree depends on those boxes, counts and
-// powers alone, so every node's value is the same whichever block, tile or engine computes it.
-func (e *aidwEvaluator) farField(ctx context.Context, p *Problem, nodeCount int, raster bool) error {
+// algorithm allows it and it pays (farFieldFrom). It is told every node's power first (see
+// nodePowers): node(i) is node i's place and the sample it leaves out (-1: none). Its tree
+// depends on those boxes, counts and powers alone, so every node's value is the same
+// whichever block, tile or engine computes it.
+func (e *aidwEvaluator) farField(ctx context.Context, p *Problem, nodeCount int, node func(i int) (x, y float64, skip int32)) error {
 	n, nodes := e.s.Len(), float64(nodeCount)
 	from := farFieldFrom()
 	if e.a.farFieldAt != nil {
@@ -280,11 +281,9 @@ func (e *aidwEvaluator) farField(ctx context.Context, p *Problem, nodeCount int,
 	}
 	xmin, ymin, xmax, ymax := p.Target.Extent()
 	box := [4]float64{xmin - s.OriginX, ymin - s.OriginY, xmax - s.OriginX, ymax - s.OriginY}
-	var powers *farfield.Powers
-	if raster {
-		if powers, err = e.rasterPowers(ctx, p, pl.Powers(box, int(nodes))); err != nil {
-			return err
-		}
+	powers, err := e.nodePowers(ctx, nodeCount, node, pl.Powers(box, nodeCount))
+	if err != nil {
+		return err
 	}
 	if e.ff, err = pl.Field(ctx, box, int(nodes), powers); err != nil {
 		return fmt.Errorf("aidw: %w", err)
@@ -292,11 +291,11 @@ func (e *aidwEvaluator) farField(ctx context.Context, p *Problem, nodeCount int,
 	return nil
 }
 
-// rasterPowers tells powers the power of every node of the raster (of the whole job's
-// target, whichever part of it this run computes), rows shared out among the cores: where
-// AIDW's powers stay at one level, the far field needs only that power's.
-func (e *aidwEvaluator) rasterPowers(ctx context.Context, p *Problem, powers *farfield.Powers) (*farfield.Powers, error) {
-	t := p.Target
+// nodePowers tells powers the power of each of the count nodes (node(i): its place and the
+// sample it leaves out), chunks of nodes shared out among the cores: where AIDW's powers stay
+// at one level, the far field needs only that power's.
+func (e *aidwEvaluator) nodePowers(ctx context.Context, count int, node func(i int) (x, y float64, skip int32), powers *farfield.Powers) (*farfield.Powers, error) {
+	const chunk = 4096
 	workers := runtime.GOMAXPROCS(0)
 	parts := make([]*farfield.Powers, workers)
 	var next atomic.Int64
@@ -310,12 +309,11 @@ func (e *aidwEvaluator) rasterPowers(ctx context.Context, p *Problem, powers *fa
 		go func() {
 			defer wg.Done()
 			sc := &scratch{}
-			var nd AIDWNode
-			for row := int(next.Add(1) - 1); row < t.Rows && ctx.Err() == nil; row = int(next.Add(1) - 1) {
-				for col := range t.Cols {
-					x, y := p.NodeXY(col, row)
-					nd = AIDWNode{}
-					e.power(&nd, sc.knn(e.ix, x, y, e.k, math.Inf(1), -1), -1)
+			for lo := int(next.Add(chunk) - chunk); lo < count && ctx.Err() == nil; lo = int(next.Add(chunk) - chunk) {
+				for i := lo; i < min(lo+chunk, count); i++ {
+					x, y, skip := node(i)
+					var nd AIDWNode
+					e.power(&nd, sc.knn(e.ix, x, y, e.k, math.Inf(1), skip), skip)
 					parts[w].Add(x, y, nd.Alpha)
 				}
 			}
@@ -355,7 +353,8 @@ func (a *AIDW) bindWith(ctx context.Context, p *Problem, ix *grid.Index, far boo
 			return nil, err
 		}
 		// leave-one-out predicts each of the n samples at its place
-		if err := e.farField(ctx, p, n, false); err != nil {
+		atSample := func(i int) (float64, float64, int32) { return e.s.X[i], e.s.Y[i], int32(i) }
+		if err := e.farField(ctx, p, n, atSample); err != nil {
 			return nil, err
 		}
 		return e.value, nil
@@ -392,7 +391,12 @@ func (a *AIDW) nodeEvaluator(ctx context.Context, p *Problem, ix *grid.Index, fa
 		return nil, err
 	}
 	if far {
-		if err := e.farField(ctx, p, p.Target.Cols*p.Target.Rows, true); err != nil {
+		cols := p.Target.Cols
+		atNode := func(i int) (float64, float64, int32) {
+			x, y := p.NodeXY(i%cols, i/cols)
+			return x, y, -1
+		}
+		if err := e.farField(ctx, p, cols*p.Target.Rows, atNode); err != nil {
 			return nil, err
 		}
 	}
