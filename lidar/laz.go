@@ -54,6 +54,10 @@ func (f *File) copcPlan(src ctxReader, r *laz.Reader, box [4]float64, sel laz.Fi
 	for i, n := range nodes {
 		spans[i] = span{first, int(n.Points)}
 		first += int(n.Points)
+		// a node's count sizes the decoder's buffers: a corrupt one must not ask for gigabytes
+		if first > f.PointCount {
+			return plan{}, fmt.Errorf("COPC hierarchy: its nodes hold more points than the header's %d", f.PointCount)
+		}
 	}
 	return plan{spans, func(c int, buf []byte) error {
 		n := nodes[c]
