@@ -17,7 +17,14 @@ for t in "${targets[@]}"; do
 	read -r pkg name <<<"$t"
 	echo "== $pkg $name ($time)"
 	# minimising large inputs would take the whole budget: a few tries each
-	go test -run '^$' -fuzz "^$name\$" -fuzztime "$time" -fuzzminimizetime 10x "$pkg" 2>&1 | tail -2
+	log=$(mktemp)
+	if ! go test -run '^$' -fuzz "^$name\$" -fuzztime "$time" -fuzzminimizetime 10x "$pkg" >"$log" 2>&1; then
+		tail -40 "$log" # the failure's reason and, when the fuzzer could write it, its input
+		rm -f "$log"
+		exit 1
+	fi
+	tail -2 "$log"
+	rm -f "$log"
 	if [ "${KEEP:-}" = 1 ] && [ -d "$cache/${pkg#./}/$name" ]; then
 		mkdir -p "$pkg/testdata/fuzz/$name"
 		# the smallest 40 under 16 KiB: paths found, without bloating the repository
