@@ -278,10 +278,10 @@ type tree struct {
 	fields         int
 	px, py, pz, p1 []float64
 	pp             int
-	// power[l][code], in a Sums call's tree, is k >= 0 when every target in box code of
-	// level l has the one power single[k]: its far field is then computed at that power
-	// alone, by sops[k], into the first power's place. Else (and in a Field) it is mixed: the
-	// q Chebyshev powers, interpolated between at each target.
+	// power[l][code] is k >= 0 when every target in box code of level l has the one power
+	// single[k] (as a Sums call's targets, or a Field's Powers, tell): its far field is then
+	// computed at that power alone, by sops[k], into the first power's place. Else (-1, or
+	// power nil) it is mixed: the q Chebyshev powers, interpolated between at each target.
 	power  [][]int8
 	single []float64
 	sops   [][span * span][]float64
