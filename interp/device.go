@@ -57,6 +57,10 @@ type DeviceParams struct {
 	Alphas     [5]float64
 	Area       float64 // the study area, by the algorithm's rule; 0 without a problem
 	RExp       float64 // r_exp; 0 without a problem
+
+	// FarField lets the global form sum distant samples by a far-field expansion (the
+	// algorithm's farfield key); the engine decides whether it pays.
+	FarField bool
 }
 
 // MaxPower is the largest power the weighting uses.
@@ -96,7 +100,7 @@ type DeviceAlgorithm interface {
 func (a *AIDW) DeviceParams(p *Problem, b Bounds) (DeviceParams, bool, string) {
 	d := DeviceParams{Adaptive: true, K: a.K, RMin: a.RMin, RMax: a.RMax, Alphas: a.Alphas,
 		MaxPoints: a.MaxPoints, Radius: a.Radius, MinPoints: a.MinPoints, NoData: a.NodataValue,
-		ExactHit: exactHitD2}
+		ExactHit: exactHitD2, FarField: a.FarField}
 	switch {
 	case a.MaxPoints > 0:
 		d.Form = DeviceNearest
@@ -140,7 +144,7 @@ func (a *AIDW) studyArea(b Bounds, t raster.Target) float64 {
 // DeviceParams implements DeviceAlgorithm: invdist over every sample (no search ellipse).
 func (a *InvDist) DeviceParams(p *Problem, b Bounds) (DeviceParams, bool, string) {
 	d := DeviceParams{Power: a.Power, Smooth2: a.Smoothing * a.Smoothing, NoData: a.NodataValue,
-		ExactHit: exactHitD2}
+		ExactHit: exactHitD2, FarField: a.FarField}
 	if a.Power == 2 && d.Smooth2 > 0 {
 		d.ExactHit = -1 // gdal's power-2 smoothing loop has no exact-hit test
 	}

@@ -6,4 +6,5 @@
 #include "build.cuh"
 #include "knn.cuh"
 #include "weigh.cuh"
+#include "farfield.cuh"
 #include "paper.cuh"

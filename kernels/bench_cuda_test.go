@@ -397,3 +397,62 @@ func BenchmarkLocalAIDW(b *testing.B) {
 	result(b, "local-aidw-1e7-4096x4096-kernel", kernel, "ms")
 	result(b, "local-aidw-1e7-4096x4096-pipeline-wall", pipelineWall(b, "local-aidw-1e7-4096x4096", e, p), "ms")
 }
+
+// BenchmarkFarField: global AIDW by far field, 1,024,000 samples onto 1,024,000 nodes and 1e7
+// onto 1e7: the host's tree, its upload, node_prep and the far weighting apart (CUDA events),
+// then the whole pipeline through interp.Grid.
+func BenchmarkFarField(b *testing.B) {
+	for _, d := range []dataset{globalSet(), uniformSet(72, 10_000_000, 0, 0, 1000, 3200, 3125)} {
+		p := &interp.Problem{Samples: d.samples, Target: d.target, Alg: mustParse(b, "aidw")}
+		name := fmt.Sprintf("farfield-aidw-%d", d.samples.Len())
+		count := d.target.Cols * d.target.Rows
+		e := NewEngine(testDev)
+		e.FarField = FarFieldOn
+		dp, _, _ := p.Alg.(interp.DeviceAlgorithm).DeviceParams(nil, interp.Bounds{})
+		t0 := time.Now()
+		tree, err := deviceTree(b.Context(), p, dp)
+		if err != nil {
+			b.Fatal(err)
+		}
+		result(b, name+"-host-tree", float64(time.Since(t0).Microseconds())/1e3, "ms")
+		result(b, name+"-order", float64(tree.Order), "points")
+		result(b, name+"-depth", float64(tree.Depth), "levels")
+		pr, err := e.Prepare(b.Context(), p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		pp := pr.(*prepared)
+		var prep, weigh float64
+		err = testDev.Do(func() error {
+			t0 := time.Now()
+			f, err := uploadFarField(testDev, tree)
+			if err != nil {
+				return err
+			}
+			f.free()
+			result(b, name+"-upload-tree", float64(time.Since(t0).Microseconds())/1e3, "ms")
+			c := &chunker{pp: pp}
+			if err := c.alloc(count); err != nil {
+				return err
+			}
+			defer c.free()
+			n := c.size
+			if prep, err = timeDevice(3, func() error { return c.prepNodes(0, 0, n) }); err != nil {
+				return err
+			}
+			weigh, err = timeDevice(3, func() error {
+				return farWeigh(testDev, pp.far.order, pp.prob, pp.far.tree, c.px, c.py, c.pc, c.pc0, c.hit, c.nearPos,
+					c.nearD2, n, c.out)
+			})
+			prep, weigh = prep*float64(count)/float64(n), weigh*float64(count)/float64(n)
+			return err
+		})
+		pr.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		result(b, name+"-node-prep", prep, "ms")
+		result(b, name+"-weigh", weigh, "ms")
+		result(b, name+"-pipeline-wall", pipelineWall(b, name, e, p), "ms")
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aidw/aidw/interp/farfield"
 	"github.com/aidw/aidw/kernels/cuda"
 )
 
@@ -26,6 +27,7 @@ func TestSourcesAgree(t *testing.T) {
 		"weigh.cuh": {
 			"WF32_BLOCK": wf32Block, "WF32_TILE": wf32Tile, "WF64_BLOCK": wf64Block, "BRUTE_BLOCK": bruteBlock,
 		},
+		"farfield.cuh": {"FF_BLOCK": farBlock, "FF_NEAR": farfield.NearR},
 	}
 	calls := map[string]map[string][]string{}
 	for file, names := range want {
@@ -86,6 +88,13 @@ func TestSourcesAgree(t *testing.T) {
 			}
 		}
 	}
+	var orders []string
+	for _, o := range farOrders {
+		orders = append(orders, fmt.Sprint(o))
+	}
+	if got := calls["farfield.cuh"]["FAR_KERNEL"]; !slices.Equal(got, orders) {
+		t.Errorf("farfield.cuh instantiates FAR_KERNEL for %v, Go's farOrders are %v", got, orders)
+	}
 	got := calls["weigh.cuh"]["WEIGH_F32"]
 	slices.Sort(got)
 	slices.Sort(f32)
@@ -121,6 +130,9 @@ func TestKernelNamesInPTX(t *testing.T) {
 	}
 	for _, w := range f32Weightings {
 		names = append(names, w.name)
+	}
+	for _, o := range farOrders {
+		names = append(names, farKernel(o))
 	}
 	for _, name := range names {
 		if !entries[name] {

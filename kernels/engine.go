@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/interp/farfield"
 	"github.com/aidw/aidw/kernels/cuda"
 	"github.com/aidw/aidw/raster"
 )
@@ -27,6 +28,8 @@ type Engine struct {
 	f32Kernel string
 	// chunkNodes, when positive, caps the nodes per chunk (tests use it to force many chunks).
 	chunkNodes int
+	// FarField says when the global weighting sums distant samples by the far field.
+	FarField FarFieldMode
 }
 
 // NewEngine returns the engine running on dev.
@@ -70,8 +73,24 @@ func (e *Engine) Prepare(ctx context.Context, p *interp.Problem) (interp.Prepare
 		return nil, fmt.Errorf("gpu: %d samples, at most %d can be indexed", n, math.MaxInt32)
 	}
 	pp := &prepared{e: e, p: p}
+	var tree *farfield.DeviceTree
+	d, _, _ := p.Alg.(interp.DeviceAlgorithm).DeviceParams(nil, interp.Bounds{})
+	if wantsFarField(e.FarField, d, p.Samples.Len(), float64(p.Target.Cols)*float64(p.Target.Rows), e.Float64) {
+		var err error
+		if tree, err = deviceTree(ctx, p, d); err != nil {
+			return nil, fmt.Errorf("gpu: %w", err)
+		}
+		if !hasFarKernel(tree.Order) {
+			tree = nil // an order no kernel is compiled for: the brute force
+		}
+	}
 	err := e.dev.Do(func() error {
 		var err error
+		if tree != nil {
+			if pp.far, err = uploadFarField(e.dev, tree); err != nil {
+				return err
+			}
+		}
 		if pp.ix, err = indexSamples(e.dev, p.Samples); err != nil {
 			return err
 		}
@@ -100,6 +119,7 @@ type prepared struct {
 	host problem
 	prob cuda.Buffer // the device copy of host
 	c    *chunker    // the chunk buffers, kept from block to block
+	far  *farField   // the far field of a global weighting, when it runs by one
 }
 
 // deviceProblem completes an algorithm's problem with the index and the geometry of target t's
@@ -124,6 +144,9 @@ func (pp *prepared) Close() error {
 		}
 		if pp.c != nil {
 			pp.c.free()
+		}
+		if pp.far != nil {
+			pp.far.free()
 		}
 		pp.prob.Free()
 		return nil

@@ -3,11 +3,14 @@
 package kernels
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/interp/farfield"
 	"github.com/aidw/aidw/kernels/cuda"
 	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/sample"
@@ -215,6 +218,51 @@ func TestEngineDegenerateSamples(t *testing.T) {
 				}
 				compareValues(t, fmt.Sprintf("%s %s (float64 %v)", name, spec, f64), gridValues(t, e, p), want,
 					p.Alg.NoData(), tol)
+			}
+		}
+	}
+}
+
+// TestEngineFarFieldMatchesCPU runs the global cases by far field on every dataset and on a
+// larger one whose tree is deeper: within farfield.DeviceTol of the CPU engine, and the same
+// bits in chunks of 333 nodes as in one.
+func TestEngineFarFieldMatchesCPU(t *testing.T) {
+	sets := append(testSets(), uniformSet(15, 300_000, 0, 0, 1000, 200, 150))
+	for _, d := range sets {
+		for _, c := range engineCases {
+			if !c.global {
+				continue
+			}
+			alg := mustParse(t, c.spec)
+			p := &interp.Problem{Samples: d.samples, Target: d.target, Alg: alg}
+			e := NewEngine(testDev)
+			e.FarField = FarFieldOn
+			prep, err := e.Prepare(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pp := prep.(*prepared)
+			far, order := pp.far != nil, 0
+			if far {
+				order = pp.far.order
+			}
+			prep.Close()
+			smooth := strings.Contains(c.spec, "smoothing")
+			if far == smooth {
+				t.Errorf("%s %s: far field %v", d.name, c.spec, far)
+			}
+			tol := 1e-5 // the brute force's float32
+			if far {
+				tol = farfield.DeviceTol
+			}
+			got := gridValues(t, e, p)
+			worst := compareValues(t, d.name+" "+c.spec+" far field", got, gridValues(t, &interp.CPU{}, p), alg.NoData(), tol)
+			t.Logf("%-16s %-50s far field %v (order %d): max relative error %.3g", d.name, c.spec, far, order, worst)
+			e.chunkNodes = 333
+			for i, v := range gridValues(t, e, p) {
+				if math.Float64bits(v) != math.Float64bits(got[i]) {
+					t.Fatalf("%s %s: node %d is %v in chunks of 333, %v in one", d.name, c.spec, i, v, got[i])
+				}
 			}
 		}
 	}

@@ -160,6 +160,20 @@ func weighFinish(d *cuda.Device, prob, partW, partWZ, hit buf, count, splits int
 		ptr(nearD2), i64(npt), i64(npoly), i64(lane), ptr(out))
 }
 
+// ---- farfield.cuh
+
+// farTreeSize writes sizeof(FarTree).
+func farTreeSize(d *cuda.Device, out buf) error {
+	return d.Launch("far_tree_size", cuda.Shape{GX: 1, GY: 1, Threads: 1}, ptr(out))
+}
+
+// farWeigh weighs count prepared nodes by the far field of tree, of boxes of order points.
+func farWeigh(d *cuda.Device, order int, prob, tree, px, py, pc, pc0, hit, nearPos, nearD2 buf, count int,
+	out buf) error {
+	return d.Launch(farKernel(order), cuda.Over(count, farBlock), ptr(prob), ptr(tree), ptr(px), ptr(py), ptr(pc),
+		ptr(pc0), ptr(hit), ptr(nearPos), ptr(nearD2), i64(count), ptr(out))
+}
+
 // knnBruteF32 is the brute-force float32 kNN (k = 15) the grid's is measured against.
 func knnBruteF32(d *cuda.Device, prob, s32, px, py buf, count int, outPos, outD2 buf) error {
 	return d.Launch("knn_brute_f32_15", cuda.Over(count, bruteBlock), ptr(prob), ptr(s32), ptr(px), ptr(py),

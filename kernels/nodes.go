@@ -113,6 +113,9 @@ func (c *chunker) alloc(count int) error {
 	if c.nearD2, err = cuda.AllocN[float64](nearCorr * c.size); err != nil {
 		return err
 	}
+	if c.pp.far != nil {
+		return nil // the far field sums each node in one thread: no partial sums
+	}
 	c.partCap = c.splits() * c.size
 	if c.partW, err = cuda.AllocN[float64](c.partCap); err != nil {
 		return err
@@ -172,6 +175,10 @@ func (c *chunker) run(row0, first, n int) error {
 	}
 	if err := c.prepNodes(row0, first, n); err != nil {
 		return err
+	}
+	if pp.far != nil {
+		return farWeigh(d, pp.far.order, pp.prob, pp.far.tree, c.px, c.py, c.pc, c.pc0, c.hit, c.nearPos,
+			c.nearD2, n, c.out)
 	}
 	return c.weighAll(row0*int(pp.host.TCols)+first, n)
 }

@@ -6,23 +6,27 @@ import (
 	"testing"
 )
 
-// TestProblemMirror checks the Go struct problem against problemFields, which
-// TestProblemLayout checks against knn.cuh.
+// TestProblemMirror checks the Go structs problem and farTree against problemFields and
+// farTreeFields, which TestProblemLayout checks against the CUDA sources.
 func TestProblemMirror(t *testing.T) {
-	typ := reflect.TypeFor[problem]()
-	var got []string
-	for i := range typ.NumField() {
-		f := typ.Field(i)
-		name := f.Name
-		if f.Type.Kind() == reflect.Array {
-			name = fmt.Sprintf("%s[%d]", name, f.Type.Len())
+	for _, c := range []struct {
+		typ  reflect.Type
+		want []string
+	}{{reflect.TypeFor[problem](), problemFields}, {reflect.TypeFor[farTree](), farTreeFields}} {
+		var got []string
+		for i := range c.typ.NumField() {
+			f := c.typ.Field(i)
+			name := f.Name
+			if f.Type.Kind() == reflect.Array {
+				name = fmt.Sprintf("%s[%d]", name, f.Type.Len())
+			}
+			if f.Type.Size()%8 != 0 || f.Offset%8 != 0 {
+				t.Errorf("%s.%s: %d bytes at %d", c.typ.Name(), f.Name, f.Type.Size(), f.Offset)
+			}
+			got = append(got, name)
 		}
-		if f.Type.Size()%8 != 0 || f.Offset%8 != 0 {
-			t.Errorf("problem.%s: %d bytes at %d", f.Name, f.Type.Size(), f.Offset)
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s's fields %v, want %v", c.typ.Name(), got, c.want)
 		}
-		got = append(got, name)
-	}
-	if !reflect.DeepEqual(got, problemFields) {
-		t.Errorf("problem's fields %v, problemFields %v", got, problemFields)
 	}
 }

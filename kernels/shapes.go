@@ -59,6 +59,7 @@ const (
 	wf64Block   = 128  // WF64_BLOCK
 	bruteBlock  = 128  // BRUTE_BLOCK
 	finishBlock = 256  // weigh_finish, one thread per node
+	farBlock    = 128  // FF_BLOCK, far_weigh, one thread per node
 	maxSplits   = 64   // sample ranges of a global weighting
 )
 

@@ -33,6 +33,23 @@ func TestProblemLayoutAgrees(t *testing.T) {
 	if want := int64(unsafe.Sizeof(problem{})); got[0] != want {
 		t.Fatalf("sizeof(Problem) is %d on the device, %d in Go", got[0], want)
 	}
+	err = testDev.Do(func() error {
+		out, err := cuda.AllocN[int64](1)
+		if err != nil {
+			return err
+		}
+		defer out.Free()
+		if err := farTreeSize(testDev, out); err != nil {
+			return err
+		}
+		return cuda.Download(got[:], out, 0)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int64(unsafe.Sizeof(farTree{})); got[0] != want {
+		t.Fatalf("sizeof(FarTree) is %d on the device, %d in Go", got[0], want)
+	}
 }
 
 // stageSets are the coordinate sets the build stages are checked on: the test datasets, a

@@ -47,8 +47,11 @@ func RegisterGPU(r *Registry) error {
 // gpuVariant returns the run function of a catalogued GPU variant, nil for one it does not know.
 func gpuVariant(dev *cuda.Device, v Variant) (RunFunc, error) {
 	f64 := v.Precision == F64
-	if v.Method == "gpu-engine" {
-		return engineRun(dev, f64), nil
+	switch v.Method {
+	case "gpu-engine":
+		return engineRun(dev, f64, kernels.FarFieldOff), nil
+	case "gpu-farfield":
+		return engineRun(dev, f64, kernels.FarFieldOn), nil
 	}
 	if v.Family == BBox {
 		m, ok := map[string]gpu.BBoxMethod{"gpu-two-pass": gpu.TwoPass, "gpu-atomic": gpu.Atomic,
@@ -159,9 +162,14 @@ func bboxRun(dev *cuda.Device, m gpu.BBoxMethod) RunFunc {
 }
 
 // engineRun runs aidw's GPU engine (kernels.Engine) as `aidw grid -device gpu` does, on a
-// raster of as many nodes as the case has.
-func engineRun(dev *cuda.Device, f64 bool) RunFunc {
+// raster of as many nodes as the case has: summing every sample (the papers' global form), or
+// distant ones by the far field.
+func engineRun(dev *cuda.Device, f64 bool, far kernels.FarFieldMode) RunFunc {
 	e := kernels.NewEngine(dev)
-	e.Float64 = f64
-	return RasterRun(e, "wall clock: upload, grid build, kNN, weighting, download (aidw grid -device gpu)")
+	e.Float64, e.FarField = f64, far
+	timing := "wall clock: upload, grid build, kNN, weighting, download (aidw grid -device gpu)"
+	if far == kernels.FarFieldOn {
+		timing = "wall clock: the far field's tree on the host, upload, grid build, kNN, weighting, download (aidw grid -device gpu)"
+	}
+	return RasterRun(e, timing)
 }

@@ -76,9 +76,9 @@ func (f Family) pairwise() bool { return f != BBox && f != IDWNN }
 func (f Family) Algorithm(n int) interp.Algorithm {
 	switch f {
 	case IDW2:
-		return &interp.InvDist{Power: 2}
+		return &interp.InvDist{Power: 2, FarField: true}
 	case IDW3:
-		return &interp.InvDist{Power: 3}
+		return &interp.InvDist{Power: 3, FarField: true}
 	case AIDW:
 		a := interp.DefaultAIDW()
 		a.Area = Side * Side // the papers pass the square's area

@@ -84,6 +84,29 @@ const span = 4*nearR + 3
 
 // NewPlan returns the plan for the samples (sx[i], sy[i]) with values sz[i].
 func NewPlan(sx, sy, sz []float64, opts Options) (*Plan, error) {
+	pl, err := newPlan(sx, sy, sz, opts)
+	if err != nil {
+		return nil, err
+	}
+	opts = pl.o
+	pl.p, pl.q = opts.Order, opts.AlphaOrder
+	if pl.q <= 0 {
+		pl.q = alphaOrderFor(opts.Tol, opts.AlphaMin, opts.AlphaMax)
+	}
+	if pl.p <= 0 {
+		pl.p = orderFor(opts.Tol, opts.AlphaMin, opts.AlphaMax, pl.q)
+	}
+	pl.pd = opts.Order
+	if pl.pd <= 0 {
+		pl.pd = directOrderFor(opts.Tol, opts.AlphaMax)
+	}
+	pl.setPoints()
+	pl.ops = pl.operators(pl.anode)
+	return pl, nil
+}
+
+// newPlan checks the samples and the options, and fills in the options' defaults.
+func newPlan(sx, sy, sz []float64, opts Options) (*Plan, error) {
 	if len(sy) != len(sx) || len(sz) != len(sx) {
 		return nil, errors.New("farfield: sample slices differ in length")
 	}
@@ -107,21 +130,15 @@ func NewPlan(sx, sy, sz []float64, opts Options) (*Plan, error) {
 			return nil, fmt.Errorf("farfield: sample %d is not finite", i)
 		}
 	}
-	pl := &Plan{sx: sx, sy: sy, sz: sz, o: opts}
-	pl.p, pl.q = opts.Order, opts.AlphaOrder
-	if pl.q <= 0 {
-		pl.q = alphaOrderFor(opts.Tol, opts.AlphaMin, opts.AlphaMax)
-	}
-	if pl.p <= 0 {
-		pl.p = orderFor(opts.Tol, opts.AlphaMin, opts.AlphaMax, pl.q)
-	}
-	pl.pd = opts.Order
-	if pl.pd <= 0 {
-		pl.pd = directOrderFor(opts.Tol, opts.AlphaMax)
-	}
+	return &Plan{sx: sx, sy: sy, sz: sz, o: opts}, nil
+}
+
+// setPoints sets the Chebyshev points and weights of the plan's orders, and the parent's
+// basis at its children's points.
+func (pl *Plan) setPoints() {
 	pl.cheb, pl.bw = chebyshev(pl.p, 0, 1)
 	pl.chebD, pl.bwD = chebyshev(pl.pd, 0, 1)
-	pl.anode, pl.abw = chebyshev(pl.q, opts.AlphaMin, opts.AlphaMax)
+	pl.anode, pl.abw = chebyshev(max(pl.q, 1), pl.o.AlphaMin, pl.o.AlphaMax)
 	p := pl.p
 	for h := range 2 {
 		pl.s2[h] = make([]float64, p*p)
@@ -133,8 +150,6 @@ func NewPlan(sx, sy, sz []float64, opts Options) (*Plan, error) {
 			}
 		}
 	}
-	pl.ops = pl.operators(pl.anode)
-	return pl, nil
 }
 
 // Order returns the Chebyshev points per dimension and the number of powers interpolated.
@@ -614,38 +629,49 @@ func (pl *Plan) newTree(tx, ty []float64) *tree {
 
 // geometry returns a tree with the square, depth and fields of newTreeBox, and nothing in it.
 func (pl *Plan) geometry(box [4]float64, nt int) *tree {
+	t := pl.square(box)
+	t.d, t.fields = pl.depth(len(pl.sx), nt, t.sd)
+	return t
+}
+
+// square returns a tree with the square that holds box and the samples, and nothing in it.
+func (pl *Plan) square(box [4]float64) *tree {
+	var mu sync.Mutex
+	run(context.Background(), pl.o.Threads, len(pl.sx), 1<<18, func(lo, hi int) {
+		b := box
+		for i := lo; i < hi; i++ {
+			x, y := pl.sx[i], pl.sy[i]
+			b = [4]float64{min(b[0], x), min(b[1], y), max(b[2], x), max(b[3], y)}
+		}
+		mu.Lock()
+		box = [4]float64{min(box[0], b[0]), min(box[1], b[1]), max(box[2], b[2]), max(box[3], b[3])}
+		mu.Unlock()
+	})
 	minx, miny, maxx, maxy := box[0], box[1], box[2], box[3]
-	for i, x := range pl.sx {
-		minx, maxx = min(minx, x), max(maxx, x)
-		miny, maxy = min(miny, pl.sy[i]), max(maxy, pl.sy[i])
-	}
 	t := &tree{ox: minx, oy: miny}
 	t.sd = max(maxx-minx, maxy-miny)
 	t.sd += t.sd*1e-9 + 1e-9*max(math.Abs(minx), math.Abs(miny), math.Abs(maxx), math.Abs(maxy)) + 1e-300
-	t.d, t.fields = pl.depth(len(pl.sx), nt, t.sd)
 	return t
 }
 
 // newTreeBox is newTree over box grown to hold the samples, for nt targets.
 func (pl *Plan) newTreeBox(box [4]float64, nt int) *tree {
 	t := pl.geometry(box, nt)
-	ns := len(pl.sx)
+	pl.fill(t)
+	return t
+}
+
+// fill sorts the samples into the leaves of t (whose square, depth and fields are set) and
+// makes room for its charges, far fields and direct's points.
+func (pl *Plan) fill(t *tree) {
 	p2, q := pl.p*pl.p, pl.q
 	d := t.d
 	nl := 1 << (2 * d)
-	t.start = make([]int32, nl+1)
-	leaf := make([]int32, ns)
-	for i := range ns {
-		ix, iy := t.leafOf(pl.sx[i], pl.sy[i])
-		k := iy<<d + ix
-		leaf[i] = int32(k)
-		t.start[k+1]++
-	}
+	pl.sortSamples(t)
 	t.cnt = make([][]int32, d+1)
 	t.cnt[d] = make([]int32, nl)
 	for k := range nl {
-		t.cnt[d][morton(k&(1<<d-1), k>>d)] = t.start[k+1]
-		t.start[k+1] += t.start[k]
+		t.cnt[d][morton(k&(1<<d-1), k>>d)] = t.start[k+1] - t.start[k]
 	}
 	for l := d - 1; l >= 0; l-- {
 		t.cnt[l] = make([]int32, 1<<(2*l))
@@ -654,14 +680,6 @@ func (pl *Plan) newTreeBox(box [4]float64, nt int) *tree {
 				t.cnt[l][code] += t.cnt[l+1][code*4+j]
 			}
 		}
-	}
-	fill := append([]int32(nil), t.start[:nl]...)
-	t.x, t.y, t.z, t.one, t.id = make([]float64, ns), make([]float64, ns), make([]float64, ns), make([]float64, ns), make([]int32, ns)
-	for i := range ns {
-		k := leaf[i]
-		f := fill[k]
-		fill[k]++
-		t.x[f], t.y[f], t.z[f], t.one[f], t.id[f] = pl.sx[i], pl.sy[i], pl.sz[i], 1, int32(i)
 	}
 	// The direct sums meet squared distances up to 2 (2 nearR + 2)^2 leaves^2 (a far leaf's
 	// point) and from ExactHitD2 (whose weight is at most 2^346 for powers up to 16).
@@ -681,7 +699,58 @@ func (pl *Plan) newTreeBox(box [4]float64, nt int) *tree {
 			t.px, t.py, t.pz, t.p1 = make([]float64, nl*t.pp), make([]float64, nl*t.pp), make([]float64, nl*t.pp), make([]float64, nl*t.pp)
 		}
 	}
-	return t
+}
+
+// sortSamples sorts the samples into t's leaves, leaves in row-major order and samples in
+// input order within a leaf: a counting sort whose workers count and then place each its own
+// share of the samples, in order, so that the order is the serial one.
+func (pl *Plan) sortSamples(t *tree) {
+	ns, d := len(pl.sx), t.d
+	nl := 1 << (2 * d)
+	// each worker's counts are a leaf's worth of int32s: at most 64 MB of them
+	workers := max(1, min(pl.o.Threads, ns/(1<<16), (1<<24)/nl))
+	share := func(w int) (int, int) { return w * ns / workers, (w + 1) * ns / workers }
+	leaf := make([]int32, ns)
+	counts := make([][]int32, workers)
+	parallel := func(f func(w, lo, hi int)) {
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() {
+				lo, hi := share(w)
+				f(w, lo, hi)
+			})
+		}
+		wg.Wait()
+	}
+	parallel(func(w, lo, hi int) {
+		c := make([]int32, nl)
+		for i := lo; i < hi; i++ {
+			ix, iy := t.leafOf(pl.sx[i], pl.sy[i])
+			k := iy<<d + ix
+			leaf[i] = int32(k)
+			c[k]++
+		}
+		counts[w] = c
+	})
+	// counts[w][k] becomes where worker w's first sample of leaf k goes
+	t.start = make([]int32, nl+1)
+	for k := range nl {
+		at := t.start[k]
+		for _, c := range counts {
+			at, c[k] = at+c[k], at
+		}
+		t.start[k+1] = at
+	}
+	t.x, t.y, t.z, t.one, t.id = make([]float64, ns), make([]float64, ns), make([]float64, ns), make([]float64, ns), make([]int32, ns)
+	parallel(func(w, lo, hi int) {
+		at := counts[w]
+		for i := lo; i < hi; i++ {
+			k := leaf[i]
+			f := at[k]
+			at[k]++
+			t.x[f], t.y[f], t.z[f], t.one[f], t.id[f] = pl.sx[i], pl.sy[i], pl.sz[i], 1, int32(i)
+		}
+	})
 }
 
 // depth returns the tree's depth for ns samples and nt targets in a square of side sd, and
