@@ -187,7 +187,7 @@ func BenchmarkKNN(b *testing.B) {
 	const k = 15
 	var grid, prep, brute float64
 	err := testDev.Do(func() error {
-		ix, err := indexSamples(testDev, d.samples)
+		ix, err := indexSamples(testDev, d.samples, nil)
 		if err != nil {
 			return err
 		}
@@ -399,8 +399,8 @@ func BenchmarkLocalAIDW(b *testing.B) {
 }
 
 // BenchmarkFarField: global AIDW by far field, 1,024,000 samples onto 1,024,000 nodes and 1e7
-// onto 1e7: the host's tree, its upload, node_prep and the far weighting apart (CUDA events),
-// then the whole pipeline through interp.Grid.
+// onto 1e7: the tree's build on the device (sort into leaves, charges), node_prep and the far
+// weighting apart (CUDA events), then the whole pipeline through interp.Grid.
 func BenchmarkFarField(b *testing.B) {
 	for _, d := range []dataset{globalSet(), uniformSet(72, 10_000_000, 0, 0, 1000, 3200, 3125)} {
 		p := &interp.Problem{Samples: d.samples, Target: d.target, Alg: mustParse(b, "aidw")}
@@ -408,29 +408,41 @@ func BenchmarkFarField(b *testing.B) {
 		count := d.target.Cols * d.target.Rows
 		e := NewEngine(testDev)
 		e.FarField = FarFieldOn
-		dp, _, _ := p.Alg.(interp.DeviceAlgorithm).DeviceParams(nil, interp.Bounds{})
-		t0 := time.Now()
-		tree, err := deviceTree(b.Context(), p, dp)
-		if err != nil {
-			b.Fatal(err)
-		}
-		result(b, name+"-host-tree", float64(time.Since(t0).Microseconds())/1e3, "ms")
-		result(b, name+"-order", float64(tree.Order), "points")
-		result(b, name+"-depth", float64(tree.Depth), "levels")
 		pr, err := e.Prepare(b.Context(), p)
 		if err != nil {
 			b.Fatal(err)
 		}
 		pp := pr.(*prepared)
-		var prep, weigh float64
+		if pp.far == nil {
+			b.Fatal("no far field")
+		}
+		dp, _, _ := p.Alg.(interp.DeviceAlgorithm).DeviceParams(nil, interp.Bounds{})
+		sh, err := farShape(p, dp, pp.ix.box)
+		if err != nil {
+			b.Fatal(err)
+		}
+		result(b, name+"-order", float64(sh.Order), "points")
+		result(b, name+"-depth", float64(sh.Depth), "levels")
+		var build, prep, weigh float64
 		err = testDev.Do(func() error {
-			t0 := time.Now()
-			f, err := uploadFarField(testDev, tree)
+			x, y, err := uploadCoords(testDev, d.samples)
 			if err != nil {
 				return err
 			}
-			f.free()
-			result(b, name+"-upload-tree", float64(time.Since(t0).Microseconds())/1e3, "ms")
+			z, err := cuda.UploadStagedNew(testDev, d.samples.Z)
+			defer cuda.FreeAll(&x, &y, &z)
+			if err != nil {
+				return err
+			}
+			if build, err = timeDevice(3, func() error {
+				f, err := buildFarField(testDev, x, y, z, d.samples.Len(), sh)
+				if err == nil {
+					f.free()
+				}
+				return err
+			}); err != nil {
+				return err
+			}
 			c := &chunker{pp: pp}
 			if err := c.alloc(count); err != nil {
 				return err
@@ -451,6 +463,7 @@ func BenchmarkFarField(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		result(b, name+"-tree-build", build, "ms")
 		result(b, name+"-node-prep", prep, "ms")
 		result(b, name+"-weigh", weigh, "ms")
 		result(b, name+"-pipeline-wall", pipelineWall(b, name, e, p), "ms")

@@ -56,8 +56,9 @@ func uploadCoords(d *cuda.Device, s *sample.Samples) (x, y buf, err error) {
 	return x, y, err
 }
 
-// indexSamples uploads the samples and builds their index (device thread only).
-func indexSamples(d *cuda.Device, s *sample.Samples) (*index, error) {
+// indexSamples uploads the samples and builds their index (device thread only); then, if also
+// is not nil, calls it with the samples still on the device in input order and their box.
+func indexSamples(d *cuda.Device, s *sample.Samples, also func(x, y, z buf, box [4]float64) error) (*index, error) {
 	var x, y, z buf
 	defer cuda.FreeAll(&x, &y, &z)
 	var err error
@@ -72,7 +73,14 @@ func indexSamples(d *cuda.Device, s *sample.Samples) (*index, error) {
 	if _, err := b.build(x, y, z, s.Len()); err != nil {
 		return nil, err
 	}
-	return b.take(), nil
+	ix := b.take()
+	if also != nil {
+		if err := also(x, y, z, ix.box); err != nil {
+			ix.free()
+			return nil, err
+		}
+	}
+	return ix, nil
 }
 
 // builder runs grid builds. It keeps its device memory (the temporaries and the index it
@@ -169,11 +177,19 @@ func (b *builder) buildCells(x, y buf, n int) error {
 	if err != nil {
 		return err
 	}
-	l := grid.NewLayout(minX, minY, maxX, maxY, n)
+	if err := b.buildLayout(x, y, n, grid.NewLayout(minX, minY, maxX, maxY, n)); err != nil {
+		return err
+	}
+	b.ix.box = [4]float64{minX, minY, maxX, maxY}
+	return nil
+}
+
+// buildLayout runs the stages of buildCells after the layout: keys, sort, counts, starts.
+func (b *builder) buildLayout(x, y buf, n int, l grid.Layout) error {
 	if err := b.reserve(n, l.Cells()); err != nil {
 		return err
 	}
-	b.ix.layout, b.ix.box, b.ix.n = l, [4]float64{minX, minY, maxX, maxY}, n
+	b.ix.layout, b.ix.n = l, n
 	if err := b.cellKeys(x, y, n, l, b.keys); err != nil {
 		return err
 	}

@@ -27,7 +27,7 @@ func TestSourcesAgree(t *testing.T) {
 		"weigh.cuh": {
 			"WF32_BLOCK": wf32Block, "WF32_TILE": wf32Tile, "WF64_BLOCK": wf64Block, "BRUTE_BLOCK": bruteBlock,
 		},
-		"farfield.cuh": {"FF_BLOCK": farBlock, "FF_NEAR": farfield.NearR},
+		"farfield.cuh": {"FF_BLOCK": farBlock, "FF_BATCH": farBatch, "FF_NEAR": farfield.NearR},
 	}
 	calls := map[string]map[string][]string{}
 	for file, names := range want {
@@ -132,7 +132,8 @@ func TestKernelNamesInPTX(t *testing.T) {
 		names = append(names, w.name)
 	}
 	for _, o := range farOrders {
-		names = append(names, farKernel(o))
+		leaves, parents, weigh := farKernels(o)
+		names = append(names, leaves, parents, weigh)
 	}
 	for _, name := range names {
 		if !entries[name] {

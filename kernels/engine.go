@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/aidw/aidw/interp"
-	"github.com/aidw/aidw/interp/farfield"
 	"github.com/aidw/aidw/kernels/cuda"
 	"github.com/aidw/aidw/raster"
 )
@@ -73,25 +72,21 @@ func (e *Engine) Prepare(ctx context.Context, p *interp.Problem) (interp.Prepare
 		return nil, fmt.Errorf("gpu: %d samples, at most %d can be indexed", n, math.MaxInt32)
 	}
 	pp := &prepared{e: e, p: p}
-	var tree *farfield.DeviceTree
 	d, _, _ := p.Alg.(interp.DeviceAlgorithm).DeviceParams(nil, interp.Bounds{})
+	var far func(x, y, z buf, box [4]float64) error
 	if wantsFarField(e.FarField, d, p.Samples.Len(), float64(p.Target.Cols)*float64(p.Target.Rows), e.Float64) {
-		var err error
-		if tree, err = deviceTree(ctx, p, d); err != nil {
-			return nil, fmt.Errorf("gpu: %w", err)
-		}
-		if !hasFarKernel(tree.Order) {
-			tree = nil // an order no kernel is compiled for: the brute force
+		far = func(x, y, z buf, box [4]float64) error {
+			sh, err := farShape(p, d, box)
+			if err != nil || !hasFarKernel(sh.Order) {
+				return err // an order no kernel is compiled for: the brute force
+			}
+			pp.far, err = buildFarField(e.dev, x, y, z, p.Samples.Len(), sh)
+			return err
 		}
 	}
 	err := e.dev.Do(func() error {
 		var err error
-		if tree != nil {
-			if pp.far, err = uploadFarField(e.dev, tree); err != nil {
-				return err
-			}
-		}
-		if pp.ix, err = indexSamples(e.dev, p.Samples); err != nil {
+		if pp.ix, err = indexSamples(e.dev, p.Samples, far); err != nil {
 			return err
 		}
 		if pp.w, err = weightingOf(p, pp.ix.box); err != nil {

@@ -15,12 +15,18 @@ var farOrders = [...]int{7, 8, 9, 10, 11, 12}
 // farKernel names the far-field weighting of boxes of order points per dimension.
 func farKernel(order int) string { return fmt.Sprintf("far_weigh_%d", order) }
 
+// farKernels names the far field's kernels for boxes of order points: the leaves' charges,
+// the parents', and the weighting.
+func farKernels(order int) (leaves, parents, weigh string) {
+	return fmt.Sprintf("far_leaves_%d", order), fmt.Sprintf("far_parents_%d", order), fmt.Sprintf("far_weigh_%d", order)
+}
+
 // farTree mirrors struct FarTree of farfield.cuh field for field, each 8 bytes.
 type farTree struct {
-	OX, OY, Side                                float64
-	Depth                                       int64
-	X, Y, Z                                     devPtr
-	LeafStart, LevelStart, Count, Charges, Cheb devPtr
+	OX, OY, Side                                            float64
+	Depth                                                   int64
+	XY, Z, LeafStart, LevelStart, Count, Charges, Charges64 devPtr
+	Cheb, Points                                            devPtr
 }
 
 // FarFieldMode says when the GPU engine's global weighting sums distant samples by the far

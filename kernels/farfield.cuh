@@ -21,18 +21,119 @@
 
 // FarTree mirrors kernels.farTree in Go field for field, each 8 bytes.
 struct FarTree {
-    double ox, oy, side;  // the square, in the samples' coordinates (relative to their origin)
-    i64 depth;            // leaves: 2^depth x 2^depth
-    const double *x, *y, *z;  // samples by leaf, leaves in row-major order
+    double ox, oy, side;      // the square, in the samples' coordinates (relative to their origin)
+    i64 depth;                // leaves: 2^depth x 2^depth
+    const double2 *xy;        // samples by leaf, leaves in row-major order
+    const double *z;
     const int *leafStart;     // 4^depth + 1
     const i64 *levelStart;    // level l's first box in count and charges
-    const int *count;         // samples per box, boxes of each level in row-major order
-    const float2 *charges;    // ORD^2 (z, 1) a box, point (a, b) at a*ORD+b
+    int *count;               // samples per box, boxes of each level in row-major order
+    float2 *charges;          // ORD^2 (z, 1) a box, point (a, b) at a*ORD+b
+    double2 *charges64;       // the same in float64, for the parents'
     const float *cheb;        // ORD Chebyshev points on [0, 1]
+    const double *points;     // cheb[ORD], their barycentric weights[ORD], child0[ORD^2], child1[ORD^2]
 };
 
 // far_tree_size lets Go check that both sides agree on the layout.
 extern "C" __global__ void far_tree_size(i64 *out) { *out = sizeof(FarTree); }
+
+// FF_BATCH samples at a time have their basis values computed into shared memory, two threads
+// a sample (x and y), before the ORD^2 threads of a leaf's block add them to their charges.
+#define FF_BATCH 32
+
+// far_leaves_ORD computes each leaf's charges from its samples, one block (blockIdx.x: the leaf,
+// row-major) of max(ORD^2, 2 FF_BATCH) threads, thread a*ORD+b summing point (a, b)'s over
+// the samples in order: Q = sum L_a(x) L_b(y) z and sum L_a(x) L_b(y), with the barycentric
+// Lagrange basis L of the Chebyshev points in the leaf's own unit square (interp/farfield's
+// upward pass).
+template <int ORD>
+__device__ __forceinline__ void far_leaves_body(const FarTree *__restrict__ tp) {
+    __shared__ double lb[FF_BATCH][2][ORD];
+    __shared__ double zs[FF_BATCH];
+    const FarTree &T = *tp;
+    const int d = (int)T.depth, n = 1 << d, k = blockIdx.x, t = threadIdx.x;
+    const int ix = k & (n - 1), iy = k >> d;
+    const int s = T.leafStart[k], e = T.leafStart[k + 1];
+    const double inv = n / T.side;
+    const double *cheb = T.points, *bw = T.points + ORD;
+    double qz = 0, q1 = 0;
+    for (int g = s; g < e; g += FF_BATCH) {
+        const int m = min(FF_BATCH, e - g);
+        __syncthreads();
+        if (t < 2 * m) {
+            const int i = g + t / 2, dim = t & 1;
+            const double2 p = T.xy[i];
+            const double u = dim ? (p.y - T.oy) * inv - iy : (p.x - T.ox) * inv - ix;
+            double *L = lb[t / 2][dim];
+            double sum = 0;
+            int at = -1;
+            for (int a = 0; a < ORD; a++) {
+                const double du = u - cheb[a];
+                if (du == 0) at = a;
+                L[a] = bw[a] / du;
+                sum += L[a];
+            }
+            for (int a = 0; a < ORD; a++) L[a] = at < 0 ? L[a] / sum : (a == at ? 1.0 : 0.0);
+            if (dim == 0) zs[t / 2] = T.z[i];
+        }
+        __syncthreads();
+        if (t < ORD * ORD) {
+            const int a = t / ORD, b = t % ORD;
+            for (int j = 0; j < m; j++) {
+                const double v = lb[j][0][a] * lb[j][1][b];
+                qz = fma(v, zs[j], qz);
+                q1 += v;
+            }
+        }
+    }
+    const i64 box = T.levelStart[d] + k;
+    if (t < ORD * ORD) {
+        T.charges64[box * (ORD * ORD) + t] = make_double2(qz, q1);
+        T.charges[box * (ORD * ORD) + t] = make_float2((float)qz, (float)q1);
+    }
+    if (t == 0) T.count[box] = e - s;
+}
+
+// far_parents_ORD computes the charges of level l's boxes (one block of ORD^2 threads a box,
+// blockIdx.x row-major) from their four children's: Q[a,b] = sum over the children h and their
+// points (k, l) of child_hx[a,k] child_hy[b,l] Q_h[k,l], children in a fixed order.
+template <int ORD>
+__device__ __forceinline__ void far_parents_body(const FarTree *__restrict__ tp, i64 l) {
+    __shared__ double2 qc[4][ORD * ORD];
+    const FarTree &T = *tp;
+    const int nb = 1 << l, p = blockIdx.x, t = threadIdx.x;
+    const int px = p & (nb - 1), py = p >> l;
+    const i64 c0 = T.levelStart[l + 1];
+    for (int h = 0; h < 4; h++) {
+        const i64 child = c0 + (i64)(2 * py + (h >> 1)) * (2 * nb) + 2 * px + (h & 1);
+        qc[h][t] = T.charges64[child * (ORD * ORD) + t];
+    }
+    __syncthreads();
+    const int a = t / ORD, b = t % ORD;
+    const double *child = T.points + 2 * ORD;
+    double qz = 0, q1 = 0;
+    for (int h = 0; h < 4; h++) {
+        const double *sx = child + (h & 1) * ORD * ORD + a * ORD, *sy = child + (h >> 1) * ORD * ORD + b * ORD;
+        for (int kx = 0; kx < ORD; kx++) {
+            double rz = 0, r1 = 0;
+            for (int ky = 0; ky < ORD; ky++) {
+                const double2 q = qc[h][kx * ORD + ky];
+                rz = fma(sy[ky], q.x, rz);
+                r1 = fma(sy[ky], q.y, r1);
+            }
+            qz = fma(sx[kx], rz, qz);
+            q1 = fma(sx[kx], r1, q1);
+        }
+    }
+    const i64 box = T.levelStart[l] + p;
+    T.charges64[box * (ORD * ORD) + t] = make_double2(qz, q1);
+    T.charges[box * (ORD * ORD) + t] = make_float2((float)qz, (float)q1);
+    if (t == 0) {
+        int cnt = 0;
+        for (int h = 0; h < 4; h++) cnt += T.count[c0 + (i64)(2 * py + (h >> 1)) * (2 * nb) + 2 * px + (h & 1)];
+        T.count[box] = cnt;
+    }
+}
 
 // near_weight is a near sample's float32 weight at squared distance d2, scaled to leaf units
 // by invw2 (see far_weigh_body).
@@ -73,7 +174,8 @@ __device__ __forceinline__ void far_weigh_body(const Problem *__restrict__ pp, c
     for (int jy = max(iy - FF_NEAR, 0); jy <= min(iy + FF_NEAR, n - 1); jy++) {
         const int s = T.leafStart[jy * n + x0], e = T.leafStart[jy * n + x1 + 1];
         for (int i = s; i < e; i++) {
-            const double dx = __ldg(&T.x[i]) - x, dy = __ldg(&T.y[i]) - y;
+            const double2 p = T.xy[i];
+            const double dx = p.x - x, dy = p.y - y;
             const double d2 = fma(dx, dx, dy * dy);
             if (d2 < P.hitD2) continue;  // only a hit node meets it, and takes its value
             const double w = near_weight(d2, invw2, cf, c0n);
@@ -133,9 +235,12 @@ __device__ __forceinline__ void far_weigh_body(const Problem *__restrict__ pp, c
     out[j] = num / den;
 }
 
-// far_weigh_ORD weighs count prepared nodes (node_prep's coordinates, power constants, hits and
+// far_leaves_ORD and far_parents_ORD compute the tree's charges (the leaves', then level by
+// level up to 2 the parents'); far_weigh_ORD weighs count prepared nodes (node_prep's coordinates, power constants, hits and
 // nearest samples) by the far field of tree tp, whose boxes have ORD x ORD points.
 #define FAR_KERNEL(ORD)                                                                                  \
+    extern "C" __global__ void far_leaves_##ORD(const FarTree *T) { far_leaves_body<ORD>(T); }            \
+    extern "C" __global__ void far_parents_##ORD(const FarTree *T, i64 l) { far_parents_body<ORD>(T, l); } \
     extern "C" __global__ void far_weigh_##ORD(const Problem *P, const FarTree *T, const double *px,     \
                                                const double *py, const double *pc, const double *pc0,    \
                                                const int *hit, const int *nearPos, const double *nearD2, \

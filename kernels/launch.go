@@ -167,10 +167,23 @@ func farTreeSize(d *cuda.Device, out buf) error {
 	return d.Launch("far_tree_size", cuda.Shape{GX: 1, GY: 1, Threads: 1}, ptr(out))
 }
 
+// farLeaves computes the charges of the 4^depth leaves of tree, of boxes of order points.
+func farLeaves(d *cuda.Device, order, depth int, tree buf) error {
+	leaves, _, _ := farKernels(order)
+	return d.Launch(leaves, cuda.Shape{GX: 1 << (2 * depth), GY: 1, Threads: max(order*order, 2*farBatch)}, ptr(tree))
+}
+
+// farParents computes the charges of level l's boxes from their children's.
+func farParents(d *cuda.Device, order, l int, tree buf) error {
+	_, parents, _ := farKernels(order)
+	return d.Launch(parents, cuda.Shape{GX: 1 << (2 * l), GY: 1, Threads: order * order}, ptr(tree), i64(l))
+}
+
 // farWeigh weighs count prepared nodes by the far field of tree, of boxes of order points.
 func farWeigh(d *cuda.Device, order int, prob, tree, px, py, pc, pc0, hit, nearPos, nearD2 buf, count int,
 	out buf) error {
-	return d.Launch(farKernel(order), cuda.Over(count, farBlock), ptr(prob), ptr(tree), ptr(px), ptr(py), ptr(pc),
+	_, _, weigh := farKernels(order)
+	return d.Launch(weigh, cuda.Over(count, farBlock), ptr(prob), ptr(tree), ptr(px), ptr(py), ptr(pc),
 		ptr(pc0), ptr(hit), ptr(nearPos), ptr(nearD2), i64(count), ptr(out))
 }
 

@@ -14,8 +14,8 @@ var problemFields = []string{"MinX", "MinY", "Cell", "InvCell", "Cols", "Rows", 
 	"Nodata", "RExp", "RMin", "RMax", "Alphas[5]", "Power", "Smooth2", "HitD2", "Adaptive"}
 
 // farTreeFields are the fields of the Go mirror of struct FarTree (far.go), as problemFields.
-var farTreeFields = []string{"OX", "OY", "Side", "Depth", "X", "Y", "Z", "LeafStart", "LevelStart", "Count",
-	"Charges", "Cheb"}
+var farTreeFields = []string{"OX", "OY", "Side", "Depth", "XY", "Z", "LeafStart", "LevelStart", "Count",
+	"Charges", "Charges64", "Cheb", "Points"}
 
 // TestProblemLayout checks struct Problem of knn.cuh and struct FarTree of farfield.cuh against
 // the Go field lists, name for name (case aside) and in order, without a GPU; the cuda tests

@@ -60,6 +60,7 @@ const (
 	bruteBlock  = 128  // BRUTE_BLOCK
 	finishBlock = 256  // weigh_finish, one thread per node
 	farBlock    = 128  // FF_BLOCK, far_weigh, one thread per node
+	farBatch    = 32   // FF_BATCH, samples a round of far_leaves
 	maxSplits   = 64   // sample ranges of a global weighting
 )
 

@@ -288,7 +288,7 @@ func knnOnDevice(tb testing.TB, d dataset, k int) (ids []int32, d2 []float64, cn
 	count := d.target.Cols * d.target.Rows
 	ids, d2, cnt = make([]int32, k*count), make([]float64, k*count), make([]int32, count)
 	err := testDev.Do(func() error {
-		ix, err := indexSamples(testDev, d.samples)
+		ix, err := indexSamples(testDev, d.samples, nil)
 		if err != nil {
 			return err
 		}
@@ -373,7 +373,7 @@ func TestBruteKNNAgrees(t *testing.T) {
 	const k = 15
 	d2 := make([]float32, k*count)
 	err := testDev.Do(func() error {
-		ix, err := indexSamples(testDev, d.samples)
+		ix, err := indexSamples(testDev, d.samples, nil)
 		if err != nil {
 			return err
 		}

@@ -4,25 +4,74 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
-// deviceSums is the device tree's sums at (x, y) with power alpha in float64, loop for loop
-// as kernels/farfield.cuh sums them (which the device's tests check against the CPU engine):
-// the 25 leaves around the target's, then at each level from 2 the interaction list of the
-// target's box from its charges.
-func deviceSums(dt *DeviceTree, x, y, alpha float64) (num, den float64) {
+// hostTree is what the device builds from a DeviceShape, built by the CPU far field's own
+// sort and upward pass: the samples sorted by leaf (leaves row-major), each leaf's first
+// sample, and every box's count and charges (z, 1) from level 2, boxes row-major per level.
+type hostTree struct {
+	*DeviceShape
+	x, y, z    []float64
+	leafStart  []int32
+	levelStart []int
+	count      []int32
+	charges    [][2]float64 // Order^2 a box
+}
+
+func newHostTree(t testing.TB, ds *DeviceShape, sx, sy, sz []float64) *hostTree {
+	t.Helper()
+	pl, err := newPlan(sx, sy, sz, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl.p, pl.pd = ds.Order, ds.Order
+	pl.setPoints()
+	tr := &tree{d: ds.Depth, fields: ds.Depth, ox: ds.OX, oy: ds.OY, sd: ds.Side}
+	pl.fill(tr)
+	if tr.d >= 2 {
+		if err := pl.upward(context.Background(), tr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := &hostTree{DeviceShape: ds, x: tr.x, y: tr.y, z: tr.z, leafStart: tr.start, levelStart: make([]int, ds.Depth+2)}
+	for l := range ds.Depth + 1 {
+		h.levelStart[l+1] = h.levelStart[l]
+		if l >= 2 {
+			h.levelStart[l+1] += 1 << (2 * l)
+		}
+	}
+	p2 := ds.Order * ds.Order
+	h.count, h.charges = make([]int32, h.levelStart[ds.Depth+1]), make([][2]float64, h.levelStart[ds.Depth+1]*p2)
+	for l := 2; l <= ds.Depth; l++ {
+		for code, c := range tr.cnt[l] {
+			b := h.levelStart[l] + unspread(code>>1)<<l + unspread(code)
+			h.count[b] = c
+			for k := range p2 {
+				h.charges[b*p2+k] = [2]float64{tr.mp[l][code*2*p2+k], tr.mp[l][(code*2+1)*p2+k]}
+			}
+		}
+	}
+	return h
+}
+
+// deviceSums is the device far field's sums at (x, y) with power alpha in float64, loop for
+// loop as kernels/farfield.cuh sums them (which the device's tests check against the CPU
+// engine): the 25 leaves around the target's, then at each level from 2 the interaction list
+// of the target's box from its charges.
+func deviceSums(dt *hostTree, x, y, alpha float64) (num, den float64) {
 	d, p := dt.Depth, dt.Order
 	n := 1 << d
 	leaf := func(v, o float64) int { return min(max(int((v-o)/dt.Side*float64(n)), 0), n-1) }
 	ix, iy := leaf(x, dt.OX), leaf(y, dt.OY)
 	for jy := max(iy-nearR, 0); jy <= min(iy+nearR, n-1); jy++ {
-		s, e := dt.LeafStart[jy<<d+max(ix-nearR, 0)], dt.LeafStart[jy<<d+min(ix+nearR, n-1)+1]
+		s, e := dt.leafStart[jy<<d+max(ix-nearR, 0)], dt.leafStart[jy<<d+min(ix+nearR, n-1)+1]
 		for i := s; i < e; i++ {
-			dx, dy := dt.X[i]-x, dt.Y[i]-y
+			dx, dy := dt.x[i]-x, dt.y[i]-y
 			if d2 := dx*dx + dy*dy; d2 >= ExactHitD2 {
 				w := math.Pow(d2, -alpha/2)
-				num, den = num+w*dt.Z[i], den+w
+				num, den = num+w*dt.z[i], den+w
 			}
 		}
 	}
@@ -34,17 +83,17 @@ func deviceSums(dt *DeviceTree, x, y, alpha float64) (num, den float64) {
 		var sz, s1 float64
 		for sy := max(2*(by>>1-nearR), 0); sy <= min(2*(by>>1+nearR)+1, nb-1); sy++ {
 			for sx := max(2*(bx>>1-nearR), 0); sx <= min(2*(bx>>1+nearR)+1, nb-1); sx++ {
-				b := dt.LevelStart[l] + int64(sy*nb+sx)
-				if abs(sx-bx) <= nearR && abs(sy-by) <= nearR || dt.Count[b] == 0 {
+				b := dt.levelStart[l] + sy*nb + sx
+				if abs(sx-bx) <= nearR && abs(sy-by) <= nearR || dt.count[b] == 0 {
 					continue
 				}
-				q := dt.Charges[b*int64(2*p*p):]
+				q := dt.charges[b*p*p:]
 				for a := range p {
 					for c := range p {
 						dx, dy := u-float64(sx)-dt.Cheb[a], v-float64(sy)-dt.Cheb[c]
 						w := math.Pow(dx*dx+dy*dy, -alpha/2)
 						k := a*p + c
-						sz, s1 = sz+w*float64(q[2*k]), s1+w*float64(q[2*k+1])
+						sz, s1 = sz+w*q[k][0], s1+w*q[k][1]
 					}
 				}
 			}
@@ -62,10 +111,11 @@ func checkDevice(t *testing.T, name string, sx, sy, sz, tx, ty, alpha []float64,
 	for j := range tx {
 		box = [4]float64{min(box[0], tx[j]), min(box[1], ty[j]), max(box[2], tx[j]), max(box[3], ty[j])}
 	}
-	dt, err := NewDeviceTree(context.Background(), sx, sy, sz, box, opts)
+	ds, err := NewDeviceShape([4]float64{slices.Min(sx), slices.Min(sy), slices.Max(sx), slices.Max(sy)}, box, len(sx), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	dt := newHostTree(t, ds, sx, sy, sz)
 	if dt.Depth < 3 {
 		t.Fatalf("%s: depth %d reaches no far field", name, dt.Depth)
 	}
@@ -136,18 +186,5 @@ func TestDeviceDepth(t *testing.T) {
 			t.Errorf("%d samples: depth %d (%.0f samples a leaf) after %d", ns, d, per, prev)
 		}
 		prev = d
-	}
-}
-
-// BenchmarkDeviceTree1M times the host's share of the GPU far field: the tree of 1M uniform
-// samples and its charges.
-func BenchmarkDeviceTree1M(b *testing.B) {
-	r := rand.New(rand.NewPCG(1, 1))
-	x, y := uniform(r, 1<<20, 0, 0, 1000)
-	z := values(r, x, y)
-	for b.Loop() {
-		if _, err := NewDeviceTree(context.Background(), x, y, z, [4]float64{0, 0, 1000, 1000}, Options{}); err != nil {
-			b.Fatal(err)
-		}
 	}
 }

@@ -647,11 +647,18 @@ func (pl *Plan) square(box [4]float64) *tree {
 		box = [4]float64{min(box[0], b[0]), min(box[1], b[1]), max(box[2], b[2]), max(box[3], b[3])}
 		mu.Unlock()
 	})
-	minx, miny, maxx, maxy := box[0], box[1], box[2], box[3]
-	t := &tree{ox: minx, oy: miny}
-	t.sd = max(maxx-minx, maxy-miny)
-	t.sd += t.sd*1e-9 + 1e-9*max(math.Abs(minx), math.Abs(miny), math.Abs(maxx), math.Abs(maxy)) + 1e-300
+	t := &tree{}
+	t.ox, t.oy, t.sd = squareOf(box)
 	return t
+}
+
+// squareOf returns the corner and side of the square over box, its side padded so that every
+// point of box falls strictly inside.
+func squareOf(box [4]float64) (ox, oy, side float64) {
+	minx, miny, maxx, maxy := box[0], box[1], box[2], box[3]
+	side = max(maxx-minx, maxy-miny)
+	side += side*1e-9 + 1e-9*max(math.Abs(minx), math.Abs(miny), math.Abs(maxx), math.Abs(maxy)) + 1e-300
+	return minx, miny, side
 }
 
 // newTreeBox is newTree over box grown to hold the samples, for nt targets.
