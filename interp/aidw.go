@@ -78,7 +78,7 @@ var aidwDeclaration = Declaration{
 		{Name: "diagnostics", Type: TypeYesNo, Default: "no", Field: "Diagnostics",
 			Help: "yes adds the bands alpha, r_obs, R and the neighbour count after the value"},
 		{Name: "farfield", Type: TypeYesNo, Default: "yes", Field: "FarField",
-			Help: "the global form of a raster of 2e9 sample-node pairs or more, from 10,000 samples, sums distant samples by a far-field expansion within 1e-9 of the exact sum, on the CPU; no sums every sample exactly"},
+			Help: "the global form of a large raster sums distant samples by a far-field expansion: on the CPU from 10,000 samples and 2e9 sample-node pairs, within 1e-9 of the exact sum; on the GPU from its own sizes, within 1e-6; no sums every sample exactly"},
 	},
 	parse: parseAIDW,
 }

@@ -63,7 +63,7 @@ var invDistDeclaration = Declaration{
 		invDistQuadrantOptions(),
 		[]Option{nodataOption(),
 			{Name: "farfield", Type: TypeYesNo, Default: "yes", Field: "FarField",
-				Help: "leave-one-out (aidw cv) of the all-samples form without smoothing, from 50,000 samples, sums distant samples by a far-field expansion within 1e-9 of the exact sum; no sums every sample exactly (rasters are summed exactly either way)"}},
+				Help: "the all-samples form without smoothing sums distant samples by a far-field expansion: leave-one-out (aidw cv) on the CPU from 50,000 samples, within 1e-9 of the exact sum; a large raster on the GPU, within 1e-6; no sums every sample exactly (the CPU sums rasters exactly either way)"}},
 	),
 	parse: parseInvDist,
 }
