@@ -1,7 +1,8 @@
 // Package kernels is the GPU engine (build tag cuda): CUDA kernels for the even-grid build
 // (bounding box, cell keys, a stable LSD radix sort, reduce-by-key and scan), the exact kNN by
 // ring expansion, and AIDW/IDW weighting over all samples or a neighbourhood, in float32 and
-// float64, driven from Go through gorgonia.org/cu behind the interp.Engine interface.
+// float64, or by far field (a treecode the device builds, farfield.cuh, to 1e-6), driven from
+// Go through gorgonia.org/cu behind the interp.Engine interface.
 //
 // The engine knows no algorithm by name: an algorithm a device can run implements
 // interp.DeviceAlgorithm, and the engine reads only its interp.DeviceParams (form, k,
@@ -13,7 +14,8 @@
 // sources' #defines and kernel instantiations by tests that need no GPU (defines_test.go,
 // problem_test.go; weighting_test.go checks the mapping onto the Problem); launch.go has one
 // typed launcher per kernel; build.go the grid build, nodes.go the per-node and weighting
-// kernels in chunks, engine.go the interp.Engine; export.go what the papers' experiments
+// kernels in chunks, far.go and far_cuda.go the far field (when it runs, its tree), engine.go
+// the interp.Engine; export.go what the papers' experiments
 // (paperbench/gpu) use of the engine's kernels. The device, buffers, launches and timelines
 // are package kernels/cuda, shared with paperbench/gpu.
 //
