@@ -15,40 +15,32 @@ import (
 )
 
 func TestProblemLayoutAgrees(t *testing.T) {
-	var got [1]int64
-	err := testDev.Do(func() error {
-		out, err := cuda.AllocN[int64](1)
+	for _, c := range []struct {
+		name string
+		size func(*cuda.Device, cuda.Buffer) error
+		want int64
+	}{
+		{"Problem", problemSize, int64(unsafe.Sizeof(problem{}))},
+		{"FarTree", farTreeSize, int64(unsafe.Sizeof(farTree{}))},
+	} {
+		var got [1]int64
+		err := testDev.Do(func() error {
+			out, err := cuda.AllocN[int64](1)
+			if err != nil {
+				return err
+			}
+			defer out.Free()
+			if err := c.size(testDev, out); err != nil {
+				return err
+			}
+			return cuda.Download(got[:], out, 0)
+		})
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		defer out.Free()
-		if err := problemSize(testDev, out); err != nil {
-			return err
+		if got[0] != c.want {
+			t.Errorf("sizeof(%s) is %d on the device, %d in Go", c.name, got[0], c.want)
 		}
-		return cuda.Download(got[:], out, 0)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := int64(unsafe.Sizeof(problem{})); got[0] != want {
-		t.Fatalf("sizeof(Problem) is %d on the device, %d in Go", got[0], want)
-	}
-	err = testDev.Do(func() error {
-		out, err := cuda.AllocN[int64](1)
-		if err != nil {
-			return err
-		}
-		defer out.Free()
-		if err := farTreeSize(testDev, out); err != nil {
-			return err
-		}
-		return cuda.Download(got[:], out, 0)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := int64(unsafe.Sizeof(farTree{})); got[0] != want {
-		t.Fatalf("sizeof(FarTree) is %d on the device, %d in Go", got[0], want)
 	}
 }
 
