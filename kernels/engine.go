@@ -78,7 +78,9 @@ func (e *Engine) Prepare(ctx context.Context, p *interp.Problem) (interp.Prepare
 		far = func(x, y, z buf, box [4]float64) error {
 			sh, err := farShape(p, d, box)
 			if err != nil || !hasFarKernel(sh.Order) {
-				return err // an order no kernel is compiled for: the brute force
+				// options the far field cannot take (weightingOf says why, if they are
+				// invalid), or an order no kernel is compiled for: the brute force
+				return nil
 			}
 			pp.far, err = buildFarField(e.dev, x, y, z, p.Samples.Len(), sh)
 			return err
