@@ -150,15 +150,7 @@ __device__ __forceinline__ void far_weigh_body(const Problem *__restrict__ pp, c
     const Problem &P = *pp;
     const FarTree &T = *tp;
     const i64 j = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= count) return;
-    if (hit[j] >= 0) {
-        out[j] = P.z[hit[j]];
-        return;
-    }
-    if (P.n < P.minPoints) {
-        out[j] = P.nodata;
-        return;
-    }
+    if (j >= count || settled(P, hit, j, out)) return;
     const double x = px[j], y = py[j], c = pc[j], c0 = pc0[j];
     const float cf = (float)c;
     const int d = (int)T.depth, n = 1 << d;
@@ -188,7 +180,7 @@ __device__ __forceinline__ void far_weigh_body(const Problem *__restrict__ pp, c
         const int q = nearPos[i * count + j];
         if (q < 0) break;
         const double d2 = nearD2[i * count + j], w32 = near_weight(d2, invw2, cf, c0n);
-        const double w64 = exp2(fmax(c * log2(d2) + c0, -1000.0));
+        const double w64 = weight(d2, c, c0);
         den += w64 - w32;
         num += (w64 - w32) * P.z[q];
     }

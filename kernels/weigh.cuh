@@ -259,6 +259,20 @@ weigh_all_f64(const Problem *__restrict__ pp, const double *__restrict__ px, con
     }
 }
 
+// settled writes the value of global node j when no weighting decides it: its exact hit's
+// value, or nodata when the samples are fewer than min_points; it says whether it did.
+__device__ __forceinline__ bool settled(const Problem &P, const int *__restrict__ hit, i64 j, double *out) {
+    if (hit[j] >= 0) {
+        out[j] = P.z[hit[j]];
+        return true;
+    }
+    if (P.n < P.minPoints) {
+        out[j] = P.nodata;
+        return true;
+    }
+    return false;
+}
+
 // weigh_finish adds the splits' partial sums in order and writes each node's value: the exact
 // hit's value, nodata when the samples are fewer than min_points, else the weighted mean. After
 // a float32 weighting (npt > 0: NPT and NPOLY of the kernel, which tell which exp2 each node
@@ -275,15 +289,7 @@ extern "C" __global__ void weigh_finish(const Problem *__restrict__ pp, const do
                                         double *out) {
     const Problem &P = *pp;
     const i64 j = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= count) return;
-    if (hit[j] >= 0) {
-        out[j] = P.z[hit[j]];
-        return;
-    }
-    if (P.n < P.minPoints) {
-        out[j] = P.nodata;
-        return;
-    }
+    if (j >= count || settled(P, hit, j, out)) return;
     double W = 0, WZ = 0;
     for (i64 s = 0; s < splits; s++) {
         W += partW[s * count + j];
