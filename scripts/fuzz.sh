@@ -19,9 +19,15 @@ for t in "${targets[@]}"; do
 	# minimising large inputs would take the whole budget: a few tries each
 	log=$(mktemp)
 	if ! go test -run '^$' -fuzz "^$name\$" -fuzztime "$time" -fuzzminimizetime 10x "$pkg" >"$log" 2>&1; then
-		tail -40 "$log" # the failure's reason and, when the fuzzer could write it, its input
-		rm -f "$log"
-		exit 1
+		# Go's fuzz coordinator can report its own -fuzztime deadline as a failure, with no
+		# input written (go.dev/issue/75804, fixed in Go 1.27): that is no finding.
+		if grep -q '^    context deadline exceeded$' "$log" && ! grep -q 'Failing input written\|panic:' "$log"; then
+			echo "   (the fuzz coordinator's deadline race, go.dev/issue/75804: no failing input)"
+		else
+			tail -40 "$log" # the failure's reason and, when the fuzzer could write it, its input
+			rm -f "$log"
+			exit 1
+		fi
 	fi
 	tail -2 "$log"
 	rm -f "$log"
