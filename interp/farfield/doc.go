@@ -87,6 +87,12 @@
 // sample in input order (hit[j]), and the far field only ever meets distances of at least
 // nearR leaves.
 //
+// # On a device
+//
+// DeviceShape (device.go) is the same tree for a GPU's kernels without far operators: every
+// level is summed as direct sums the leaves' (at the target's own power, from the charges at
+// p x p points), which a GPU's special-function units do faster than a CPU runs operators.
+//
 // # Costs
 //
 // Tree build: a counting sort of samples (leaves in row-major order, so that the near field is
