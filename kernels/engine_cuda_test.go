@@ -119,6 +119,9 @@ func TestEngineMaskAndChunks(t *testing.T) {
 			}
 			compareValues(t, fmt.Sprintf("masked %s (float64 %v)", spec, f64), gridValues(t, e, p), want, -5, tol)
 		}
+		e := NewEngine(testDev)
+		e.FarField, e.chunkNodes = FarFieldOn, 333
+		compareValues(t, fmt.Sprintf("masked %s (far field)", spec), gridValues(t, e, p), want, -5, farfield.DeviceTol)
 	}
 }
 

@@ -9,28 +9,39 @@ import (
 	"github.com/aidw/aidw/interp"
 )
 
-// Several GPU engines sharing a problem (interp.Multi) give one engine's raster, bit for bit.
-// With one GPU the test opens it up to three more times: each engine has its own context,
-// module and buffers, as on a host with several GPUs, and the parts go to whichever is free.
+// Several GPU engines sharing a problem (interp.Multi) give one engine's raster, bit for bit,
+// summing every sample or by far field (each engine builds its own tree). With one GPU the
+// test opens it up to three more times: each engine has its own context, module and buffers,
+// as on a host with several GPUs, and the parts go to whichever is free.
 func TestMultiGPUEqualsOne(t *testing.T) {
-	engines := []interp.Engine{NewEngine(testDev)}
+	gpus := []*Engine{NewEngine(testDev)}
 	for range 3 {
 		d, err := Open(0)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer d.Close()
-		engines = append(engines, NewEngine(d))
+		gpus = append(gpus, NewEngine(d))
 	}
-	for _, d := range testSets() {
-		for _, spec := range []string{"aidw", "aidw:max_points=15", "invdist:power=2"} {
-			p := &interp.Problem{Samples: d.samples, Target: d.target, Alg: mustParse(t, spec)}
-			want := gridValues(t, engines[0], p)
-			for n := 2; n <= len(engines); n++ {
-				got := gridValues(t, &interp.Multi{Engines: engines[:n], PartRows: 1 + n%3}, p)
-				for i := range want {
-					if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
-						t.Fatalf("%s %s on %d engines: node %d is %v, one gives %v", d.name, spec, n, i, got[i], want[i])
+	engines := make([]interp.Engine, len(gpus))
+	for i, e := range gpus {
+		engines[i] = e
+	}
+	for _, far := range []FarFieldMode{FarFieldOff, FarFieldOn} {
+		for _, e := range gpus {
+			e.FarField = far
+		}
+		for _, d := range testSets() {
+			for _, spec := range []string{"aidw", "aidw:max_points=15", "invdist:power=2"} {
+				p := &interp.Problem{Samples: d.samples, Target: d.target, Alg: mustParse(t, spec)}
+				want := gridValues(t, engines[0], p)
+				for n := 2; n <= len(engines); n++ {
+					got := gridValues(t, &interp.Multi{Engines: engines[:n], PartRows: 1 + n%3}, p)
+					for i := range want {
+						if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+							t.Fatalf("%s %s (far field %d) on %d engines: node %d is %v, one gives %v", d.name, spec, far,
+								n, i, got[i], want[i])
+						}
 					}
 				}
 			}
