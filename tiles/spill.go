@@ -54,6 +54,10 @@ type bucket struct {
 type block struct {
 	off int64
 	n   int
+	// first and last are the places in the input of the block's first and last plain
+	// records (a bucket's records keep the input's order), which a stream in input order
+	// reads the blocks by.
+	first, last uint64
 }
 
 const (
@@ -172,7 +176,11 @@ func (s *Spill) flush(k *bucket) error {
 	if _, err := s.f.WriteAt(k.buf, s.end); err != nil {
 		return fmt.Errorf("writing the spill file of the tiled run: %w", err)
 	}
-	k.blocks = append(k.blocks, block{s.end, len(k.buf) / s.record()})
+	bl := block{off: s.end, n: len(k.buf) / s.record()}
+	if !s.compact {
+		bl.first, bl.last = binary.LittleEndian.Uint64(k.buf[24:]), binary.LittleEndian.Uint64(k.buf[len(k.buf)-8:])
+	}
+	k.blocks = append(k.blocks, bl)
 	s.end += int64(len(k.buf))
 	k.buf = k.buf[:0]
 	return nil
@@ -196,6 +204,11 @@ func (s *Spill) setOrigin(x, y float64) { s.jobOriginX, s.jobOrigY = x, y }
 // (canonical, or the input's), relative to the job's origin. The buckets the region meets are
 // read on every core, each into its own span of the samples, which are then closed up.
 func (s *Spill) Load(ctx context.Context, region *[4]float64) (*sample.Samples, error) {
+	return s.load(ctx, region, nil)
+}
+
+// load is Load of the buckets that pick takes (nil: every one).
+func (s *Spill) load(ctx context.Context, region *[4]float64, pick func(bucket int) bool) (*sample.Samples, error) {
 	type part struct {
 		k        *bucket
 		at, kept int
@@ -205,7 +218,7 @@ func (s *Spill) Load(ctx context.Context, region *[4]float64) (*sample.Samples, 
 	total := 0
 	for i := range s.buckets {
 		k := &s.buckets[i]
-		if k.n == 0 || region != nil && !Intersects(k.box, *region) {
+		if k.n == 0 || region != nil && !Intersects(k.box, *region) || pick != nil && !pick(i) {
 			continue
 		}
 		inside := region == nil || k.box[0] > region[0] && k.box[2] < region[2] && k.box[1] > region[1] && k.box[3] < region[3]

@@ -1,0 +1,271 @@
+package tiles
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/sample"
+)
+
+// Streamer is a Source that also gives every sample of the job in the job's order (the order
+// Load(nil) gives them in), a chunk at a time: a global form over more samples than memory
+// holds streams them past each tile's nodes (see interp.Stream).
+type Streamer interface {
+	// Stream calls each with consecutive chunks of the job's samples, in order, relative to
+	// the job's origin, each of about chunk samples (more when one bucket row holds more).
+	Stream(ctx context.Context, chunk int, each func(*sample.Samples) error) error
+}
+
+// Stream implements Streamer. Samples in input order (one text or vector input) come by
+// ranges of their places in the input, each bucket's blocks read where they overlap the
+// range; samples in canonical order (y, then x, then z) by slabs of whole rows of buckets,
+// since a sample's bucket row never decreases with its y, so that the slabs' canonical orders
+// follow one another as the whole's does.
+func (s *Spill) Stream(ctx context.Context, chunk int, each func(*sample.Samples) error) error {
+	chunk = max(chunk, 1)
+	if s.ordered {
+		for lo := uint64(0); lo < s.seq; lo += uint64(chunk) {
+			part, err := s.loadPlaces(ctx, lo, min(lo+uint64(chunk), s.seq))
+			if err != nil {
+				return err
+			}
+			if err := each(part); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	rows := make([]int, s.ny)
+	for k := range s.buckets {
+		rows[k/s.nx] += s.buckets[k].n
+	}
+	for j0 := 0; j0 < s.ny; {
+		j1, n := j0+1, rows[j0]
+		for j1 < s.ny && n+rows[j1] <= chunk {
+			n += rows[j1]
+			j1++
+		}
+		if n > 0 {
+			part, err := s.load(ctx, nil, func(k int) bool { j := k / s.nx; return j >= j0 && j < j1 })
+			if err != nil {
+				return err
+			}
+			if err := each(part); err != nil {
+				return err
+			}
+		}
+		j0 = j1
+	}
+	return nil
+}
+
+// loadPlaces returns the plain samples whose places in the input are in [lo, hi), in input
+// order, relative to the job's origin: every place holds one sample, so that each record goes
+// straight to its own.
+func (s *Spill) loadPlaces(ctx context.Context, lo, hi uint64) (*sample.Samples, error) {
+	n := int(hi - lo)
+	out := &sample.Samples{X: make([]float64, n), Y: make([]float64, n), Z: make([]float64, n)}
+	type part struct {
+		k   *bucket
+		bls []block
+	}
+	var parts []part
+	for i := range s.buckets {
+		k := &s.buckets[i]
+		a, _ := slices.BinarySearchFunc(k.blocks, lo, func(b block, v uint64) int {
+			if b.last < v {
+				return -1
+			}
+			return 1
+		})
+		b := a
+		for b < len(k.blocks) && k.blocks[b].first < hi {
+			b++
+		}
+		if b > a {
+			parts = append(parts, part{k, k.blocks[a:b]})
+		}
+	}
+	le := binary.LittleEndian
+	var placed atomic.Int64
+	var next atomic.Int64
+	var failed atomic.Pointer[error]
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(parts)) {
+		wg.Go(func() {
+			var buf []byte
+			for failed.Load() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= len(parts) {
+					return
+				}
+				got := 0
+				for _, bl := range parts[i].bls {
+					if err := ctx.Err(); err != nil {
+						failed.CompareAndSwap(nil, &err)
+						return
+					}
+					buf = slices.Grow(buf[:0], bl.n*plainRecord)[:bl.n*plainRecord]
+					if _, err := s.f.ReadAt(buf, bl.off); err != nil {
+						err = fmt.Errorf("reading the spill file of the tiled run: %w", err)
+						failed.CompareAndSwap(nil, &err)
+						return
+					}
+					for r := 0; r < len(buf); r += plainRecord {
+						q := le.Uint64(buf[r+24:])
+						if q < lo || q >= hi {
+							continue
+						}
+						j := q - lo
+						out.X[j] = math.Float64frombits(le.Uint64(buf[r:]))
+						out.Y[j] = math.Float64frombits(le.Uint64(buf[r+8:]))
+						out.Z[j] = math.Float64frombits(le.Uint64(buf[r+16:]))
+						got++
+					}
+				}
+				placed.Add(int64(got))
+			}
+		})
+	}
+	wg.Wait()
+	if err := failed.Load(); err != nil {
+		return nil, *err
+	}
+	if int(placed.Load()) != n {
+		return nil, fmt.Errorf("the spill file of the tiled run gave %d samples for places %d-%d: it is damaged", placed.Load(), lo, hi-1)
+	}
+	out.MoveOrigin(s.jobOriginX, s.jobOrigY)
+	return out, nil
+}
+
+// streams says whether the job's global form streams its samples past the tiles' nodes.
+func (c *Computer) streams() bool {
+	return c.rule.Family == Global && c.cfg.StreamChunk > 0
+}
+
+// computeStreamed computes tile tl of a global form by streaming every sample of the job
+// past its nodes (interp.Stream): for AIDW, each node's power, nearest distance and exact hit
+// come first from the tile's samples and halo, checked node by node as the nearest family's
+// are; progress is told how many of its nodes are left after each chunk.
+func (c *Computer) computeStreamed(ctx context.Context, tl Tile, out [][]float64, progress func(left int)) error {
+	st, ok := c.src.(Streamer)
+	if !ok {
+		return fmt.Errorf("%s weighs every sample at every node, and this job's samples cannot be streamed past the tiles (a plan's tiles read LAS directly): run it in one process", c.cfg.Alg.Name())
+	}
+	t := c.cfg.Target
+	n := tl.Rows * tl.Cols
+	pending := make([]bool, n)
+	for i := range pending {
+		pending[i] = true
+	}
+	if t.Mask != nil {
+		if err := c.mask(tl, pending); err != nil {
+			return err
+		}
+		nd := c.cfg.Alg.NoData()
+		for i, p := range pending {
+			if !p {
+				for _, band := range out {
+					band[i] = nd
+				}
+			}
+		}
+	}
+	var at []int // the tile's nodes that are computed, by their place in the tile
+	nodes := interp.StreamNodes{N: c.facts.N, RasterNodes: float64(t.Cols) * float64(t.Rows)}
+	for r := range tl.Rows {
+		for k := range tl.Cols {
+			if i := r*tl.Cols + k; pending[i] {
+				x, y := t.Node(tl.Col0+k, tl.Row0+r, c.facts.OriginX, c.facts.OriginY)
+				nodes.X, nodes.Y = append(nodes.X, x), append(nodes.Y, y)
+				at = append(at, i)
+			}
+		}
+	}
+	if len(at) == 0 {
+		progress(0)
+		return nil
+	}
+	if a, ok := c.cfg.Alg.(*interp.AIDW); ok {
+		local, err := c.aidwPowers(ctx, a, tl, at)
+		if err != nil {
+			return err
+		}
+		nodes.Local = local
+	}
+	s, err := interp.NewStream(c.cfg.Alg, nodes)
+	if err != nil {
+		return err
+	}
+	threads := c.cfg.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	seen := 0
+	err = st.Stream(ctx, c.cfg.StreamChunk, func(part *sample.Samples) error {
+		if err := c.facts.check(part); err != nil {
+			return err
+		}
+		c.Loads.Add(1)
+		c.Loaded.Add(int64(part.Len()))
+		if err := s.Add(ctx, part, threads); err != nil {
+			return err
+		}
+		seen += part.Len()
+		progress(n - int(float64(n)*float64(seen)/float64(c.facts.N+1)))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	vals := make([][]float64, len(out))
+	for k := range vals {
+		vals[k] = make([]float64, len(at))
+	}
+	if err := s.Finish(vals); err != nil {
+		return err
+	}
+	for j, i := range at {
+		for k := range out {
+			out[k][i] = vals[k][j]
+		}
+	}
+	progress(0)
+	return nil
+}
+
+// aidwPowers finds what the neighbourhood of each node at of tile tl decides of global AIDW
+// (interp.AIDWPowers's bands, for those nodes), from the tile's samples and a halo that grows
+// where a node's k nearest may lie beyond it.
+func (c *Computer) aidwPowers(ctx context.Context, a *interp.AIDW, tl Tile, at []int) ([][]float64, error) {
+	alg := &interp.AIDWPowers{AIDW: a}
+	nb := len(interp.BandNames(alg))
+	pc := &Computer{cfg: c.cfg, facts: c.facts, src: c.src, nbands: nb,
+		rule: Rule{Family: Nearest, K: min(a.K, c.facts.N)}}
+	pc.cfg.Alg = alg
+	tileBands := make([][]float64, nb)
+	for k := range tileBands {
+		tileBands[k] = make([]float64, tl.Rows*tl.Cols)
+	}
+	err := pc.compute(ctx, &interp.CPU{Threads: c.cfg.Threads}, tl, tileBands, nil, func(int) {})
+	c.Loads.Add(pc.Loads.Load())
+	c.Loaded.Add(pc.Loaded.Load())
+	if err != nil {
+		return nil, err
+	}
+	local := make([][]float64, nb)
+	for k := range local {
+		local[k] = make([]float64, len(at))
+		for j, i := range at {
+			local[k][j] = tileBands[k][i]
+		}
+	}
+	return local, nil
+}
