@@ -204,11 +204,12 @@ func (s *Spill) setOrigin(x, y float64) { s.jobOriginX, s.jobOrigY = x, y }
 // (canonical, or the input's), relative to the job's origin. The buckets the region meets are
 // read on every core, each into its own span of the samples, which are then closed up.
 func (s *Spill) Load(ctx context.Context, region *[4]float64) (*sample.Samples, error) {
-	return s.load(ctx, region, nil)
+	return s.load(ctx, region, nil, nil)
 }
 
-// load is Load of the buckets that pick takes (nil: every one).
-func (s *Spill) load(ctx context.Context, region *[4]float64, pick func(bucket int) bool) (*sample.Samples, error) {
+// load is Load of the buckets that pick takes (nil: every one), and of their samples those
+// whose absolute y (recordY's) keep takes (nil: every one).
+func (s *Spill) load(ctx context.Context, region *[4]float64, pick func(bucket int) bool, keep func(y float64) bool) (*sample.Samples, error) {
 	type part struct {
 		k        *bucket
 		at, kept int
@@ -266,9 +267,12 @@ func (s *Spill) load(ctx context.Context, region *[4]float64, pick func(bucket i
 					for r := 0; r < len(buf); r += rec {
 						if s.compact {
 							qx, qy := int32(le.Uint32(buf[r:])), int32(le.Uint32(buf[r+4:]))
-							if !p.inside {
-								x, y := float64(qx)*s.quantumX+s.originX, float64(qy)*s.quantumY+s.originY
-								if !(x > region[0] && x < region[2] && y > region[1] && y < region[3]) {
+							if !p.inside || keep != nil {
+								x, y := float64(qx)*s.quantumX+s.originX, s.recordY(buf[r:])
+								if !p.inside && !(x > region[0] && x < region[2] && y > region[1] && y < region[3]) {
+									continue
+								}
+								if keep != nil && !keep(y) {
 									continue
 								}
 							}
@@ -278,6 +282,9 @@ func (s *Spill) load(ctx context.Context, region *[4]float64, pick func(bucket i
 						}
 						x, y := math.Float64frombits(le.Uint64(buf[r:])), math.Float64frombits(le.Uint64(buf[r+8:]))
 						if !p.inside && !(x > region[0] && x < region[2] && y > region[1] && y < region[3]) {
+							continue
+						}
+						if keep != nil && !keep(y) {
 							continue
 						}
 						out.X[j], out.Y[j], out.Z[j] = x, y, math.Float64frombits(le.Uint64(buf[r+16:]))

@@ -52,8 +52,14 @@ func (s *Spill) Stream(ctx context.Context, chunk int, each func(*sample.Samples
 			n += rows[j1]
 			j1++
 		}
-		if n > 0 {
-			part, err := s.load(ctx, nil, func(k int) bool { j := k / s.nx; return j >= j0 && j < j1 })
+		inRows := func(k int) bool { j := k / s.nx; return j >= j0 && j < j1 }
+		switch {
+		case n > chunk:
+			if err := s.streamRow(ctx, j0, chunk, each); err != nil {
+				return err
+			}
+		case n > 0:
+			part, err := s.load(ctx, nil, inRows, nil)
 			if err != nil {
 				return err
 			}
@@ -64,6 +70,85 @@ func (s *Spill) Stream(ctx context.Context, chunk int, each func(*sample.Samples
 		j0 = j1
 	}
 	return nil
+}
+
+// streamRow streams bucket row j, which holds more than chunk samples, in slabs of y: the
+// row's y extent is cut into bins (monotonic in y, so that the slabs' canonical orders follow
+// one another), counted in one pass, and runs of bins of at most chunk samples (or one bin)
+// are loaded in turn.
+func (s *Spill) streamRow(ctx context.Context, j, chunk int, each func(*sample.Samples) error) error {
+	inRow := func(k int) bool { return k/s.nx == j }
+	ylo, yhi, n := math.Inf(1), math.Inf(-1), 0
+	for k := j * s.nx; k < (j+1)*s.nx; k++ {
+		if b := &s.buckets[k]; b.n > 0 {
+			ylo, yhi, n = math.Min(ylo, b.box[1]), math.Max(yhi, b.box[3]), n+b.n
+		}
+	}
+	bins := min(max(16*n/chunk, 1), 1<<20)
+	scale := float64(bins) / (yhi - ylo)
+	if !(yhi > ylo) || math.IsInf(scale, 0) {
+		part, err := s.load(ctx, nil, inRow, nil) // one y: nothing to cut
+		if err != nil {
+			return err
+		}
+		return each(part)
+	}
+	binOf := func(y float64) int { return min(max(int((y-ylo)*scale), 0), bins-1) }
+	count := make([]int, bins)
+	if err := s.eachY(ctx, inRow, func(y float64) { count[binOf(y)]++ }); err != nil {
+		return err
+	}
+	for b0 := 0; b0 < bins; {
+		b1, m := b0+1, count[b0]
+		for b1 < bins && m+count[b1] <= chunk {
+			m += count[b1]
+			b1++
+		}
+		if m > 0 {
+			lo, hi := b0, b1
+			part, err := s.load(ctx, nil, inRow, func(y float64) bool { b := binOf(y); return b >= lo && b < hi })
+			if err != nil {
+				return err
+			}
+			if err := each(part); err != nil {
+				return err
+			}
+		}
+		b0 = b1
+	}
+	return nil
+}
+
+// eachY calls f with the absolute y (recordY's) of every sample of the buckets pick takes.
+func (s *Spill) eachY(ctx context.Context, pick func(bucket int) bool, f func(y float64)) error {
+	rec := s.record()
+	var buf []byte
+	for i := range s.buckets {
+		if !pick(i) {
+			continue
+		}
+		for _, bl := range s.buckets[i].blocks {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			buf = slices.Grow(buf[:0], bl.n*rec)[:bl.n*rec]
+			if _, err := s.f.ReadAt(buf, bl.off); err != nil {
+				return fmt.Errorf("reading the spill file of the tiled run: %w", err)
+			}
+			for r := 0; r < len(buf); r += rec {
+				f(s.recordY(buf[r:]))
+			}
+		}
+	}
+	return nil
+}
+
+// recordY is the absolute y of the record at the start of r, as a load computes it.
+func (s *Spill) recordY(r []byte) float64 {
+	if s.compact {
+		return float64(int32(binary.LittleEndian.Uint32(r[4:])))*s.quantumY + s.originY
+	}
+	return math.Float64frombits(binary.LittleEndian.Uint64(r[8:]))
 }
 
 // loadPlaces returns the plain samples whose places in the input are in [lo, hi), in input

@@ -63,7 +63,7 @@ func TestStreamedEqualsInMemory(t *testing.T) {
 		}
 		for name, paths := range map[string][]string{"las": las, "one csv": one, "two csv": two} {
 			want := inMemory(t, paths, gdalio.SourceOptions{}, target, alg)
-			for _, chunk := range []int{97, 1000} {
+			for _, chunk := range []int{37, 1000} {
 				got, c, err := streamedRun(context.Background(), paths, target, alg, 9, chunk)
 				if err != nil {
 					t.Fatalf("%s on %s, chunks of %d: %v", a, name, chunk, err)
@@ -77,7 +77,8 @@ func TestStreamedEqualsInMemory(t *testing.T) {
 }
 
 // A spill streams its samples in Load(nil)'s order, sample for sample, in chunks of about
-// the size asked: by places in the input for one text file, by rows of buckets for LAS.
+// the size asked: by places in the input for one text file, by rows of buckets for LAS, and
+// by slabs of y within a row that holds more than a chunk.
 func TestSpillStreamsInLoadOrder(t *testing.T) {
 	dir := t.TempDir()
 	las := lastest.Survey(t, dir, 3000, 1, false)
@@ -97,26 +98,41 @@ func TestSpillStreamsInLoadOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		at, chunks := 0, 0
-		err = census.Spill.Stream(ctx, 200, func(s *sample.Samples) error {
-			chunks++
-			for i := range int32(s.Len()) {
-				x, y := s.XY(i)
-				wx, wy := all.XY(int32(at))
-				if math.Float64bits(x) != math.Float64bits(wx) || math.Float64bits(y) != math.Float64bits(wy) || math.Float64bits(s.Z[i]) != math.Float64bits(all.Z[at]) {
-					return fmt.Errorf("sample %d streamed as (%v %v %v), loaded as (%v %v %v)", at, x, y, s.Z[i], wx, wy, all.Z[at])
+		for _, chunk := range []int{200, 10} {
+			at, chunks, most := 0, 0, 0
+			err = census.Spill.Stream(ctx, chunk, func(s *sample.Samples) error {
+				chunks++
+				// a chunk larger than asked must be a bin of y of more than a chunk at one y
+				ys := map[float64]int{}
+				common := 0
+				for i := range int32(s.Len()) {
+					_, y := s.XY(i)
+					ys[y]++
+					common = max(common, ys[y])
 				}
-				at++
+				if s.Len() > 2*chunk && common <= chunk {
+					return fmt.Errorf("a chunk of %d samples, none more than %d at one y, for chunks of %d", s.Len(), common, chunk)
+				}
+				most = max(most, s.Len())
+				for i := range int32(s.Len()) {
+					x, y := s.XY(i)
+					wx, wy := all.XY(int32(at))
+					if math.Float64bits(x) != math.Float64bits(wx) || math.Float64bits(y) != math.Float64bits(wy) || math.Float64bits(s.Z[i]) != math.Float64bits(all.Z[at]) {
+						return fmt.Errorf("sample %d streamed as (%v %v %v), loaded as (%v %v %v)", at, x, y, s.Z[i], wx, wy, all.Z[at])
+					}
+					at++
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
 			}
-			return nil
-		})
+			if at != all.Len() || chunks < 5 {
+				t.Fatalf("%s: %d samples in %d chunks of at most %d, want %d in several of about %d", name, at, chunks, most, all.Len(), chunk)
+			}
+			t.Logf("%s: chunks of %d: %d chunks, the largest %d", name, chunk, chunks, most)
+		}
 		census.Close()
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if at != all.Len() || chunks < 5 {
-			t.Fatalf("%s: %d samples in %d chunks, want %d in several", name, at, chunks, all.Len())
-		}
 	}
 }
 
