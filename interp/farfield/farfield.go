@@ -68,6 +68,8 @@ type Plan struct {
 	// box, in boxes), nil where |dx|,|dy| <= 1: ops[off][(m*p2+ab)*p2+kl] =
 	// (|t_ab - s_kl|/r0)^-alpha_m in box units.
 	ops [span * span][]float64
+	// streamed, for a plan whose samples are not in memory (NewStreamPlan), stands for them.
+	streamed *streamedSamples
 }
 
 // r0 is the geometric mean of the shortest (1) and the longest (4 sqrt 2) distance of a far
@@ -619,10 +621,16 @@ func (pl *Plan) geometry(box [4]float64, nt int) *tree {
 		minx, maxx = min(minx, x), max(maxx, x)
 		miny, maxy = min(miny, pl.sy[i]), max(maxy, pl.sy[i])
 	}
+	ns := len(pl.sx)
+	if st := pl.streamed; st != nil {
+		minx, maxx = min(minx, st.box[0]), max(maxx, st.box[2])
+		miny, maxy = min(miny, st.box[1]), max(maxy, st.box[3])
+		ns = st.n
+	}
 	t := &tree{ox: minx, oy: miny}
 	t.sd = max(maxx-minx, maxy-miny)
 	t.sd += t.sd*1e-9 + 1e-9*max(math.Abs(minx), math.Abs(miny), math.Abs(maxx), math.Abs(maxy)) + 1e-300
-	t.d, t.fields = pl.depth(len(pl.sx), nt, t.sd)
+	t.d, t.fields = pl.depth(ns, nt, t.sd)
 	return t
 }
 
@@ -630,7 +638,6 @@ func (pl *Plan) geometry(box [4]float64, nt int) *tree {
 func (pl *Plan) newTreeBox(box [4]float64, nt int) *tree {
 	t := pl.geometry(box, nt)
 	ns := len(pl.sx)
-	p2, q := pl.p*pl.p, pl.q
 	d := t.d
 	nl := 1 << (2 * d)
 	t.start = make([]int32, nl+1)
@@ -641,6 +648,24 @@ func (pl *Plan) newTreeBox(box [4]float64, nt int) *tree {
 		leaf[i] = int32(k)
 		t.start[k+1]++
 	}
+	t.count()
+	fill := append([]int32(nil), t.start[:nl]...)
+	t.x, t.y, t.z, t.one, t.id = make([]float64, ns), make([]float64, ns), make([]float64, ns), make([]float64, ns), make([]int32, ns)
+	for i := range ns {
+		k := leaf[i]
+		f := fill[k]
+		fill[k]++
+		t.x[f], t.y[f], t.z[f], t.one[f], t.id[f] = pl.sx[i], pl.sy[i], pl.sz[i], 1, int32(i)
+	}
+	pl.allocate(t)
+	return t
+}
+
+// count turns t.start's counts (leaf k's at k+1, leaves in row-major order) into the leaves'
+// starts, and sets the counts of every box, t.cnt.
+func (t *tree) count() {
+	d := t.d
+	nl := 1 << (2 * d)
 	t.cnt = make([][]int32, d+1)
 	t.cnt[d] = make([]int32, nl)
 	for k := range nl {
@@ -655,14 +680,13 @@ func (pl *Plan) newTreeBox(box [4]float64, nt int) *tree {
 			}
 		}
 	}
-	fill := append([]int32(nil), t.start[:nl]...)
-	t.x, t.y, t.z, t.one, t.id = make([]float64, ns), make([]float64, ns), make([]float64, ns), make([]float64, ns), make([]int32, ns)
-	for i := range ns {
-		k := leaf[i]
-		f := fill[k]
-		fill[k]++
-		t.x[f], t.y[f], t.z[f], t.one[f], t.id[f] = pl.sx[i], pl.sy[i], pl.sz[i], 1, int32(i)
-	}
+}
+
+// allocate sets t.fast and makes the room of t's charges, far fields and direct's points.
+func (pl *Plan) allocate(t *tree) {
+	p2, q := pl.p*pl.p, pl.q
+	d := t.d
+	nl := 1 << (2 * d)
 	// The direct sums meet squared distances up to 2 (2 nearR + 2)^2 leaves^2 (a far leaf's
 	// point) and from ExactHitD2 (whose weight is at most 2^346 for powers up to 16).
 	w := t.sd / float64(int(1)<<d)
@@ -681,7 +705,6 @@ func (pl *Plan) newTreeBox(box [4]float64, nt int) *tree {
 			t.px, t.py, t.pz, t.p1 = make([]float64, nl*t.pp), make([]float64, nl*t.pp), make([]float64, nl*t.pp), make([]float64, nl*t.pp)
 		}
 	}
-	return t
 }
 
 // depth returns the tree's depth for ns samples and nt targets in a square of side sd, and
@@ -809,31 +832,7 @@ func (pl *Plan) upward(ctx context.Context, t *tree) error {
 			qz := t.mp[d][code*2*p2:][:p2]
 			q1 := t.mp[d][(code*2+1)*p2:][:p2]
 			for i := s; i < e; i++ {
-				basis(pl.cheb, pl.bw, (t.x[i]-t.ox)*inv-float64(ix), lx)
-				basis(pl.cheb, pl.bw, (t.y[i]-t.oy)*inv-float64(iy), ly)
-				z := t.z[i]
-				for a, va := range lx {
-					rz, r1 := qz[a*p:][:p], q1[a*p:][:p]
-					for b, vb := range ly {
-						v := va * vb
-						rz[b] += v * z
-						r1[b] += v
-					}
-				}
-				if !t.direct() {
-					continue
-				}
-				basis(pl.chebD, pl.bwD, (t.x[i]-t.ox)*inv-float64(ix), dx)
-				basis(pl.chebD, pl.bwD, (t.y[i]-t.oy)*inv-float64(iy), dy)
-				o := code * t.pp
-				for a, va := range dx {
-					rz, r1 := t.pz[o+a*pl.pd:][:pl.pd], t.p1[o+a*pl.pd:][:pl.pd]
-					for b, vb := range dy {
-						v := va * vb
-						rz[b] += v * z
-						r1[b] += v
-					}
-				}
+				pl.charge(t, inv, ix, iy, code, qz, q1, t.x[i], t.y[i], t.z[i], lx, ly, dx, dy)
 			}
 			if t.direct() {
 				pl.proxies(t, code, ix, iy)
@@ -843,7 +842,45 @@ func (pl *Plan) upward(ctx context.Context, t *tree) error {
 	if err != nil {
 		return err
 	}
-	for l := d - 1; l >= 2; l-- {
+	return pl.parents(ctx, t)
+}
+
+// charge adds the sample (x, y) of value z to the charges of its leaf (ix, iy), Morton code
+// code, whose charges z and 1 are qz and q1, and to the charges of direct's points; inv is
+// the leaves per unit length, lx, ly, dx and dy room for the bases.
+func (pl *Plan) charge(t *tree, inv float64, ix, iy, code int, qz, q1 []float64, x, y, z float64, lx, ly, dx, dy []float64) {
+	p := pl.p
+	basis(pl.cheb, pl.bw, (x-t.ox)*inv-float64(ix), lx)
+	basis(pl.cheb, pl.bw, (y-t.oy)*inv-float64(iy), ly)
+	for a, va := range lx {
+		rz, r1 := qz[a*p:][:p], q1[a*p:][:p]
+		for b, vb := range ly {
+			v := va * vb
+			rz[b] += v * z
+			r1[b] += v
+		}
+	}
+	if !t.direct() {
+		return
+	}
+	basis(pl.chebD, pl.bwD, (x-t.ox)*inv-float64(ix), dx)
+	basis(pl.chebD, pl.bwD, (y-t.oy)*inv-float64(iy), dy)
+	o := code * t.pp
+	for a, va := range dx {
+		rz, r1 := t.pz[o+a*pl.pd:][:pl.pd], t.p1[o+a*pl.pd:][:pl.pd]
+		for b, vb := range dy {
+			v := va * vb
+			rz[b] += v * z
+			r1[b] += v
+		}
+	}
+}
+
+// parents computes the charges of every box above the leaves from its children's.
+func (pl *Plan) parents(ctx context.Context, t *tree) error {
+	p := pl.p
+	p2 := p * p
+	for l := t.d - 1; l >= 2; l-- {
 		err := run(ctx, pl.o.Threads, 1<<(2*l), 64, func(lo, hi int) {
 			tmp := make([]float64, p2)
 			for code := lo; code < hi; code++ {
