@@ -4,10 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"sync/atomic"
 
 	"github.com/aidw/aidw/grid"
 	"github.com/aidw/aidw/internal/fastmath"
 	"github.com/aidw/aidw/internal/weigh"
+	"github.com/aidw/aidw/interp/farfield"
+	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/sample"
 )
 
@@ -55,6 +59,8 @@ const (
 	streamCount
 	streamDistance
 	streamAIDW
+	// streamAIDWFar: global AIDW by the far field, which streams through AIDWFar
+	streamAIDWFar
 )
 
 // CanStream says whether alg's global form over n samples onto a raster of rasterNodes nodes
@@ -89,7 +95,7 @@ func streamKindOf(alg Algorithm, n int, rasterNodes float64) (streamKind, error)
 			break
 		}
 		if a.farFieldFor(n, rasterNodes) {
-			return 0, fmt.Errorf("global aidw over %d samples uses the far field (farfield=no sums every sample, and streams)", n)
+			return streamAIDWFar, nil
 		}
 		return streamAIDW, nil
 	}
@@ -101,6 +107,9 @@ func NewStream(alg Algorithm, nodes StreamNodes) (*Stream, error) {
 	kind, err := streamKindOf(alg, nodes.N, nodes.RasterNodes)
 	if err != nil {
 		return nil, err
+	}
+	if kind == streamAIDWFar {
+		return nil, fmt.Errorf("aidw: the far field streams through AIDWFar")
 	}
 	if len(nodes.X) != len(nodes.Y) {
 		return nil, fmt.Errorf("stream: %d node x for %d y", len(nodes.X), len(nodes.Y))
@@ -343,4 +352,132 @@ func (a *AIDWPowers) bindBands(p *Problem, ix *grid.Index) (bandsFunc, error) {
 			out[powersHit], out[powersHitValue] = 1, e.exactHit(sc, -1, x, y, nearest.ID)
 		}
 	}, nil
+}
+
+// AIDWFar is global AIDW's far field (see aidwEvaluator.farField) over a survey that streams
+// past it: the same plan and tree as the in-memory run's, its charges from the samples in
+// input order, its powers from every node of the raster, and each tile's near fields from the
+// samples of the leaves around its nodes, so that every node has the in-memory value's bits.
+type AIDWFar struct {
+	a      *AIDW
+	n      int
+	pl     *farfield.Plan
+	box    [4]float64 // the raster's extent, relative to the job's origin
+	nodes  int
+	b      *farfield.Builder
+	powers *farfield.Powers
+	f      *farfield.Field
+}
+
+// UsesFarField says whether alg is global AIDW that the in-memory run computes by the far
+// field, over n samples onto a raster of rasterNodes nodes.
+func UsesFarField(alg Algorithm, n int, rasterNodes float64) bool {
+	a, ok := alg.(*AIDW)
+	return ok && a.farFieldFor(n, rasterNodes)
+}
+
+// NewAIDWFar starts global AIDW's far field for a job of n samples whose box relative to
+// its origin (originX, originY) is rel, onto target t.
+func NewAIDWFar(a *AIDW, n int, rel [4]float64, t raster.Target, originX, originY float64) (*AIDWFar, error) {
+	nodes := t.Cols * t.Rows
+	if !a.farFieldFor(n, float64(nodes)) {
+		return nil, fmt.Errorf("aidw: the job's global form does not use the far field")
+	}
+	pl, err := farfield.NewStreamPlan(n, rel, farfield.Options{AlphaMin: slices.Min(a.Alphas[:]), AlphaMax: slices.Max(a.Alphas[:])})
+	if err != nil {
+		return nil, fmt.Errorf("aidw: %w", err)
+	}
+	xmin, ymin, xmax, ymax := t.Extent()
+	box := [4]float64{xmin - originX, ymin - originY, xmax - originX, ymax - originY}
+	return &AIDWFar{a: a, n: n, pl: pl, box: box, nodes: nodes, powers: pl.Powers(box, nodes)}, nil
+}
+
+// TreeBytes is the memory of the far field's tree, which the run must afford.
+func (f *AIDWFar) TreeBytes() float64 { return f.pl.TreeBytes(f.box, f.nodes) }
+
+// AddPowers tells the far field the powers of nodes (the alpha band of AIDWPowers, Local):
+// every node of the raster must be told before Build, once.
+func (f *AIDWFar) AddPowers(nodes StreamNodes) {
+	for i, x := range nodes.X {
+		f.powers.Add(x, nodes.Y[i], nodes.Local[powersAlpha][i])
+	}
+}
+
+// AddSamples adds the next chunk of the job's samples, in order, to the far field's charges.
+func (f *AIDWFar) AddSamples(ctx context.Context, chunk *sample.Samples) error {
+	if f.b == nil {
+		b, err := f.pl.NewBuilder(f.box, f.nodes)
+		if err != nil {
+			return err
+		}
+		f.b = b
+	}
+	xs, ys := chunk.Coords()
+	return f.b.Add(ctx, xs, ys, chunk.Z)
+}
+
+// Build builds the far fields once every sample and every node's power was added.
+func (f *AIDWFar) Build(ctx context.Context) error {
+	if f.b == nil {
+		return fmt.Errorf("aidw: no samples streamed to the far field")
+	}
+	ff, err := f.b.Field(ctx, f.powers)
+	if err != nil {
+		return fmt.Errorf("aidw: %w", err)
+	}
+	f.f, f.b, f.powers = ff, nil, nil
+	return nil
+}
+
+// NearBox is the box (relative to the job's origin) whose samples, every one of them, the
+// near fields of nodes inside box need; load a little beyond it (see NearMargin).
+func (f *AIDWFar) NearBox(box [4]float64) [4]float64 { return f.f.NearBox(box) }
+
+// NearMargin is how far beyond NearBox to load: a leaf's samples may lie a rounding beyond
+// its edges.
+func (f *AIDWFar) NearMargin(box [4]float64) float64 {
+	return 1e-6 * math.Max(box[2]-box[0], box[3]-box[1])
+}
+
+// Values computes the nodes (their Local bands from AIDWPowers) into out, band by band, from
+// near, the job's samples in order around them (NearBox's, and any others), on threads
+// workers.
+func (f *AIDWFar) Values(ctx context.Context, near *sample.Samples, nearBox [4]float64, nodes StreamNodes, out [][]float64, threads int) error {
+	xs, ys := near.Coords()
+	nr := f.f.NewNear(nearBox, xs, ys, near.Z)
+	a, l := f.a, nodes.Local
+	var failed atomic.Int64
+	failed.Store(-1)
+	err := forEachRun(ctx, max(threads, 1), len(nodes.X), 64, func(sc *scratch, lo, hi int) {
+		fs := sc.farScratch(f.f)
+		for i := lo; i < hi; i++ {
+			var nd AIDWNode
+			nd.Alpha, nd.RObs, nd.R = l[powersAlpha][i], l[powersRObs][i], l[powersR][i]
+			if l[powersHit][i] != 0 {
+				nd.Value, nd.Count = l[powersHitValue][i], 1
+			} else {
+				swz, sw, _, ok := f.f.AtNear(fs, nr, nodes.X[i], nodes.Y[i], nd.Alpha)
+				if !ok {
+					failed.CompareAndSwap(-1, int64(i))
+					return
+				}
+				nd.Count = f.n
+				nd.Value = swz / sw
+				if nd.Count == 0 || nd.Count < a.MinPoints {
+					nd.Value = a.NodataValue
+				}
+			}
+			out[0][i] = nd.Value
+			if len(out) == 5 {
+				out[1][i], out[2][i], out[3][i], out[4][i] = nd.Alpha, nd.RObs, nd.R, float64(nd.Count)
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if i := failed.Load(); i >= 0 {
+		return fmt.Errorf("aidw: the far field cannot sum the node at %g, %g from its tile's samples (its power was not among those the field was built for, or the tile's leaves fall short)", nodes.X[i], nodes.Y[i])
+	}
+	return nil
 }

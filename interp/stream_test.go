@@ -122,7 +122,7 @@ func TestStreamEqualsInMemory(t *testing.T) {
 
 // TestStreamRefuses checks the forms that cannot stream are named.
 func TestStreamRefuses(t *testing.T) {
-	for _, name := range []string{"average_distance_pts", "invdist", "aidw", "aidw:max_points=12", "average:radius=5"} {
+	for _, name := range []string{"average_distance_pts", "invdist", "aidw:max_points=12", "average:radius=5"} {
 		alg, _, err := ParseAlgorithm(name)
 		if err != nil {
 			t.Fatal(err)
@@ -132,7 +132,10 @@ func TestStreamRefuses(t *testing.T) {
 		}
 	}
 	alg, _, _ := ParseAlgorithm("aidw")
-	if err := CanStream(alg, 1000, 100); err != nil {
+	if err := CanStream(alg, 1000, 100); err != nil || UsesFarField(alg, 1000, 100) {
 		t.Errorf("aidw below the far field's thresholds: %v", err)
+	}
+	if err := CanStream(alg, 1_000_000, 1e6); err != nil || !UsesFarField(alg, 1_000_000, 1e6) {
+		t.Errorf("aidw above the far field's thresholds: %v", err)
 	}
 }

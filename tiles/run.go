@@ -88,6 +88,8 @@ type Computer struct {
 	Loads, Loaded atomic.Int64
 	// global, during a RunWindow of a global form, holds what every tile shares.
 	global *globalShare
+	// far is global AIDW's far field of a streamed job, built once (prepareFar).
+	far *interp.AIDWFar
 }
 
 // globalShare is what the tiles of a global form share within a run: every tile needs every
@@ -475,6 +477,11 @@ func RunWindow(ctx context.Context, c *Computer, win Tile, side int, sink interp
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	if c.streams() && c.far == nil && interp.UsesFarField(c.cfg.Alg, c.facts.N, float64(c.cfg.Target.Cols)*float64(c.cfg.Target.Rows)) {
+		if err := c.prepareFar(ctx, side); err != nil {
+			return err
+		}
+	}
 	if c.rule.Family == Global && !c.streams() {
 		c.global = &globalShare{preps: map[interp.Engine]interp.Prepared{}}
 		defer func() { c.global.close(); c.global = nil }()

@@ -279,11 +279,14 @@ func (c *Computer) computeStreamed(ctx context.Context, tl Tile, out [][]float64
 		return nil
 	}
 	if a, ok := c.cfg.Alg.(*interp.AIDW); ok {
-		local, err := c.aidwPowers(ctx, a, tl, at)
+		local, err := c.aidwPowers(ctx, a, tl, at, false)
 		if err != nil {
 			return err
 		}
 		nodes.Local = local
+	}
+	if c.far != nil {
+		return c.computeFar(ctx, nodes, at, out, progress)
 	}
 	s, err := interp.NewStream(c.cfg.Alg, nodes)
 	if err != nil {
@@ -328,13 +331,16 @@ func (c *Computer) computeStreamed(ctx context.Context, tl Tile, out [][]float64
 
 // aidwPowers finds what the neighbourhood of each node at of tile tl decides of global AIDW
 // (interp.AIDWPowers's bands, for those nodes), from the tile's samples and a halo that grows
-// where a node's k nearest may lie beyond it.
-func (c *Computer) aidwPowers(ctx context.Context, a *interp.AIDW, tl Tile, at []int) ([][]float64, error) {
+// where a node's k nearest may lie beyond it; unmasked computes the nodes a mask skips too.
+func (c *Computer) aidwPowers(ctx context.Context, a *interp.AIDW, tl Tile, at []int, unmasked bool) ([][]float64, error) {
 	alg := &interp.AIDWPowers{AIDW: a}
 	nb := len(interp.BandNames(alg))
 	pc := &Computer{cfg: c.cfg, facts: c.facts, src: c.src, nbands: nb,
 		rule: Rule{Family: Nearest, K: min(a.K, c.facts.N)}}
 	pc.cfg.Alg = alg
+	if unmasked {
+		pc.cfg.Target.Mask = nil
+	}
 	tileBands := make([][]float64, nb)
 	for k := range tileBands {
 		tileBands[k] = make([]float64, tl.Rows*tl.Cols)
@@ -353,4 +359,96 @@ func (c *Computer) aidwPowers(ctx context.Context, a *interp.AIDW, tl Tile, at [
 		}
 	}
 	return local, nil
+}
+
+// prepareFar builds global AIDW's far field for the job, once, as the in-memory run builds
+// it: the power of every node of the raster (masked or not, tile by tile of side nodes, each
+// from its samples and halo), then the charges from every sample streamed in order.
+func (c *Computer) prepareFar(ctx context.Context, side int) error {
+	st, ok := c.src.(Streamer)
+	if !ok {
+		return fmt.Errorf("aidw's far field needs every sample streamed, and this job's cannot be (a plan's tiles read LAS directly): run it in one process")
+	}
+	a := c.cfg.Alg.(*interp.AIDW)
+	t := c.cfg.Target
+	f := c.facts
+	far, err := interp.NewAIDWFar(a, f.N, f.Rel, t, f.OriginX, f.OriginY)
+	if err != nil {
+		return err
+	}
+	all, err := Split(t, side)
+	if err != nil {
+		return err
+	}
+	for _, tl := range all {
+		at := make([]int, tl.Rows*tl.Cols)
+		nodes := interp.StreamNodes{N: f.N, RasterNodes: float64(t.Cols) * float64(t.Rows)}
+		for r := range tl.Rows {
+			for k := range tl.Cols {
+				x, y := t.Node(tl.Col0+k, tl.Row0+r, f.OriginX, f.OriginY)
+				nodes.X, nodes.Y = append(nodes.X, x), append(nodes.Y, y)
+				at[r*tl.Cols+k] = r*tl.Cols + k
+			}
+		}
+		if nodes.Local, err = c.aidwPowers(ctx, a, tl, at, true); err != nil {
+			return err
+		}
+		far.AddPowers(nodes)
+	}
+	err = st.Stream(ctx, c.cfg.StreamChunk, func(part *sample.Samples) error {
+		if err := f.check(part); err != nil {
+			return err
+		}
+		c.Loads.Add(1)
+		c.Loaded.Add(int64(part.Len()))
+		return far.AddSamples(ctx, part)
+	})
+	if err != nil {
+		return err
+	}
+	if err := far.Build(ctx); err != nil {
+		return err
+	}
+	c.far = far
+	return nil
+}
+
+// computeFar computes a tile's nodes (at: their places in the tile) by the far field, their
+// near fields from the samples of the leaves around them.
+func (c *Computer) computeFar(ctx context.Context, nodes interp.StreamNodes, at []int, out [][]float64, progress func(left int)) error {
+	box := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	for i, x := range nodes.X {
+		box = [4]float64{min(box[0], x), min(box[1], nodes.Y[i]), max(box[2], x), max(box[3], nodes.Y[i])}
+	}
+	nb := c.far.NearBox(box)
+	m := c.far.NearMargin(nb)
+	f := c.facts
+	region := [4]float64{nb[0] - m + f.OriginX, nb[1] - m + f.OriginY, nb[2] + m + f.OriginX, nb[3] + m + f.OriginY}
+	s, err := c.src.Load(ctx, &region)
+	if err != nil {
+		return err
+	}
+	if err := f.check(s); err != nil {
+		return err
+	}
+	c.Loads.Add(1)
+	c.Loaded.Add(int64(s.Len()))
+	vals := make([][]float64, len(out))
+	for k := range vals {
+		vals[k] = make([]float64, len(at))
+	}
+	threads := c.cfg.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	if err := c.far.Values(ctx, s, nb, nodes, vals, threads); err != nil {
+		return err
+	}
+	for j, i := range at {
+		for k := range out {
+			out[k][i] = vals[k][j]
+		}
+	}
+	progress(0)
+	return nil
 }

@@ -159,3 +159,51 @@ func TestStreamedStopsAndRefuses(t *testing.T) {
 		}
 	}
 }
+
+// Global AIDW above the far field's thresholds (10,000 samples, 2e9 sample-node pairs),
+// streamed in chunks past tiles, gives the in-memory raster (far field and all) bit for bit:
+// the field's charges from the stream, its powers from every node's tile and halo, each
+// tile's near fields from the leaves around it; under a mask too.
+func TestStreamedFarFieldEqualsInMemory(t *testing.T) {
+	dir := t.TempDir()
+	las := lastest.Survey(t, dir, 10000, 4, false)
+	one := []string{filepath.Join(dir, "a.csv")}
+	writeCSV(t, one[0], 10000, 4)
+	target := raster.NorthUp(450000-3, 5400000-2, 450000+205, 5400000+152, 500, 400)
+	alg, _, err := interp.ParseAlgorithm("aidw:diagnostics=yes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, paths := range map[string][]string{"las": las, "one csv": one} {
+		want := inMemory(t, paths, gdalio.SourceOptions{}, target, alg)
+		start := time.Now()
+		got, c, err := streamedRun(context.Background(), paths, target, alg, 128, 1500)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if c.far == nil {
+			t.Fatalf("%s: the far field was not used", name)
+		}
+		sameBits(t, "far field on "+name, got, want)
+		t.Logf("far field on %s: %d loads, %d samples loaded, %v", name, c.Loads.Load(), c.Loaded.Load(), time.Since(start))
+	}
+	// a mask (a template's nodata) skips nodes, whose powers the field is still built with
+	masked := target
+	masked.Mask = func(row0, rows int, skip []bool) error {
+		for r := range rows {
+			for k := range target.Cols {
+				skip[r*target.Cols+k] = (row0+r)/40%2 == 0 && k > 200 || (k+row0+r)%9 == 0
+			}
+		}
+		return nil
+	}
+	for _, a := range []string{"aidw", "range"} {
+		alg, _, _ := interp.ParseAlgorithm(a)
+		want := inMemory(t, one, gdalio.SourceOptions{}, masked, alg)
+		got, _, err := streamedRun(context.Background(), one, masked, alg, 128, 1500)
+		if err != nil {
+			t.Fatalf("%s masked: %v", a, err)
+		}
+		sameBits(t, a+" masked", got, want)
+	}
+}
