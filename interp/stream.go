@@ -383,7 +383,7 @@ func NewAIDWFar(a *AIDW, n int, rel [4]float64, t raster.Target, originX, origin
 	if !a.farFieldFor(n, float64(nodes)) {
 		return nil, fmt.Errorf("aidw: the job's global form does not use the far field")
 	}
-	pl, err := farfield.NewStreamPlan(n, rel, farfield.Options{AlphaMin: slices.Min(a.Alphas[:]), AlphaMax: slices.Max(a.Alphas[:])})
+	pl, err := farfield.NewStreamPlan(n, rel, aidwFarOptions(a))
 	if err != nil {
 		return nil, fmt.Errorf("aidw: %w", err)
 	}
@@ -392,8 +392,21 @@ func NewAIDWFar(a *AIDW, n int, rel [4]float64, t raster.Target, originX, origin
 	return &AIDWFar{a: a, n: n, pl: pl, box: box, nodes: nodes, powers: pl.Powers(box, nodes)}, nil
 }
 
-// TreeBytes is the memory of the far field's tree, which the run must afford.
-func (f *AIDWFar) TreeBytes() float64 { return f.pl.TreeBytes(f.box, f.nodes) }
+// AIDWFarSize is what AIDWFar needs for a job of n samples whose box relative to the job's
+// origin is rel, onto target t: the bytes of its operators and tree, which stay for the
+// whole run, and how far beyond a tile's nodes the samples of their near fields reach (three
+// leaves: the two of the near field and the nodes' own).
+func AIDWFarSize(a *AIDW, n int, rel [4]float64, t raster.Target, originX, originY float64) (bytes, halo float64, err error) {
+	xmin, ymin, xmax, ymax := t.Extent()
+	box := [4]float64{xmin - originX, ymin - originY, xmax - originX, ymax - originY}
+	bytes, leaf, err := farfield.StreamSize(n, rel, aidwFarOptions(a), box, t.Cols*t.Rows)
+	return bytes, 3 * leaf, err
+}
+
+// aidwFarOptions are the far field's options for AIDW's powers, as farField sets them.
+func aidwFarOptions(a *AIDW) farfield.Options {
+	return farfield.Options{AlphaMin: slices.Min(a.Alphas[:]), AlphaMax: slices.Max(a.Alphas[:])}
+}
 
 // AddPowers tells the far field the powers of nodes (the alpha band of AIDWPowers, Local):
 // every node of the raster must be told before Build, once.

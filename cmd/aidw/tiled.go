@@ -236,21 +236,38 @@ const streamBytesPerNode = 320
 // samples do not fit half the budget (then the tiles share them, loaded once), the chunk of
 // samples streamed past each tile's nodes: half the budget for a chunk (tileBytesPerPoint a
 // sample, read and sorted), half for the tile's nodes, AIDW's tile and halo that give the
-// nodes' powers, and the row of tiles the writer takes.
+// nodes' powers (and the far field's near samples), and the row of tiles the writer takes;
+// AIDW's far field first takes what its operators and tree need.
 func globalBudget(t raster.Target, f *tiles.Facts, alg interp.Algorithm, bands int, budget int64) (side, chunk int, err error) {
 	half := float64(budget) / 2
+	var halo, density float64
 	if float64(f.N)*tileBytesPerPoint > half {
-		if err := interp.CanStream(alg, f.N, float64(t.Cols)*float64(t.Rows)); err != nil {
+		nodes := float64(t.Cols) * float64(t.Rows)
+		if err := interp.CanStream(alg, f.N, nodes); err != nil {
 			return 0, 0, fmt.Errorf("this algorithm weighs every sample at every node: its %d samples need about %s, more than half the memory budget of %s, and %v (a bounded form, with max_points or a radius, can be tiled)",
 				f.N, sizeText(float64(f.N)*tileBytesPerPoint), sizeText(float64(budget)), err)
 		}
+		a, aidw := alg.(*interp.AIDW)
+		if aidw {
+			b := f.Rel
+			density = float64(f.N) / math.Max((b[2]-b[0])*(b[3]-b[1]), 1e-300)
+			halo = 2 * math.Sqrt(float64(min(a.K, f.N))/(math.Pi*density))
+		}
+		if interp.UsesFarField(alg, f.N, nodes) {
+			fixed, near, err := interp.AIDWFarSize(a, f.N, f.Rel, t, f.OriginX, f.OriginY)
+			if err != nil {
+				return 0, 0, err
+			}
+			// the far field's operators and tree stay for the whole run, beside a chunk or a tile
+			if fixed > float64(budget)/2 {
+				return 0, 0, fmt.Errorf("aidw's far field over %d samples needs %s for its operators and tree, more than half the memory budget of %s: give -memory %s or more",
+					f.N, sizeText(fixed), sizeText(float64(budget)), sizeText(4*fixed))
+			} else {
+				half = (float64(budget) - fixed) / 2
+			}
+			halo = max(halo, near)
+		}
 		chunk = int(half / tileBytesPerPoint)
-	}
-	var halo, density float64
-	if a, ok := alg.(*interp.AIDW); ok && chunk > 0 {
-		b := f.Rel
-		density = float64(f.N) / math.Max((b[2]-b[0])*(b[3]-b[1]), 1e-300)
-		halo = 2 * math.Sqrt(float64(min(a.K, f.N))/(math.Pi*density))
 	}
 	g := t.GeoTransform
 	cell := math.Max(math.Hypot(g[1], g[4]), math.Hypot(g[2], g[5]))

@@ -128,6 +128,13 @@ func TestGridMemoryGlobalStreams(t *testing.T) {
 			}
 		}
 	}
+	// above the far field's thresholds its operators and tree must fit the budget
+	far := filepath.Join(dir, "far")
+	lastest.Survey(t, far, 12000, 3, false)
+	code, _, stderr := runAidw(t, "grid", "-q", "-a", "aidw", "-outsize", "500", "400", "-memory", "900KB", far, filepath.Join(dir, "far.tif"))
+	if code != 1 || !strings.Contains(stderr, "far field") || !strings.Contains(stderr, "operators and tree") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+		t.Fatalf("far-field aidw under 900KB: exit %d, %q; want a one-line refusal naming the far field's needs", code, stderr)
+	}
 }
 
 // -memory tiles a text input too (its samples spilled in the census): the raster is the

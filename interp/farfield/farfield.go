@@ -86,6 +86,16 @@ const span = 4*nearR + 3
 
 // NewPlan returns the plan for the samples (sx[i], sy[i]) with values sz[i].
 func NewPlan(sx, sy, sz []float64, opts Options) (*Plan, error) {
+	pl, err := newPlan(sx, sy, sz, opts)
+	if err != nil {
+		return nil, err
+	}
+	pl.ops = pl.operators(pl.anode)
+	return pl, nil
+}
+
+// newPlan is NewPlan without the far operators, the plan's largest part.
+func newPlan(sx, sy, sz []float64, opts Options) (*Plan, error) {
 	if len(sy) != len(sx) || len(sz) != len(sx) {
 		return nil, errors.New("farfield: sample slices differ in length")
 	}
@@ -135,7 +145,6 @@ func NewPlan(sx, sy, sz []float64, opts Options) (*Plan, error) {
 			}
 		}
 	}
-	pl.ops = pl.operators(pl.anode)
 	return pl, nil
 }
 

@@ -242,3 +242,19 @@ func (f *Field) AtNear(s *Scratch, nr *Near, x, y, alpha float64) (num, den floa
 	}
 	return num, den, hit, true
 }
+
+// StreamSize is what NewStreamPlan(n, sbox, opts).Field(box, nt, ...) needs, found without
+// building it: the bytes of its operators (with those of the single powers a Field may add,
+// see setSingles) and tree, and the side of its leaves (a target's near field reaches nearR
+// leaves beyond its own).
+func StreamSize(n int, sbox [4]float64, opts Options, box [4]float64, nt int) (bytes, leaf float64, err error) {
+	pl, err := newPlan(nil, nil, nil, opts)
+	if err != nil {
+		return 0, 0, err
+	}
+	pl.streamed = &streamedSamples{n: n, box: sbox}
+	p2 := float64(pl.p * pl.p)
+	ops := float64(span*span-9) * p2 * p2 * float64(pl.q+maxSingles)
+	t := pl.geometry(box, nt)
+	return 8*ops + pl.TreeBytes(box, nt), t.sd / float64(int(1)<<t.d), nil
+}

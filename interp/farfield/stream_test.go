@@ -68,6 +68,14 @@ func TestStreamedFieldEqualsField(t *testing.T) {
 		if got.t.d != want.t.d || got.t.fields != want.t.fields || got.t.d < 3 && o.LeafSize > 0 {
 			t.Fatalf("streamed tree of depth %d, fields %d; in memory %d, %d (want 3 or more with a leaf size)", got.t.d, got.t.fields, want.t.d, want.t.fields)
 		}
+		bytes, leaf, err := StreamSize(len(sx), sbox, o, box, len(tx))
+		ops := 0
+		for _, op := range spl.ops {
+			ops += len(op)
+		}
+		if err != nil || leaf != got.t.sd/float64(int(1)<<got.t.d) || bytes < 8*float64(ops)+spl.treeBytes(got.t.d, got.t.fields) {
+			t.Fatalf("StreamSize: %v bytes, leaf %v (%v); the plan has %d operators' values, its leaves %v", bytes, leaf, err, ops, got.t.sd/float64(int(1)<<got.t.d))
+		}
 		s, ws := got.NewScratch(), want.NewScratch()
 		// tiles of targets: a square of 200 at a time
 		for x0 := -50.0; x0 < 1050; x0 += 200 {
