@@ -128,6 +128,12 @@ func NewStream(alg Algorithm, nodes StreamNodes) (*Stream, error) {
 	return s, nil
 }
 
+// Constant says whether the form's value is the same at every node (the statistics without
+// radius but average_distance): one stream then serves every tile of the job.
+func (s *Stream) Constant() bool {
+	return s.kind == streamAverage || s.kind == streamMinMax || s.kind == streamCount
+}
+
 // Add streams the next chunk of samples (in the job's order, relative to its origin) past
 // the nodes, on threads workers; ctx stops it within a fraction of a second.
 func (s *Stream) Add(ctx context.Context, chunk *sample.Samples, threads int) error {

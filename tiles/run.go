@@ -90,6 +90,9 @@ type Computer struct {
 	global *globalShare
 	// far is global AIDW's far field of a streamed job, built once (prepareFar).
 	far *interp.AIDWFar
+	// constant is the bands of a streamed form whose value is the same at every node, once a
+	// tile has streamed the job (nil before): the other tiles take it.
+	constant []float64
 }
 
 // globalShare is what the tiles of a global form share within a run: every tile needs every

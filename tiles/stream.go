@@ -288,6 +288,15 @@ func (c *Computer) computeStreamed(ctx context.Context, tl Tile, out [][]float64
 	if c.far != nil {
 		return c.computeFar(ctx, nodes, at, out, progress)
 	}
+	if c.constant != nil {
+		for _, i := range at {
+			for k := range out {
+				out[k][i] = c.constant[k]
+			}
+		}
+		progress(0)
+		return nil
+	}
 	s, err := interp.NewStream(c.cfg.Alg, nodes)
 	if err != nil {
 		return err
@@ -323,6 +332,12 @@ func (c *Computer) computeStreamed(ctx context.Context, tl Tile, out [][]float64
 	for j, i := range at {
 		for k := range out {
 			out[k][i] = vals[k][j]
+		}
+	}
+	if s.Constant() {
+		c.constant = make([]float64, len(vals))
+		for k := range vals {
+			c.constant[k] = vals[k][0]
 		}
 	}
 	progress(0)
