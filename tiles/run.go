@@ -74,6 +74,10 @@ type Config struct {
 	// computeStreamed): memory then follows the chunk and the tile, not the survey. The
 	// source must be a Streamer, and the tiles run on the CPU engine.
 	StreamChunk int
+	// LoadSide, when positive, is the largest side of the blocks of a streamed tile whose
+	// samples and halo are loaded at once (AIDW's powers, the far field's near samples): the
+	// tile's side bounds the nodes that stream together, this the samples held beside them.
+	LoadSide int
 }
 
 // Computer computes the tiles of one job.

@@ -263,17 +263,10 @@ func (c *Computer) computeStreamed(ctx context.Context, tl Tile, out [][]float64
 			}
 		}
 	}
-	var at []int // the tile's nodes that are computed, by their place in the tile
-	nodes := interp.StreamNodes{N: c.facts.N, RasterNodes: float64(t.Cols) * float64(t.Rows)}
-	for r := range tl.Rows {
-		for k := range tl.Cols {
-			if i := r*tl.Cols + k; pending[i] {
-				x, y := t.Node(tl.Col0+k, tl.Row0+r, c.facts.OriginX, c.facts.OriginY)
-				nodes.X, nodes.Y = append(nodes.X, x), append(nodes.Y, y)
-				at = append(at, i)
-			}
-		}
+	if c.far != nil {
+		return c.computeFar(ctx, tl, pending, out, progress)
 	}
+	nodes, at := c.streamNodes(tl, pending)
 	if len(at) == 0 {
 		progress(0)
 		return nil
@@ -284,9 +277,6 @@ func (c *Computer) computeStreamed(ctx context.Context, tl Tile, out [][]float64
 			return err
 		}
 		nodes.Local = local
-	}
-	if c.far != nil {
-		return c.computeFar(ctx, nodes, at, out, progress)
 	}
 	if c.constant != nil {
 		for _, i := range at {
@@ -344,6 +334,24 @@ func (c *Computer) computeStreamed(ctx context.Context, tl Tile, out [][]float64
 	return nil
 }
 
+// streamNodes is the nodes of tile tl that pending marks (nil: all), and their places in the
+// tile.
+func (c *Computer) streamNodes(tl Tile, pending []bool) (interp.StreamNodes, []int) {
+	t, f := c.cfg.Target, c.facts
+	var at []int
+	nodes := interp.StreamNodes{N: f.N, RasterNodes: float64(t.Cols) * float64(t.Rows)}
+	for r := range tl.Rows {
+		for k := range tl.Cols {
+			if i := r*tl.Cols + k; pending == nil || pending[i] {
+				x, y := t.Node(tl.Col0+k, tl.Row0+r, f.OriginX, f.OriginY)
+				nodes.X, nodes.Y = append(nodes.X, x), append(nodes.Y, y)
+				at = append(at, i)
+			}
+		}
+	}
+	return nodes, at
+}
+
 // aidwPowers finds what the neighbourhood of each node at of tile tl decides of global AIDW
 // (interp.AIDWPowers's bands, for those nodes), from the tile's samples and a halo that grows
 // where a node's k nearest may lie beyond it; unmasked computes the nodes a mask skips too.
@@ -360,11 +368,32 @@ func (c *Computer) aidwPowers(ctx context.Context, a *interp.AIDW, tl Tile, at [
 	for k := range tileBands {
 		tileBands[k] = make([]float64, tl.Rows*tl.Cols)
 	}
-	err := pc.compute(ctx, &interp.CPU{Threads: c.cfg.Threads}, tl, tileBands, nil, func(int) {})
-	c.Loads.Add(pc.Loads.Load())
-	c.Loaded.Add(pc.Loaded.Load())
+	// blocks of the tile whose samples and halo fit the budget (Config.LoadSide)
+	side := c.cfg.LoadSide
+	if side <= 0 {
+		side = max(tl.Rows, tl.Cols)
+	}
+	blocks, err := tl.Split(side)
 	if err != nil {
 		return nil, err
+	}
+	eng := &interp.CPU{Threads: c.cfg.Threads}
+	for _, b := range blocks {
+		bands := make([][]float64, nb)
+		for k := range bands {
+			bands[k] = make([]float64, b.Rows*b.Cols)
+		}
+		err := pc.compute(ctx, eng, b, bands, nil, func(int) {})
+		c.Loads.Add(pc.Loads.Swap(0))
+		c.Loaded.Add(pc.Loaded.Swap(0))
+		if err != nil {
+			return nil, err
+		}
+		for r := range b.Rows {
+			for k := range bands {
+				copy(tileBands[k][(b.Row0-tl.Row0+r)*tl.Cols+b.Col0-tl.Col0:][:b.Cols], bands[k][r*b.Cols:][:b.Cols])
+			}
+		}
 	}
 	local := make([][]float64, nb)
 	for k := range local {
@@ -396,15 +425,7 @@ func (c *Computer) prepareFar(ctx context.Context, side int) error {
 		return err
 	}
 	for _, tl := range all {
-		at := make([]int, tl.Rows*tl.Cols)
-		nodes := interp.StreamNodes{N: f.N, RasterNodes: float64(t.Cols) * float64(t.Rows)}
-		for r := range tl.Rows {
-			for k := range tl.Cols {
-				x, y := t.Node(tl.Col0+k, tl.Row0+r, f.OriginX, f.OriginY)
-				nodes.X, nodes.Y = append(nodes.X, x), append(nodes.Y, y)
-				at[r*tl.Cols+k] = r*tl.Cols + k
-			}
-		}
+		nodes, at := c.streamNodes(tl, nil)
 		if nodes.Local, err = c.aidwPowers(ctx, a, tl, at, true); err != nil {
 			return err
 		}
@@ -428,42 +449,68 @@ func (c *Computer) prepareFar(ctx context.Context, side int) error {
 	return nil
 }
 
-// computeFar computes a tile's nodes (at: their places in the tile) by the far field, their
+// computeFar computes the nodes pending marks of tile tl by the far field, a block of the
+// tile at a time (Config.LoadSide): their powers from the block's samples and halo, their
 // near fields from the samples of the leaves around them.
-func (c *Computer) computeFar(ctx context.Context, nodes interp.StreamNodes, at []int, out [][]float64, progress func(left int)) error {
-	box := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
-	for i, x := range nodes.X {
-		box = [4]float64{min(box[0], x), min(box[1], nodes.Y[i]), max(box[2], x), max(box[3], nodes.Y[i])}
+func (c *Computer) computeFar(ctx context.Context, tl Tile, pending []bool, out [][]float64, progress func(left int)) error {
+	a := c.cfg.Alg.(*interp.AIDW)
+	side := c.cfg.LoadSide
+	if side <= 0 {
+		side = max(tl.Rows, tl.Cols)
 	}
-	nb := c.far.NearBox(box)
-	m := c.far.NearMargin(nb)
-	f := c.facts
-	region := [4]float64{nb[0] - m + f.OriginX, nb[1] - m + f.OriginY, nb[2] + m + f.OriginX, nb[3] + m + f.OriginY}
-	s, err := c.src.Load(ctx, &region)
+	blocks, err := tl.Split(side)
 	if err != nil {
 		return err
 	}
-	if err := f.check(s); err != nil {
-		return err
-	}
-	c.Loads.Add(1)
-	c.Loaded.Add(int64(s.Len()))
-	vals := make([][]float64, len(out))
-	for k := range vals {
-		vals[k] = make([]float64, len(at))
-	}
+	f := c.facts
 	threads := c.cfg.Threads
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	if err := c.far.Values(ctx, s, nb, nodes, vals, threads); err != nil {
-		return err
-	}
-	for j, i := range at {
-		for k := range out {
-			out[k][i] = vals[k][j]
+	left := tl.Rows * tl.Cols
+	for _, b := range blocks {
+		bp := make([]bool, b.Rows*b.Cols)
+		for r := range b.Rows {
+			copy(bp[r*b.Cols:][:b.Cols], pending[(b.Row0-tl.Row0+r)*tl.Cols+b.Col0-tl.Col0:][:b.Cols])
 		}
+		nodes, at := c.streamNodes(b, bp)
+		left -= b.Rows * b.Cols
+		if len(at) == 0 {
+			continue
+		}
+		if nodes.Local, err = c.aidwPowers(ctx, a, b, at, false); err != nil {
+			return err
+		}
+		box := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+		for i, x := range nodes.X {
+			box = [4]float64{min(box[0], x), min(box[1], nodes.Y[i]), max(box[2], x), max(box[3], nodes.Y[i])}
+		}
+		nb := c.far.NearBox(box)
+		m := c.far.NearMargin(nb)
+		region := [4]float64{nb[0] - m + f.OriginX, nb[1] - m + f.OriginY, nb[2] + m + f.OriginX, nb[3] + m + f.OriginY}
+		s, err := c.src.Load(ctx, &region)
+		if err != nil {
+			return err
+		}
+		if err := f.check(s); err != nil {
+			return err
+		}
+		c.Loads.Add(1)
+		c.Loaded.Add(int64(s.Len()))
+		vals := make([][]float64, len(out))
+		for k := range vals {
+			vals[k] = make([]float64, len(at))
+		}
+		if err := c.far.Values(ctx, s, nb, nodes, vals, threads); err != nil {
+			return err
+		}
+		for j, i := range at {
+			o := (b.Row0-tl.Row0+i/b.Cols)*tl.Cols + b.Col0 - tl.Col0 + i%b.Cols
+			for k := range out {
+				out[k][o] = vals[k][j]
+			}
+		}
+		progress(left)
 	}
-	progress(0)
 	return nil
 }

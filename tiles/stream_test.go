@@ -17,8 +17,9 @@ import (
 )
 
 // streamedRun grids the inputs tile by tile from a spill, a global form streaming the
-// samples past the tiles' nodes about chunk at a time.
-func streamedRun(ctx context.Context, paths []string, target raster.Target, alg interp.Algorithm, side, chunk int) ([][]float64, *Computer, error) {
+// samples past the tiles' nodes about chunk at a time, loading the samples of blocks of
+// loadSide nodes (0: the tile) around them.
+func streamedRun(ctx context.Context, paths []string, target raster.Target, alg interp.Algorithm, side, chunk, loadSide int) ([][]float64, *Computer, error) {
 	census, err := TakeCensus(ctx, paths, gdalio.SourceOptions{}, true, "")
 	if err != nil {
 		return nil, nil, err
@@ -28,7 +29,7 @@ func streamedRun(ctx context.Context, paths []string, target raster.Target, alg 
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := NewComputer(Config{Target: target, Alg: alg, Threads: 2, StreamChunk: chunk}, facts, census.Spill)
+	c, err := NewComputer(Config{Target: target, Alg: alg, Threads: 2, StreamChunk: chunk, LoadSide: loadSide}, facts, census.Spill)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -64,7 +65,7 @@ func TestStreamedEqualsInMemory(t *testing.T) {
 		for name, paths := range map[string][]string{"las": las, "one csv": one, "two csv": two} {
 			want := inMemory(t, paths, gdalio.SourceOptions{}, target, alg)
 			for _, chunk := range []int{37, 1000} {
-				got, c, err := streamedRun(context.Background(), paths, target, alg, 9, chunk)
+				got, c, err := streamedRun(context.Background(), paths, target, alg, 9, chunk, chunk/300)
 				if err != nil {
 					t.Fatalf("%s on %s, chunks of %d: %v", a, name, chunk, err)
 				}
@@ -150,13 +151,13 @@ func TestStreamedStopsAndRefuses(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(300*time.Millisecond, cancel)
 	start := time.Now()
-	_, _, err := streamedRun(ctx, paths, target, alg, 200, 5000)
+	_, _, err := streamedRun(ctx, paths, target, alg, 200, 5000, 0)
 	if err == nil || time.Since(start) > 300*time.Millisecond+time.Second {
 		t.Fatalf("interrupted after 0.3 s: %v after %v", err, time.Since(start))
 	}
 	for _, a := range []string{"average_distance_pts", "invdist"} {
 		alg, _, _ := interp.ParseAlgorithm(a)
-		_, _, err := streamedRun(context.Background(), paths, target, alg, 200, 5000)
+		_, _, err := streamedRun(context.Background(), paths, target, alg, 200, 5000, 0)
 		if err == nil || !strings.Contains(err.Error(), "must all be in memory") {
 			t.Errorf("%s streamed: %v", a, err)
 		}
@@ -180,7 +181,7 @@ func TestStreamedFarFieldEqualsInMemory(t *testing.T) {
 	for name, paths := range map[string][]string{"las": las, "one csv": one} {
 		want := inMemory(t, paths, gdalio.SourceOptions{}, target, alg)
 		start := time.Now()
-		got, c, err := streamedRun(context.Background(), paths, target, alg, 128, 1500)
+		got, c, err := streamedRun(context.Background(), paths, target, alg, 128, 1500, 50)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -203,7 +204,7 @@ func TestStreamedFarFieldEqualsInMemory(t *testing.T) {
 	for _, a := range []string{"aidw", "range"} {
 		alg, _, _ := interp.ParseAlgorithm(a)
 		want := inMemory(t, one, gdalio.SourceOptions{}, masked, alg)
-		got, _, err := streamedRun(context.Background(), one, masked, alg, 128, 1500)
+		got, _, err := streamedRun(context.Background(), one, masked, alg, 128, 1500, 0)
 		if err != nil {
 			t.Fatalf("%s masked: %v", a, err)
 		}
