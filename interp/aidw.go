@@ -266,11 +266,7 @@ func farFieldFrom() farFieldThresholds { return farFieldThresholds{10_000, 2e9} 
 // whichever block, tile or engine computes it.
 func (e *aidwEvaluator) farField(ctx context.Context, p *Problem, nodeCount int, node func(i int) (x, y float64, skip int32)) error {
 	n, nodes := e.s.Len(), float64(nodeCount)
-	from := farFieldFrom()
-	if e.a.farFieldAt != nil {
-		from = *e.a.farFieldAt
-	}
-	if e.a.local() || !e.a.FarField || n < from.samples || float64(n)*nodes < from.pairs {
+	if !e.a.farFieldFor(n, nodes) {
 		return nil
 	}
 	s := e.s // plain: the global form's
@@ -289,6 +285,16 @@ func (e *aidwEvaluator) farField(ctx context.Context, p *Problem, nodeCount int,
 		return fmt.Errorf("aidw: %w", err)
 	}
 	return nil
+}
+
+// farFieldFor says whether the global form over n samples onto nodes nodes sums distant
+// samples by the far field: the option allows it and it pays (farFieldFrom).
+func (a *AIDW) farFieldFor(n int, nodes float64) bool {
+	from := farFieldFrom()
+	if a.farFieldAt != nil {
+		from = *a.farFieldAt
+	}
+	return !a.local() && a.FarField && n >= from.samples && float64(n)*nodes >= from.pairs
 }
 
 // nodePowers tells powers the power of each of the count nodes (node(i): its place and the

@@ -69,6 +69,15 @@ type Config struct {
 	Threads int
 	// Progress, when set, is told the fraction of nodes done.
 	Progress func(float64)
+	// StreamChunk, when positive, makes a global form stream the job's samples past each
+	// tile's nodes, about this many at a time, instead of loading them all (see
+	// computeStreamed): memory then follows the chunk and the tile, not the survey. The
+	// source must be a Streamer, and the tiles run on the CPU engine.
+	StreamChunk int
+	// LoadSide, when positive, is the largest side of the blocks of a streamed tile whose
+	// samples and halo are loaded at once (AIDW's powers, the far field's near samples): the
+	// tile's side bounds the nodes that stream together, this the samples held beside them.
+	LoadSide int
 }
 
 // Computer computes the tiles of one job.
@@ -83,6 +92,11 @@ type Computer struct {
 	Loads, Loaded atomic.Int64
 	// global, during a RunWindow of a global form, holds what every tile shares.
 	global *globalShare
+	// far is global AIDW's far field of a streamed job, built once (prepareFar).
+	far *interp.AIDWFar
+	// constant is the bands of a streamed form whose value is the same at every node, once a
+	// tile has streamed the job (nil before): the other tiles take it.
+	constant []float64
 }
 
 // globalShare is what the tiles of a global form share within a run: every tile needs every
@@ -150,6 +164,13 @@ func NewComputer(cfg Config, facts *Facts, src Source) (*Computer, error) {
 	if err := cfg.Target.Validate(); err != nil {
 		return nil, err
 	}
+	if cfg.StreamChunk > 0 && rule.Family == Global {
+		if err := interp.CanStream(cfg.Alg, facts.N, float64(cfg.Target.Cols)*float64(cfg.Target.Rows)); err != nil {
+			return nil, fmt.Errorf("%w: its %d samples must all be in memory at once", err, facts.N)
+		}
+		// one tile at a time, each streaming the whole survey: several would each hold a chunk
+		cfg.Engines = []interp.Engine{&interp.CPU{Threads: cfg.Threads}}
+	}
 	if len(cfg.Engines) == 0 {
 		cfg.Engines = []interp.Engine{&interp.CPU{Threads: cfg.Threads}}
 	}
@@ -186,6 +207,9 @@ type loaded struct {
 // while the tile before it is computed: the load's serial work (reading, sorting) then uses
 // a core the computation leaves idle.
 func (c *Computer) prefetch(ctx context.Context, tl Tile) <-chan loaded {
+	if c.streams() {
+		return nil // a streamed tile loads its halo, if any, and chunks as it goes
+	}
 	ch := make(chan loaded, 1)
 	go func() {
 		s, err := c.load(ctx, c.Region(tl))
@@ -197,6 +221,9 @@ func (c *Computer) prefetch(ctx context.Context, tl Tile) <-chan loaded {
 // compute computes tile tl with engine eng, the samples of its first region from first when
 // non-nil; progress is told how many of its nodes are left after each round.
 func (c *Computer) compute(ctx context.Context, eng interp.Engine, tl Tile, out [][]float64, first <-chan loaded, progress func(left int)) error {
+	if c.streams() {
+		return c.computeStreamed(ctx, tl, out, progress)
+	}
 	t := c.cfg.Target
 	n := tl.Rows * tl.Cols
 	pending := make([]bool, n)
@@ -457,7 +484,12 @@ func RunWindow(ctx context.Context, c *Computer, win Tile, side int, sink interp
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	if c.rule.Family == Global {
+	if c.streams() && c.far == nil && interp.UsesFarField(c.cfg.Alg, c.facts.N, float64(c.cfg.Target.Cols)*float64(c.cfg.Target.Rows)) {
+		if err := c.prepareFar(ctx, side); err != nil {
+			return err
+		}
+	}
+	if c.rule.Family == Global && !c.streams() {
 		c.global = &globalShare{preps: map[interp.Engine]interp.Prepared{}}
 		defer func() { c.global.close(); c.global = nil }()
 	}

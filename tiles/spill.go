@@ -54,6 +54,10 @@ type bucket struct {
 type block struct {
 	off int64
 	n   int
+	// first and last are the places in the input of the block's first and last plain
+	// records (a bucket's records keep the input's order), which a stream in input order
+	// reads the blocks by.
+	first, last uint64
 }
 
 const (
@@ -172,7 +176,11 @@ func (s *Spill) flush(k *bucket) error {
 	if _, err := s.f.WriteAt(k.buf, s.end); err != nil {
 		return fmt.Errorf("writing the spill file of the tiled run: %w", err)
 	}
-	k.blocks = append(k.blocks, block{s.end, len(k.buf) / s.record()})
+	bl := block{off: s.end, n: len(k.buf) / s.record()}
+	if !s.compact {
+		bl.first, bl.last = binary.LittleEndian.Uint64(k.buf[24:]), binary.LittleEndian.Uint64(k.buf[len(k.buf)-8:])
+	}
+	k.blocks = append(k.blocks, bl)
 	s.end += int64(len(k.buf))
 	k.buf = k.buf[:0]
 	return nil
@@ -196,6 +204,12 @@ func (s *Spill) setOrigin(x, y float64) { s.jobOriginX, s.jobOrigY = x, y }
 // (canonical, or the input's), relative to the job's origin. The buckets the region meets are
 // read on every core, each into its own span of the samples, which are then closed up.
 func (s *Spill) Load(ctx context.Context, region *[4]float64) (*sample.Samples, error) {
+	return s.load(ctx, region, nil, nil)
+}
+
+// load is Load of the buckets that pick takes (nil: every one), and of their samples those
+// whose absolute y (recordY's) keep takes (nil: every one).
+func (s *Spill) load(ctx context.Context, region *[4]float64, pick func(bucket int) bool, keep func(y float64) bool) (*sample.Samples, error) {
 	type part struct {
 		k        *bucket
 		at, kept int
@@ -205,7 +219,7 @@ func (s *Spill) Load(ctx context.Context, region *[4]float64) (*sample.Samples, 
 	total := 0
 	for i := range s.buckets {
 		k := &s.buckets[i]
-		if k.n == 0 || region != nil && !Intersects(k.box, *region) {
+		if k.n == 0 || region != nil && !Intersects(k.box, *region) || pick != nil && !pick(i) {
 			continue
 		}
 		inside := region == nil || k.box[0] > region[0] && k.box[2] < region[2] && k.box[1] > region[1] && k.box[3] < region[3]
@@ -253,9 +267,12 @@ func (s *Spill) Load(ctx context.Context, region *[4]float64) (*sample.Samples, 
 					for r := 0; r < len(buf); r += rec {
 						if s.compact {
 							qx, qy := int32(le.Uint32(buf[r:])), int32(le.Uint32(buf[r+4:]))
-							if !p.inside {
-								x, y := float64(qx)*s.quantumX+s.originX, float64(qy)*s.quantumY+s.originY
-								if !(x > region[0] && x < region[2] && y > region[1] && y < region[3]) {
+							if !p.inside || keep != nil {
+								x, y := float64(qx)*s.quantumX+s.originX, s.recordY(buf[r:])
+								if !p.inside && !(x > region[0] && x < region[2] && y > region[1] && y < region[3]) {
+									continue
+								}
+								if keep != nil && !keep(y) {
 									continue
 								}
 							}
@@ -265,6 +282,9 @@ func (s *Spill) Load(ctx context.Context, region *[4]float64) (*sample.Samples, 
 						}
 						x, y := math.Float64frombits(le.Uint64(buf[r:])), math.Float64frombits(le.Uint64(buf[r+8:]))
 						if !p.inside && !(x > region[0] && x < region[2] && y > region[1] && y < region[3]) {
+							continue
+						}
+						if keep != nil && !keep(y) {
 							continue
 						}
 						out.X[j], out.Y[j], out.Z[j] = x, y, math.Float64frombits(le.Uint64(buf[r+16:]))

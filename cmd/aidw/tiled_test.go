@@ -84,9 +84,56 @@ func TestGridMemoryBudget(t *testing.T) {
 		t.Fatalf("no progress to the end: %q", stdout)
 	}
 	sameRaster(t, "-memory 200KB", readRaster(t, got, 1), readRaster(t, want, 1))
-	code, _, stderr = runAidw(t, "grid", "-q", "-a", "aidw", "-memory", "100KB", in, filepath.Join(dir, "global.tif"))
+	code, _, stderr = runAidw(t, "grid", "-q", "-a", "invdist", "-memory", "400KB", in, filepath.Join(dir, "global.tif"))
 	if code == 0 || !strings.Contains(stderr, "every sample") {
-		t.Fatalf("global aidw over budget: exit %d, %q; want a refusal", code, stderr)
+		t.Fatalf("global invdist over budget: exit %d, %q; want a refusal", code, stderr)
+	}
+}
+
+// -memory runs the global forms whose samples do not fit the budget by streaming the samples
+// past each tile's nodes: the raster is the in-memory one, for LAS and text inputs.
+func TestGridMemoryGlobalStreams(t *testing.T) {
+	dir := t.TempDir()
+	lastest.Survey(t, filepath.Join(dir, "in"), 6000, 2, false)
+	csv := filepath.Join(dir, "pts.csv")
+	var b strings.Builder
+	b.WriteString("x,y,z\n")
+	for i := range 6000 {
+		x, y := 450000+float64(i*37%1000)/5, 5400000+float64(i*91%750)/5
+		fmt.Fprintf(&b, "%.1f,%.1f,%.2f\n", x, y, 10+float64(i%17)/3)
+	}
+	if err := os.WriteFile(csv, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []string{filepath.Join(dir, "in"), csv} {
+		for _, alg := range []string{"aidw", "aidw:k=9:diagnostics=yes", "average_distance", "range"} {
+			grid := []string{"grid", "-a", alg, "-txe", "450000", "450200", "-tye", "5400000", "5400150", "-outsize", "100", "75"}
+			want, got := filepath.Join(dir, "want.tif"), filepath.Join(dir, "got.tif")
+			if code, _, stderr := runAidw(t, append(append(grid, "-q"), in, want)...); code != 0 {
+				t.Fatalf("%s: exit %d: %s", alg, code, stderr)
+			}
+			code, stdout, stderr := runAidw(t, append(grid, "-memory", "400KB", in, got)...)
+			if code != 0 {
+				t.Fatalf("%s -memory 400KB: exit %d: %s", alg, code, stderr)
+			}
+			if !strings.Contains(stdout, "Tiled run") || !strings.Contains(stdout, "100 - done.") {
+				t.Fatalf("%s: not a tiled run to the end: %q", alg, stdout)
+			}
+			bands := 1
+			if strings.Contains(alg, "diagnostics") {
+				bands = 5
+			}
+			for k := 1; k <= bands; k++ {
+				sameRaster(t, fmt.Sprintf("%s on %s, -memory 400KB, band %d", alg, filepath.Base(in), k), readRaster(t, got, k), readRaster(t, want, k))
+			}
+		}
+	}
+	// above the far field's thresholds its operators and tree must fit the budget
+	far := filepath.Join(dir, "far")
+	lastest.Survey(t, far, 12000, 3, false)
+	code, _, stderr := runAidw(t, "grid", "-q", "-a", "aidw", "-outsize", "500", "400", "-memory", "900KB", far, filepath.Join(dir, "far.tif"))
+	if code != 1 || !strings.Contains(stderr, "far field") || !strings.Contains(stderr, "operators and tree") || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+		t.Fatalf("far-field aidw under 900KB: exit %d, %q; want a one-line refusal naming the far field's needs", code, stderr)
 	}
 }
 

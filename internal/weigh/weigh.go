@@ -75,3 +75,56 @@ func PairsGo(xs, ys, as, bs []float64, x, y, c, hitD2 float64) (sa, sb, minD2 fl
 	}
 	return sa + sa1, sb + sb1, minD2
 }
+
+// Lanes is a Sum in progress over samples that come in chunks, in order: a survey larger than
+// memory streams past its nodes. It holds the partial sums as Sum's loops hold them between
+// samples, lane by lane, so that Add over chunks whose lengths are multiples of 8 and Finish
+// over the last chunk give Sum's bits over all the samples at once.
+type Lanes struct {
+	acc [24]float64
+	// used says that Add ran the lanes: Sum reduces them only when it ran them.
+	used bool
+}
+
+// LanesAlign is the multiple of samples that Add takes: the lanes of the widest loop (8), a
+// multiple of the portable loop's (4).
+const LanesAlign = 8
+
+// addGo runs SumGo's loop of 4 samples over xs (a multiple of 4 long) on the sums in acc:
+// acc[0:4] the lanes of the weights, acc[4:8] those of the weighted values.
+func addGo(acc *[24]float64, xs, ys, zs []float64, x, y, c, c0 float64) {
+	ys, zs = ys[:len(xs)], zs[:len(xs)]
+	sw, sw1, sw2, sw3 := acc[0], acc[1], acc[2], acc[3]
+	swz, swz1, swz2, swz3 := acc[4], acc[5], acc[6], acc[7]
+	for i := 0; i+3 < len(xs); i += 4 {
+		dx0, dy0 := xs[i]-x, ys[i]-y
+		dx1, dy1 := xs[i+1]-x, ys[i+1]-y
+		dx2, dy2 := xs[i+2]-x, ys[i+2]-y
+		dx3, dy3 := xs[i+3]-x, ys[i+3]-y
+		t0 := fastmath.FloorExp2(c*fastmath.Log2Pos(dx0*dx0+dy0*dy0) + c0)
+		t1 := fastmath.FloorExp2(c*fastmath.Log2Pos(dx1*dx1+dy1*dy1) + c0)
+		t2 := fastmath.FloorExp2(c*fastmath.Log2Pos(dx2*dx2+dy2*dy2) + c0)
+		t3 := fastmath.FloorExp2(c*fastmath.Log2Pos(dx3*dx3+dy3*dy3) + c0)
+		w0, w1, w2, w3 := fastmath.Exp2(t0), fastmath.Exp2(t1), fastmath.Exp2(t2), fastmath.Exp2(t3)
+		sw, swz = sw+w0, swz+w0*zs[i]
+		sw1, swz1 = sw1+w1, swz1+w1*zs[i+1]
+		sw2, swz2 = sw2+w2, swz2+w2*zs[i+2]
+		sw3, swz3 = sw3+w3, swz3+w3*zs[i+3]
+	}
+	acc[0], acc[1], acc[2], acc[3] = sw, sw1, sw2, sw3
+	acc[4], acc[5], acc[6], acc[7] = swz, swz1, swz2, swz3
+}
+
+// finishGo is SumGo over xs from the sums in acc (see addGo): the loop of 4, the samples
+// left one at a time, and SumGo's reduction.
+func finishGo(acc *[24]float64, xs, ys, zs []float64, x, y, c, c0 float64) (sw, swz float64) {
+	n := len(xs) &^ 3
+	addGo(acc, xs[:n], ys, zs, x, y, c, c0)
+	sw, swz = acc[0], acc[4]
+	for i := n; i < len(xs); i++ {
+		dx, dy := xs[i]-x, ys[i]-y
+		w := fastmath.Exp2(fastmath.FloorExp2(c*fastmath.Log2Pos(dx*dx+dy*dy) + c0))
+		sw, swz = sw+w, swz+w*zs[i]
+	}
+	return (sw + acc[1]) + (acc[2] + acc[3]), (swz + acc[5]) + (acc[6] + acc[7])
+}

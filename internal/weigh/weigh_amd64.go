@@ -134,8 +134,9 @@ func newKernel() *kernel {
 	return k
 }
 
-// sumAVX512 runs SumGo's loop over the first n samples, n a multiple of 8, leaving the
-// per-lane sums of the weights in acc[0:8] and of the weighted values in acc[8:16].
+// sumAVX512 runs SumGo's loop over the first n samples, n a multiple of 8, adding to the
+// per-lane sums of the weights in acc[0:8] and of the weighted values in acc[8:16] (zero for
+// a new sum; those of earlier chunks for Lanes).
 //
 //go:noescape
 func sumAVX512(xs, ys, zs *float64, n int, x, y, c, c0 float64, k *kernel, acc *[24]float64)
@@ -147,7 +148,7 @@ func sumAVX512(xs, ys, zs *float64, n int, x, y, c, c0 float64, k *kernel, acc *
 func pairsAVX512(xs, ys, as, bs *float64, n int, x, y, c, hitD2 float64, k *kernel, acc *[24]float64)
 
 // sumAVX2 is sumAVX512 for AVX2 and FMA, 4 samples per instruction, n a multiple of 8: it
-// leaves the per-lane sums of the weights in acc[0:4] and of the weighted values in acc[4:8].
+// adds to the per-lane sums of the weights in acc[0:4] and of the weighted values in acc[4:8].
 //
 //go:noescape
 func sumAVX2(xs, ys, zs *float64, n int, x, y, c, c0 float64, k *kernelAVX2, acc *[24]float64)
@@ -205,4 +206,48 @@ func Pairs(xs, ys, as, bs []float64, x, y, c, hitD2 float64) (sa, sb, minD2 floa
 		minD2 = min(minD2, acc[2*lanes+i])
 	}
 	return sa, sb, minD2
+}
+
+// Add adds the samples to the sums, as Sum's loops would after the samples before them;
+// len(xs) must be a multiple of LanesAlign.
+func (l *Lanes) Add(xs, ys, zs []float64, x, y, c, c0 float64) {
+	if len(xs)%LanesAlign != 0 {
+		panic("weigh: Lanes.Add takes a multiple of LanesAlign samples")
+	}
+	if len(xs) == 0 {
+		return
+	}
+	ys, zs = ys[:len(xs)], zs[:len(xs)]
+	l.used = true
+	switch {
+	case haveAVX512:
+		sumAVX512(&xs[0], &ys[0], &zs[0], len(xs), x, y, c, c0, consts, &l.acc)
+	case haveAVX2FMA:
+		sumAVX2(&xs[0], &ys[0], &zs[0], len(xs), x, y, c, c0, constsAVX2, &l.acc)
+	default:
+		addGo(&l.acc, xs, ys, zs, x, y, c, c0)
+	}
+}
+
+// Finish adds the last samples (any number) and returns the sums, Sum's bits over every
+// sample added.
+func (l *Lanes) Finish(xs, ys, zs []float64, x, y, c, c0 float64) (sw, swz float64) {
+	if !(haveAVX512 || haveAVX2FMA) {
+		return finishGo(&l.acc, xs, ys, zs, x, y, c, c0)
+	}
+	n := len(xs) &^ 7
+	if !l.used && n == 0 {
+		return SumGo(xs, ys, zs, x, y, c, c0) // as Sum over fewer than 8 samples
+	}
+	l.Add(xs[:n], ys[:n], zs[:n], x, y, c, c0)
+	sw, swz = SumGo(xs[n:], ys[n:], zs[n:], x, y, c, c0)
+	lanes := 8
+	if !haveAVX512 {
+		lanes = 4
+	}
+	for i := range lanes {
+		sw += l.acc[i]
+		swz += l.acc[lanes+i]
+	}
+	return sw, swz
 }

@@ -72,8 +72,9 @@ TEXT ·sumAVX512(SB), NOSPLIT, $0-80
 	VBROADCASTSD c0+56(FP), Z3
 	MOVQ k+64(FP), R8
 	KERNEL8
-	VXORPD Z4, Z4, Z4           // sum of w
-	VXORPD Z5, Z5, Z5           // sum of w*z
+	MOVQ acc+72(FP), R9
+	VMOVUPD 0(R9), Z4           // sum of w, from the lanes carried in
+	VMOVUPD 64(R9), Z5          // sum of w*z
 	XORQ AX, AX
 
 loop:
@@ -90,7 +91,6 @@ loop:
 	JMP loop
 
 done:
-	MOVQ acc+72(FP), R9
 	VMOVUPD Z4, 0(R9)
 	VMOVUPD Z5, 64(R9)
 	VZEROUPPER
@@ -162,8 +162,9 @@ TEXT ·sumAVX2(SB), NOSPLIT, $0-80
 	VBROADCASTSD c+48(FP), Y2
 	VBROADCASTSD c0+56(FP), Y3
 	MOVQ k+64(FP), R8
-	VXORPD Y4, Y4, Y4                // sum of w
-	VXORPD Y5, Y5, Y5                // sum of w*z
+	MOVQ acc+72(FP), R9
+	VMOVUPD 0(R9), Y4                // sum of w, from the lanes carried in
+	VMOVUPD 32(R9), Y5               // sum of w*z
 	XORQ AX, AX
 
 loop:
@@ -257,7 +258,6 @@ loop:
 	JMP loop
 
 done:
-	MOVQ acc+72(FP), R9
 	VMOVUPD Y4, 0(R9)
 	VMOVUPD Y5, 32(R9)
 	VZEROUPPER

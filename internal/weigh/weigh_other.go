@@ -18,3 +18,18 @@ func Pairs(xs, ys, as, bs []float64, x, y, c, hitD2 float64) (sa, sb, minD2 floa
 
 // Kernel names the loops Sum and Pairs run: the portable ones on this architecture.
 const Kernel = "go"
+
+// Add adds the samples to the sums, as Sum's loop would after the samples before them;
+// len(xs) must be a multiple of LanesAlign.
+func (l *Lanes) Add(xs, ys, zs []float64, x, y, c, c0 float64) {
+	if len(xs)%LanesAlign != 0 {
+		panic("weigh: Lanes.Add takes a multiple of LanesAlign samples")
+	}
+	addGo(&l.acc, xs, ys, zs, x, y, c, c0)
+}
+
+// Finish adds the last samples (any number) and returns the sums, Sum's bits over every
+// sample added.
+func (l *Lanes) Finish(xs, ys, zs []float64, x, y, c, c0 float64) (sw, swz float64) {
+	return finishGo(&l.acc, xs, ys, zs, x, y, c, c0)
+}

@@ -136,3 +136,62 @@ func BenchmarkPairs(b *testing.B) {
 		return sa, sb
 	})
 }
+
+// TestLanesEqualSum checks that a sum streamed in chunks (lengths multiples of LanesAlign,
+// then any) gives Sum's bits over all the samples at once, with the loops this CPU runs and
+// with the portable ones against SumGo; and that the chunks' order matters, so that the
+// check would catch a stream out of order.
+func TestLanesEqualSum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	differ := false
+	for _, n := range []int{0, 3, 7, 8, 9, 16, 61, 64, 1000, 4099} {
+		xs, ys, zs := cloud(rng, n)
+		c := -2.75 / 2
+		c0 := 1.5
+		wantW, wantWZ := Sum(xs, ys, zs, 10.5, -20.25, c, c0)
+		goW, goWZ := SumGo(xs, ys, zs, 10.5, -20.25, c, c0)
+		for trial := range 5 {
+			var cuts []int
+			at := 0
+			for at < n {
+				k := LanesAlign * rng.IntN(8)
+				if trial == 0 {
+					k = 0 // one chunk, all in Finish
+				}
+				if at+k >= n || k == 0 {
+					break
+				}
+				cuts = append(cuts, at+k)
+				at += k
+			}
+			var l Lanes
+			var acc [24]float64
+			lo := 0
+			for _, hi := range cuts {
+				l.Add(xs[lo:hi], ys[lo:hi], zs[lo:hi], 10.5, -20.25, c, c0)
+				addGo(&acc, xs[lo:hi], ys[lo:hi], zs[lo:hi], 10.5, -20.25, c, c0)
+				lo = hi
+			}
+			gotW, gotWZ := l.Finish(xs[lo:], ys[lo:], zs[lo:], 10.5, -20.25, c, c0)
+			if math.Float64bits(gotW) != math.Float64bits(wantW) || math.Float64bits(gotWZ) != math.Float64bits(wantWZ) {
+				t.Fatalf("n=%d cuts %v: Lanes gave %v %v, Sum %v %v", n, cuts, gotW, gotWZ, wantW, wantWZ)
+			}
+			gW, gWZ := finishGo(&acc, xs[lo:], ys[lo:], zs[lo:], 10.5, -20.25, c, c0)
+			if math.Float64bits(gW) != math.Float64bits(goW) || math.Float64bits(gWZ) != math.Float64bits(goWZ) {
+				t.Fatalf("n=%d cuts %v: the portable lanes gave %v %v, SumGo %v %v", n, cuts, gW, gWZ, goW, goWZ)
+			}
+		}
+		if n >= 1000 {
+			// the second half first: other bits, as a stream out of order would give
+			h := n / 2 &^ (LanesAlign - 1)
+			var l Lanes
+			l.Add(xs[h:h+h], ys[h:h+h], zs[h:h+h], 10.5, -20.25, c, c0)
+			l.Add(xs[:h], ys[:h], zs[:h], 10.5, -20.25, c, c0)
+			w, wz := l.Finish(xs[2*h:], ys[2*h:], zs[2*h:], 10.5, -20.25, c, c0)
+			differ = differ || w != wantW || wz != wantWZ
+		}
+	}
+	if !differ {
+		t.Fatal("sums in another order gave the same bits: the test cannot tell a stream out of order")
+	}
+}

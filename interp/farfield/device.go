@@ -53,7 +53,7 @@ func NewDeviceShape(samples, targets [4]float64, n int, opts Options) (*DeviceSh
 	if opts.Tol == 0 {
 		opts.Tol = DeviceTol
 	}
-	pl, err := newPlan(nil, nil, nil, opts)
+	pl, err := checkedPlan(nil, nil, nil, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,7 @@ type hostTree struct {
 
 func newHostTree(t testing.TB, ds *DeviceShape, sx, sy, sz []float64) *hostTree {
 	t.Helper()
-	pl, err := newPlan(sx, sy, sz, Options{})
+	pl, err := checkedPlan(sx, sy, sz, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

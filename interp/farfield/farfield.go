@@ -68,6 +68,8 @@ type Plan struct {
 	// box, in boxes), nil where |dx|,|dy| <= 1: ops[off][(m*p2+ab)*p2+kl] =
 	// (|t_ab - s_kl|/r0)^-alpha_m in box units.
 	ops [span * span][]float64
+	// streamed, for a plan whose samples are not in memory (NewStreamPlan), stands for them.
+	streamed *streamedSamples
 }
 
 // r0 is the geometric mean of the shortest (1) and the longest (4 sqrt 2) distance of a far
@@ -88,6 +90,16 @@ func NewPlan(sx, sy, sz []float64, opts Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	pl.ops = pl.operators(pl.anode)
+	return pl, nil
+}
+
+// newPlan is NewPlan without the far operators, the plan's largest part.
+func newPlan(sx, sy, sz []float64, opts Options) (*Plan, error) {
+	pl, err := checkedPlan(sx, sy, sz, opts)
+	if err != nil {
+		return nil, err
+	}
 	opts = pl.o
 	pl.p, pl.q = opts.Order, opts.AlphaOrder
 	if pl.q <= 0 {
@@ -101,12 +113,11 @@ func NewPlan(sx, sy, sz []float64, opts Options) (*Plan, error) {
 		pl.pd = directOrderFor(opts.Tol, opts.AlphaMax)
 	}
 	pl.setPoints()
-	pl.ops = pl.operators(pl.anode)
 	return pl, nil
 }
 
-// newPlan checks the samples and the options, and fills in the options' defaults.
-func newPlan(sx, sy, sz []float64, opts Options) (*Plan, error) {
+// checkedPlan checks the samples and the options, and fills in the options' defaults.
+func checkedPlan(sx, sy, sz []float64, opts Options) (*Plan, error) {
 	if len(sy) != len(sx) || len(sz) != len(sx) {
 		return nil, errors.New("farfield: sample slices differ in length")
 	}
@@ -629,8 +640,13 @@ func (pl *Plan) newTree(tx, ty []float64) *tree {
 
 // geometry returns a tree with the square, depth and fields of newTreeBox, and nothing in it.
 func (pl *Plan) geometry(box [4]float64, nt int) *tree {
+	ns := len(pl.sx)
+	if st := pl.streamed; st != nil {
+		box = [4]float64{min(box[0], st.box[0]), min(box[1], st.box[1]), max(box[2], st.box[2]), max(box[3], st.box[3])}
+		ns = st.n
+	}
 	t := pl.square(box)
-	t.d, t.fields = pl.depth(len(pl.sx), nt, t.sd)
+	t.d, t.fields = pl.depth(ns, nt, t.sd)
 	return t
 }
 
@@ -671,10 +687,24 @@ func (pl *Plan) newTreeBox(box [4]float64, nt int) *tree {
 // fill sorts the samples into the leaves of t (whose square, depth and fields are set) and
 // makes room for its charges, far fields and direct's points.
 func (pl *Plan) fill(t *tree) {
-	p2, q := pl.p*pl.p, pl.q
+	pl.sortSamples(t)
+	t.boxCounts()
+	pl.allocate(t)
+}
+
+// count turns t.start's counts (leaf k's at k+1, leaves in row-major order) into the leaves'
+// starts, and sets the counts of every box, t.cnt.
+func (t *tree) count() {
+	for k := range 1 << (2 * t.d) {
+		t.start[k+1] += t.start[k]
+	}
+	t.boxCounts()
+}
+
+// boxCounts sets the counts of every box, t.cnt, from the leaves' starts.
+func (t *tree) boxCounts() {
 	d := t.d
 	nl := 1 << (2 * d)
-	pl.sortSamples(t)
 	t.cnt = make([][]int32, d+1)
 	t.cnt[d] = make([]int32, nl)
 	for k := range nl {
@@ -688,6 +718,13 @@ func (pl *Plan) fill(t *tree) {
 			}
 		}
 	}
+}
+
+// allocate sets t.fast and makes the room of t's charges, far fields and direct's points.
+func (pl *Plan) allocate(t *tree) {
+	p2, q := pl.p*pl.p, pl.q
+	d := t.d
+	nl := 1 << (2 * d)
 	// The direct sums meet squared distances up to 2 (2 nearR + 2)^2 leaves^2 (a far leaf's
 	// point) and from ExactHitD2 (whose weight is at most 2^346 for powers up to 16).
 	w := t.sd / float64(int(1)<<d)
@@ -885,31 +922,7 @@ func (pl *Plan) upward(ctx context.Context, t *tree) error {
 			qz := t.mp[d][code*2*p2:][:p2]
 			q1 := t.mp[d][(code*2+1)*p2:][:p2]
 			for i := s; i < e; i++ {
-				basis(pl.cheb, pl.bw, (t.x[i]-t.ox)*inv-float64(ix), lx)
-				basis(pl.cheb, pl.bw, (t.y[i]-t.oy)*inv-float64(iy), ly)
-				z := t.z[i]
-				for a, va := range lx {
-					rz, r1 := qz[a*p:][:p], q1[a*p:][:p]
-					for b, vb := range ly {
-						v := va * vb
-						rz[b] += v * z
-						r1[b] += v
-					}
-				}
-				if !t.direct() {
-					continue
-				}
-				basis(pl.chebD, pl.bwD, (t.x[i]-t.ox)*inv-float64(ix), dx)
-				basis(pl.chebD, pl.bwD, (t.y[i]-t.oy)*inv-float64(iy), dy)
-				o := code * t.pp
-				for a, va := range dx {
-					rz, r1 := t.pz[o+a*pl.pd:][:pl.pd], t.p1[o+a*pl.pd:][:pl.pd]
-					for b, vb := range dy {
-						v := va * vb
-						rz[b] += v * z
-						r1[b] += v
-					}
-				}
+				pl.charge(t, inv, ix, iy, code, qz, q1, t.x[i], t.y[i], t.z[i], lx, ly, dx, dy)
 			}
 			if t.direct() {
 				pl.proxies(t, code, ix, iy)
@@ -919,7 +932,45 @@ func (pl *Plan) upward(ctx context.Context, t *tree) error {
 	if err != nil {
 		return err
 	}
-	for l := d - 1; l >= 2; l-- {
+	return pl.parents(ctx, t)
+}
+
+// charge adds the sample (x, y) of value z to the charges of its leaf (ix, iy), Morton code
+// code, whose charges z and 1 are qz and q1, and to the charges of direct's points; inv is
+// the leaves per unit length, lx, ly, dx and dy room for the bases.
+func (pl *Plan) charge(t *tree, inv float64, ix, iy, code int, qz, q1 []float64, x, y, z float64, lx, ly, dx, dy []float64) {
+	p := pl.p
+	basis(pl.cheb, pl.bw, (x-t.ox)*inv-float64(ix), lx)
+	basis(pl.cheb, pl.bw, (y-t.oy)*inv-float64(iy), ly)
+	for a, va := range lx {
+		rz, r1 := qz[a*p:][:p], q1[a*p:][:p]
+		for b, vb := range ly {
+			v := va * vb
+			rz[b] += v * z
+			r1[b] += v
+		}
+	}
+	if !t.direct() {
+		return
+	}
+	basis(pl.chebD, pl.bwD, (x-t.ox)*inv-float64(ix), dx)
+	basis(pl.chebD, pl.bwD, (y-t.oy)*inv-float64(iy), dy)
+	o := code * t.pp
+	for a, va := range dx {
+		rz, r1 := t.pz[o+a*pl.pd:][:pl.pd], t.p1[o+a*pl.pd:][:pl.pd]
+		for b, vb := range dy {
+			v := va * vb
+			rz[b] += v * z
+			r1[b] += v
+		}
+	}
+}
+
+// parents computes the charges of every box above the leaves from its children's.
+func (pl *Plan) parents(ctx context.Context, t *tree) error {
+	p := pl.p
+	p2 := p * p
+	for l := t.d - 1; l >= 2; l-- {
 		err := run(ctx, pl.o.Threads, 1<<(2*l), 64, func(lo, hi int) {
 			tmp := make([]float64, p2)
 			for code := lo; code < hi; code++ {

@@ -1,0 +1,502 @@
+package interp
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sync/atomic"
+
+	"github.com/aidw/aidw/grid"
+	"github.com/aidw/aidw/internal/fastmath"
+	"github.com/aidw/aidw/internal/weigh"
+	"github.com/aidw/aidw/interp/farfield"
+	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/sample"
+)
+
+// Stream computes the global form of an algorithm (every sample weighed or counted at every
+// node) at a set of nodes from samples that come in chunks, in the job's order: a survey
+// larger than memory streams past each tile's nodes. Each node keeps its sums between chunks
+// exactly as the in-memory loop keeps them between samples (weigh.Lanes for AIDW's vector
+// lanes), so that the values are the in-memory run's bit for bit. Only the sums stream: what
+// a node's neighbourhood decides (AIDW's power, an exact hit) comes from its tile and halo
+// (see AIDWPowers).
+type Stream struct {
+	kind  streamKind
+	alg   Algorithm
+	n     int // the job's samples
+	seen  int // samples added so far
+	nodes StreamNodes
+	// average, minimum, maximum, range and count: one value for every node
+	sum, lo, hi float64
+	// average_distance: each node's sum of distances
+	dist []float64
+	// aidw: each node's lanes, and the samples (fewer than weigh.LanesAlign) held back
+	// from the last chunk, so that every chunk but the last adds whole lanes
+	aidw                   *AIDW
+	lanes                  []weigh.Lanes
+	carryX, carryY, carryZ []float64
+}
+
+// StreamNodes are the nodes of a Stream and the facts of the job they belong to.
+type StreamNodes struct {
+	// N is the job's number of samples; RasterNodes the number of its raster's nodes (AIDW's
+	// choice of the far field depends on both).
+	N           int
+	RasterNodes float64
+	// X and Y are the nodes' places relative to the job's origin (raster.Target.Node).
+	X, Y []float64
+	// Local is, for AIDW, the bands of AIDWPowers at each node (Local[band][node]).
+	Local [][]float64
+}
+
+type streamKind int
+
+const (
+	streamAverage streamKind = iota
+	streamMinMax
+	streamCount
+	streamDistance
+	streamAIDW
+	// streamAIDWFar: global AIDW by the far field, which streams through AIDWFar
+	streamAIDWFar
+)
+
+// CanStream says whether alg's global form over n samples onto a raster of rasterNodes nodes
+// can stream its samples (nil), or why not.
+func CanStream(alg Algorithm, n int, rasterNodes float64) error {
+	_, err := streamKindOf(alg, n, rasterNodes)
+	return err
+}
+
+func streamKindOf(alg Algorithm, n int, rasterNodes float64) (streamKind, error) {
+	switch a := alg.(type) {
+	case *Average:
+		if a.Radius1 == 0 && a.Radius2 == 0 && !a.active() {
+			return streamAverage, nil
+		}
+	case *Metric:
+		if a.Radius1 != 0 || a.Radius2 != 0 || a.active() {
+			break
+		}
+		switch a.Kind {
+		case Minimum, Maximum, Range:
+			return streamMinMax, nil
+		case Count:
+			return streamCount, nil
+		case AverageDistance:
+			return streamDistance, nil
+		case AverageDistancePts:
+			return 0, fmt.Errorf("average_distance_pts without a radius sums the distances of every pair of the %d samples, which cannot stream", n)
+		}
+	case *AIDW:
+		if a.local() {
+			break
+		}
+		if a.farFieldFor(n, rasterNodes) {
+			return streamAIDWFar, nil
+		}
+		return streamAIDW, nil
+	}
+	return 0, fmt.Errorf("%s in this form cannot stream its samples", alg.Name())
+}
+
+// NewStream starts streaming alg's global form past the nodes.
+func NewStream(alg Algorithm, nodes StreamNodes) (*Stream, error) {
+	kind, err := streamKindOf(alg, nodes.N, nodes.RasterNodes)
+	if err != nil {
+		return nil, err
+	}
+	if kind == streamAIDWFar {
+		return nil, fmt.Errorf("aidw: the far field streams through AIDWFar")
+	}
+	if len(nodes.X) != len(nodes.Y) {
+		return nil, fmt.Errorf("stream: %d node x for %d y", len(nodes.X), len(nodes.Y))
+	}
+	s := &Stream{kind: kind, alg: alg, n: nodes.N, nodes: nodes, lo: math.MaxFloat64, hi: -math.MaxFloat64}
+	switch kind {
+	case streamDistance:
+		s.dist = make([]float64, len(nodes.X))
+	case streamAIDW:
+		s.aidw = alg.(*AIDW)
+		if len(nodes.Local) != len(aidwPowersBands) {
+			return nil, fmt.Errorf("stream: aidw needs the %d bands of its powers, got %d", len(aidwPowersBands), len(nodes.Local))
+		}
+		s.lanes = make([]weigh.Lanes, len(nodes.X))
+	}
+	return s, nil
+}
+
+// Constant says whether the form's value is the same at every node (the statistics without
+// radius but average_distance): one stream then serves every tile of the job.
+func (s *Stream) Constant() bool {
+	return s.kind == streamAverage || s.kind == streamMinMax || s.kind == streamCount
+}
+
+// Add streams the next chunk of samples (in the job's order, relative to its origin) past
+// the nodes, on threads workers; ctx stops it within a fraction of a second.
+func (s *Stream) Add(ctx context.Context, chunk *sample.Samples, threads int) error {
+	if threads <= 0 {
+		threads = 1
+	}
+	m := chunk.Len()
+	if m == 0 {
+		return ctx.Err()
+	}
+	s.seen += m
+	switch s.kind {
+	case streamAverage:
+		for _, z := range chunk.Z {
+			s.sum += z
+		}
+	case streamMinMax:
+		for _, z := range chunk.Z {
+			s.lo, s.hi = min(s.lo, z), max(s.hi, z)
+		}
+	case streamDistance:
+		xs, ys := chunk.Coords()
+		return forEachRun(ctx, threads, len(s.dist), runFor(m), func(_ *scratch, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				x, y, sum := s.nodes.X[i], s.nodes.Y[i], s.dist[i]
+				for j, sx := range xs {
+					dx, dy := sx-x, ys[j]-y
+					sum += math.Sqrt(float64(dx*dx) + float64(dy*dy))
+				}
+				s.dist[i] = sum
+			}
+		})
+	case streamAIDW:
+		return s.addAIDW(ctx, chunk, threads)
+	}
+	return ctx.Err()
+}
+
+// runFor is how many nodes a worker takes at a time from a chunk of m samples: few enough
+// that an interrupt is seen within a few tens of milliseconds.
+func runFor(m int) int { return max(1, min(chunkNodes, (1<<22)/max(m, 1))) }
+
+// addAIDW adds a chunk to every node's lanes: the samples held back from the chunk before,
+// completed to whole lanes from this one, then this one's whole lanes; what is left is held
+// back.
+func (s *Stream) addAIDW(ctx context.Context, chunk *sample.Samples, threads int) error {
+	xs, ys := chunk.Coords()
+	zs := chunk.Z
+	const align = weigh.LanesAlign
+	var hx, hy, hz []float64 // the head: held-back samples and enough of this chunk for a lane
+	if c := len(s.carryX); c > 0 {
+		k := min(align-c, len(xs))
+		s.carryX, s.carryY, s.carryZ = append(s.carryX, xs[:k]...), append(s.carryY, ys[:k]...), append(s.carryZ, zs[:k]...)
+		xs, ys, zs = xs[k:], ys[k:], zs[k:]
+		if len(s.carryX) < align {
+			return ctx.Err()
+		}
+		hx, hy, hz = s.carryX, s.carryY, s.carryZ
+	}
+	body := len(xs) &^ (align - 1)
+	err := forEachRun(ctx, threads, len(s.lanes), runFor(len(xs)), func(_ *scratch, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			hit, c, c0 := s.weights(i)
+			if hit {
+				continue
+			}
+			x, y := s.nodes.X[i], s.nodes.Y[i]
+			if hx != nil {
+				s.lanes[i].Add(hx, hy, hz, x, y, c, c0)
+			}
+			s.lanes[i].Add(xs[:body], ys[:body], zs[:body], x, y, c, c0)
+		}
+	})
+	s.carryX = append(s.carryX[:0], xs[body:]...)
+	s.carryY = append(s.carryY[:0], ys[body:]...)
+	s.carryZ = append(s.carryZ[:0], zs[body:]...)
+	return err
+}
+
+// weights is node i's exact hit, and else its weights' exponent and shift: (d2/d2min)^(-alpha/2)
+// = 2^(c log2(d2) + c0), as aidwEvaluator.node computes them.
+func (s *Stream) weights(i int) (hit bool, c, c0 float64) {
+	l := s.nodes.Local
+	if l[powersHit][i] != 0 {
+		return true, 0, 0
+	}
+	c = -l[powersAlpha][i] / 2
+	return false, c, -c * fastmath.Log2Pos(l[powersNearestD2][i])
+}
+
+// Finish sets the nodes' values, band by band (out[band][node], the algorithm's bands),
+// once every sample of the job has streamed past.
+func (s *Stream) Finish(out [][]float64) error {
+	if s.seen != s.n {
+		return fmt.Errorf("the stream gave %d samples of the job's %d", s.seen, s.n)
+	}
+	n := s.n
+	fill := func(v float64) {
+		for i := range out[0] {
+			out[0][i] = v
+		}
+	}
+	switch s.kind {
+	case streamAverage:
+		a := s.alg.(*Average)
+		if n == 0 || n < a.MinPoints {
+			fill(a.NodataValue)
+		} else {
+			fill(s.sum / float64(n))
+		}
+	case streamMinMax, streamCount:
+		m := s.alg.(*Metric)
+		switch {
+		case n < m.MinPoints || n == 0 && m.Kind != Count:
+			fill(m.NodataValue)
+		case m.Kind == Count:
+			fill(float64(n))
+		case m.Kind == Minimum:
+			fill(s.lo)
+		case m.Kind == Maximum:
+			fill(s.hi)
+		default:
+			fill(s.hi - s.lo)
+		}
+	case streamDistance:
+		m := s.alg.(*Metric)
+		for i, sum := range s.dist {
+			if n < m.MinPoints {
+				out[0][i] = m.NodataValue
+			} else {
+				out[0][i] = sum / float64(n)
+			}
+		}
+	case streamAIDW:
+		s.finishAIDW(out)
+	}
+	return nil
+}
+
+// finishAIDW is aidwEvaluator.node's end: an exact hit's value, or the weighted mean.
+func (s *Stream) finishAIDW(out [][]float64) {
+	a, l := s.aidw, s.nodes.Local
+	for i := range s.lanes {
+		var nd AIDWNode
+		nd.Alpha, nd.RObs, nd.R = l[powersAlpha][i], l[powersRObs][i], l[powersR][i]
+		hit, c, c0 := s.weights(i)
+		switch {
+		case hit:
+			nd.Value, nd.Count = l[powersHitValue][i], 1
+		default:
+			sw, swz := s.lanes[i].Finish(s.carryX, s.carryY, s.carryZ, s.nodes.X[i], s.nodes.Y[i], c, c0)
+			nd.Count = s.n
+			nd.Value = swz / sw
+			if nd.Count == 0 || nd.Count < a.MinPoints {
+				nd.Value = a.NodataValue
+			}
+		}
+		out[0][i] = nd.Value
+		if len(out) == 5 {
+			out[1][i], out[2][i], out[3][i], out[4][i] = nd.Alpha, nd.RObs, nd.R, float64(nd.Count)
+		}
+	}
+}
+
+// AIDWPowers is what a node's neighbourhood decides of global AIDW, as bands: the power from
+// its k nearest samples (with r_obs and R), the nearest sample's squared distance, and whether
+// a sample is an exact hit, with its value. A tiled run finds these from each tile's samples
+// and halo, as for the local forms (the k nearest are checked node by node), and streams the
+// whole survey past the nodes for the sums (Stream).
+type AIDWPowers struct{ AIDW *AIDW }
+
+// The bands of AIDWPowers.
+const (
+	powersAlpha = iota
+	powersRObs
+	powersR
+	powersNearestD2
+	powersHit
+	powersHitValue
+)
+
+var aidwPowersBands = []string{"alpha", "r_obs", "R", "nearest_d2", "hit", "hit_value"}
+
+// Name implements Algorithm.
+func (a *AIDWPowers) Name() string { return a.AIDW.Name() }
+
+// NoData implements Algorithm.
+func (a *AIDWPowers) NoData() float64 { return a.AIDW.NoData() }
+
+// BandNames names the bands (see AIDWPowers).
+func (a *AIDWPowers) BandNames() []string { return aidwPowersBands }
+
+func (a *AIDWPowers) bind(p *Problem, ix *grid.Index) (bound, error) {
+	f, err := a.bindBands(p, ix)
+	if err != nil {
+		return nil, err
+	}
+	return nodeFunc(func(sc *scratch, x, y float64) float64 {
+		out := make([]float64, len(aidwPowersBands))
+		f(sc, x, y, out)
+		return out[0]
+	}), nil
+}
+
+func (a *AIDWPowers) bindBands(p *Problem, ix *grid.Index) (bandsFunc, error) {
+	if a.AIDW.local() {
+		return nil, fmt.Errorf("aidw: the powers of the global form, not of max_points or radius")
+	}
+	e, err := a.AIDW.evaluator(p, ix, p.sampleCount())
+	if err != nil {
+		return nil, err
+	}
+	return func(sc *scratch, x, y float64, out []float64) {
+		sc.nb = sc.knn(e.ix, x, y, e.nq, math.Inf(1), -1)
+		nb := sc.nb
+		var nd AIDWNode
+		e.power(&nd, nb, -1)
+		nearest := nb[0]
+		out[powersAlpha], out[powersRObs], out[powersR], out[powersNearestD2] = nd.Alpha, nd.RObs, nd.R, nearest.D2
+		out[powersHit], out[powersHitValue] = 0, 0
+		if nearest.D2 < exactHitD2 {
+			out[powersHit], out[powersHitValue] = 1, e.exactHit(sc, -1, x, y, nearest.ID)
+		}
+	}, nil
+}
+
+// AIDWFar is global AIDW's far field (see aidwEvaluator.farField) over a survey that streams
+// past it: the same plan and tree as the in-memory run's, its charges from the samples in
+// input order, its powers from every node of the raster, and each tile's near fields from the
+// samples of the leaves around its nodes, so that every node has the in-memory value's bits.
+type AIDWFar struct {
+	a      *AIDW
+	n      int
+	pl     *farfield.Plan
+	box    [4]float64 // the raster's extent, relative to the job's origin
+	nodes  int
+	b      *farfield.Builder
+	powers *farfield.Powers
+	f      *farfield.Field
+}
+
+// UsesFarField says whether alg is global AIDW that the in-memory run computes by the far
+// field, over n samples onto a raster of rasterNodes nodes.
+func UsesFarField(alg Algorithm, n int, rasterNodes float64) bool {
+	a, ok := alg.(*AIDW)
+	return ok && a.farFieldFor(n, rasterNodes)
+}
+
+// NewAIDWFar starts global AIDW's far field for a job of n samples whose box relative to
+// its origin (originX, originY) is rel, onto target t.
+func NewAIDWFar(a *AIDW, n int, rel [4]float64, t raster.Target, originX, originY float64) (*AIDWFar, error) {
+	nodes := t.Cols * t.Rows
+	if !a.farFieldFor(n, float64(nodes)) {
+		return nil, fmt.Errorf("aidw: the job's global form does not use the far field")
+	}
+	pl, err := farfield.NewStreamPlan(n, rel, aidwFarOptions(a))
+	if err != nil {
+		return nil, fmt.Errorf("aidw: %w", err)
+	}
+	xmin, ymin, xmax, ymax := t.Extent()
+	box := [4]float64{xmin - originX, ymin - originY, xmax - originX, ymax - originY}
+	return &AIDWFar{a: a, n: n, pl: pl, box: box, nodes: nodes, powers: pl.Powers(box, nodes)}, nil
+}
+
+// AIDWFarSize is what AIDWFar needs for a job of n samples whose box relative to the job's
+// origin is rel, onto target t: the bytes of its operators and tree, which stay for the
+// whole run, and how far beyond a tile's nodes the samples of their near fields reach (three
+// leaves: the two of the near field and the nodes' own).
+func AIDWFarSize(a *AIDW, n int, rel [4]float64, t raster.Target, originX, originY float64) (bytes, halo float64, err error) {
+	xmin, ymin, xmax, ymax := t.Extent()
+	box := [4]float64{xmin - originX, ymin - originY, xmax - originX, ymax - originY}
+	bytes, leaf, err := farfield.StreamSize(n, rel, aidwFarOptions(a), box, t.Cols*t.Rows)
+	return bytes, 3 * leaf, err
+}
+
+// aidwFarOptions are the far field's options for AIDW's powers, as farField sets them.
+func aidwFarOptions(a *AIDW) farfield.Options {
+	return farfield.Options{AlphaMin: slices.Min(a.Alphas[:]), AlphaMax: slices.Max(a.Alphas[:])}
+}
+
+// AddPowers tells the far field the powers of nodes (the alpha band of AIDWPowers, Local):
+// every node of the raster must be told before Build, once.
+func (f *AIDWFar) AddPowers(nodes StreamNodes) {
+	for i, x := range nodes.X {
+		f.powers.Add(x, nodes.Y[i], nodes.Local[powersAlpha][i])
+	}
+}
+
+// AddSamples adds the next chunk of the job's samples, in order, to the far field's charges.
+func (f *AIDWFar) AddSamples(ctx context.Context, chunk *sample.Samples) error {
+	if f.b == nil {
+		b, err := f.pl.NewBuilder(f.box, f.nodes)
+		if err != nil {
+			return err
+		}
+		f.b = b
+	}
+	xs, ys := chunk.Coords()
+	return f.b.Add(ctx, xs, ys, chunk.Z)
+}
+
+// Build builds the far fields once every sample and every node's power was added.
+func (f *AIDWFar) Build(ctx context.Context) error {
+	if f.b == nil {
+		return fmt.Errorf("aidw: no samples streamed to the far field")
+	}
+	ff, err := f.b.Field(ctx, f.powers)
+	if err != nil {
+		return fmt.Errorf("aidw: %w", err)
+	}
+	f.f, f.b, f.powers = ff, nil, nil
+	return nil
+}
+
+// NearBox is the box (relative to the job's origin) whose samples, every one of them, the
+// near fields of nodes inside box need; load a little beyond it (see NearMargin).
+func (f *AIDWFar) NearBox(box [4]float64) [4]float64 { return f.f.NearBox(box) }
+
+// NearMargin is how far beyond NearBox to load: a leaf's samples may lie a rounding beyond
+// its edges.
+func (f *AIDWFar) NearMargin(box [4]float64) float64 {
+	return 1e-6 * math.Max(box[2]-box[0], box[3]-box[1])
+}
+
+// Values computes the nodes (their Local bands from AIDWPowers) into out, band by band, from
+// near, the job's samples in order around them (NearBox's, and any others), on threads
+// workers.
+func (f *AIDWFar) Values(ctx context.Context, near *sample.Samples, nearBox [4]float64, nodes StreamNodes, out [][]float64, threads int) error {
+	xs, ys := near.Coords()
+	nr := f.f.NewNear(nearBox, xs, ys, near.Z)
+	a, l := f.a, nodes.Local
+	var failed atomic.Int64
+	failed.Store(-1)
+	err := forEachRun(ctx, max(threads, 1), len(nodes.X), 64, func(sc *scratch, lo, hi int) {
+		fs := sc.farScratch(f.f)
+		for i := lo; i < hi; i++ {
+			var nd AIDWNode
+			nd.Alpha, nd.RObs, nd.R = l[powersAlpha][i], l[powersRObs][i], l[powersR][i]
+			if l[powersHit][i] != 0 {
+				nd.Value, nd.Count = l[powersHitValue][i], 1
+			} else {
+				swz, sw, _, ok := f.f.AtNear(fs, nr, nodes.X[i], nodes.Y[i], nd.Alpha)
+				if !ok {
+					failed.CompareAndSwap(-1, int64(i))
+					return
+				}
+				nd.Count = f.n
+				nd.Value = swz / sw
+				if nd.Count == 0 || nd.Count < a.MinPoints {
+					nd.Value = a.NodataValue
+				}
+			}
+			out[0][i] = nd.Value
+			if len(out) == 5 {
+				out[1][i], out[2][i], out[3][i], out[4][i] = nd.Alpha, nd.RObs, nd.R, float64(nd.Count)
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if i := failed.Load(); i >= 0 {
+		return fmt.Errorf("aidw: the far field cannot sum the node at %g, %g from its tile's samples (its power was not among those the field was built for, or the tile's leaves fall short)", nodes.X[i], nodes.Y[i])
+	}
+	return nil
+}

@@ -1,0 +1,516 @@
+package tiles
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/sample"
+)
+
+// Streamer is a Source that also gives every sample of the job in the job's order (the order
+// Load(nil) gives them in), a chunk at a time: a global form over more samples than memory
+// holds streams them past each tile's nodes (see interp.Stream).
+type Streamer interface {
+	// Stream calls each with consecutive chunks of the job's samples, in order, relative to
+	// the job's origin, each of about chunk samples (more when one bucket row holds more).
+	Stream(ctx context.Context, chunk int, each func(*sample.Samples) error) error
+}
+
+// Stream implements Streamer. Samples in input order (one text or vector input) come by
+// ranges of their places in the input, each bucket's blocks read where they overlap the
+// range; samples in canonical order (y, then x, then z) by slabs of whole rows of buckets,
+// since a sample's bucket row never decreases with its y, so that the slabs' canonical orders
+// follow one another as the whole's does.
+func (s *Spill) Stream(ctx context.Context, chunk int, each func(*sample.Samples) error) error {
+	chunk = max(chunk, 1)
+	if s.ordered {
+		for lo := uint64(0); lo < s.seq; lo += uint64(chunk) {
+			part, err := s.loadPlaces(ctx, lo, min(lo+uint64(chunk), s.seq))
+			if err != nil {
+				return err
+			}
+			if err := each(part); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	rows := make([]int, s.ny)
+	for k := range s.buckets {
+		rows[k/s.nx] += s.buckets[k].n
+	}
+	for j0 := 0; j0 < s.ny; {
+		j1, n := j0+1, rows[j0]
+		for j1 < s.ny && n+rows[j1] <= chunk {
+			n += rows[j1]
+			j1++
+		}
+		inRows := func(k int) bool { j := k / s.nx; return j >= j0 && j < j1 }
+		switch {
+		case n > chunk:
+			if err := s.streamRow(ctx, j0, chunk, each); err != nil {
+				return err
+			}
+		case n > 0:
+			part, err := s.load(ctx, nil, inRows, nil)
+			if err != nil {
+				return err
+			}
+			if err := each(part); err != nil {
+				return err
+			}
+		}
+		j0 = j1
+	}
+	return nil
+}
+
+// streamRow streams bucket row j, which holds more than chunk samples, in slabs of y: the
+// row's y extent is cut into bins (monotonic in y, so that the slabs' canonical orders follow
+// one another), counted in one pass, and runs of bins of at most chunk samples (or one bin)
+// are loaded in turn.
+func (s *Spill) streamRow(ctx context.Context, j, chunk int, each func(*sample.Samples) error) error {
+	inRow := func(k int) bool { return k/s.nx == j }
+	ylo, yhi, n := math.Inf(1), math.Inf(-1), 0
+	for k := j * s.nx; k < (j+1)*s.nx; k++ {
+		if b := &s.buckets[k]; b.n > 0 {
+			ylo, yhi, n = math.Min(ylo, b.box[1]), math.Max(yhi, b.box[3]), n+b.n
+		}
+	}
+	bins := min(max(16*n/chunk, 1), 1<<20)
+	scale := float64(bins) / (yhi - ylo)
+	if !(yhi > ylo) || math.IsInf(scale, 0) {
+		part, err := s.load(ctx, nil, inRow, nil) // one y: nothing to cut
+		if err != nil {
+			return err
+		}
+		return each(part)
+	}
+	binOf := func(y float64) int { return min(max(int((y-ylo)*scale), 0), bins-1) }
+	count := make([]int, bins)
+	if err := s.eachY(ctx, inRow, func(y float64) { count[binOf(y)]++ }); err != nil {
+		return err
+	}
+	for b0 := 0; b0 < bins; {
+		b1, m := b0+1, count[b0]
+		for b1 < bins && m+count[b1] <= chunk {
+			m += count[b1]
+			b1++
+		}
+		if m > 0 {
+			lo, hi := b0, b1
+			part, err := s.load(ctx, nil, inRow, func(y float64) bool { b := binOf(y); return b >= lo && b < hi })
+			if err != nil {
+				return err
+			}
+			if err := each(part); err != nil {
+				return err
+			}
+		}
+		b0 = b1
+	}
+	return nil
+}
+
+// eachY calls f with the absolute y (recordY's) of every sample of the buckets pick takes.
+func (s *Spill) eachY(ctx context.Context, pick func(bucket int) bool, f func(y float64)) error {
+	rec := s.record()
+	var buf []byte
+	for i := range s.buckets {
+		if !pick(i) {
+			continue
+		}
+		for _, bl := range s.buckets[i].blocks {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			buf = slices.Grow(buf[:0], bl.n*rec)[:bl.n*rec]
+			if _, err := s.f.ReadAt(buf, bl.off); err != nil {
+				return fmt.Errorf("reading the spill file of the tiled run: %w", err)
+			}
+			for r := 0; r < len(buf); r += rec {
+				f(s.recordY(buf[r:]))
+			}
+		}
+	}
+	return nil
+}
+
+// recordY is the absolute y of the record at the start of r, as a load computes it.
+func (s *Spill) recordY(r []byte) float64 {
+	if s.compact {
+		return float64(int32(binary.LittleEndian.Uint32(r[4:])))*s.quantumY + s.originY
+	}
+	return math.Float64frombits(binary.LittleEndian.Uint64(r[8:]))
+}
+
+// loadPlaces returns the plain samples whose places in the input are in [lo, hi), in input
+// order, relative to the job's origin: every place holds one sample, so that each record goes
+// straight to its own.
+func (s *Spill) loadPlaces(ctx context.Context, lo, hi uint64) (*sample.Samples, error) {
+	n := int(hi - lo)
+	out := &sample.Samples{X: make([]float64, n), Y: make([]float64, n), Z: make([]float64, n)}
+	type part struct {
+		k   *bucket
+		bls []block
+	}
+	var parts []part
+	for i := range s.buckets {
+		k := &s.buckets[i]
+		a, _ := slices.BinarySearchFunc(k.blocks, lo, func(b block, v uint64) int {
+			if b.last < v {
+				return -1
+			}
+			return 1
+		})
+		b := a
+		for b < len(k.blocks) && k.blocks[b].first < hi {
+			b++
+		}
+		if b > a {
+			parts = append(parts, part{k, k.blocks[a:b]})
+		}
+	}
+	le := binary.LittleEndian
+	var placed atomic.Int64
+	var next atomic.Int64
+	var failed atomic.Pointer[error]
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(parts)) {
+		wg.Go(func() {
+			var buf []byte
+			for failed.Load() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= len(parts) {
+					return
+				}
+				got := 0
+				for _, bl := range parts[i].bls {
+					if err := ctx.Err(); err != nil {
+						failed.CompareAndSwap(nil, &err)
+						return
+					}
+					buf = slices.Grow(buf[:0], bl.n*plainRecord)[:bl.n*plainRecord]
+					if _, err := s.f.ReadAt(buf, bl.off); err != nil {
+						err = fmt.Errorf("reading the spill file of the tiled run: %w", err)
+						failed.CompareAndSwap(nil, &err)
+						return
+					}
+					for r := 0; r < len(buf); r += plainRecord {
+						q := le.Uint64(buf[r+24:])
+						if q < lo || q >= hi {
+							continue
+						}
+						j := q - lo
+						out.X[j] = math.Float64frombits(le.Uint64(buf[r:]))
+						out.Y[j] = math.Float64frombits(le.Uint64(buf[r+8:]))
+						out.Z[j] = math.Float64frombits(le.Uint64(buf[r+16:]))
+						got++
+					}
+				}
+				placed.Add(int64(got))
+			}
+		})
+	}
+	wg.Wait()
+	if err := failed.Load(); err != nil {
+		return nil, *err
+	}
+	if int(placed.Load()) != n {
+		return nil, fmt.Errorf("the spill file of the tiled run gave %d samples for places %d-%d: it is damaged", placed.Load(), lo, hi-1)
+	}
+	out.MoveOrigin(s.jobOriginX, s.jobOrigY)
+	return out, nil
+}
+
+// streams says whether the job's global form streams its samples past the tiles' nodes.
+func (c *Computer) streams() bool {
+	return c.rule.Family == Global && c.cfg.StreamChunk > 0
+}
+
+// computeStreamed computes tile tl of a global form by streaming every sample of the job
+// past its nodes (interp.Stream): for AIDW, each node's power, nearest distance and exact hit
+// come first from the tile's samples and halo, checked node by node as the nearest family's
+// are; progress is told how many of its nodes are left after each chunk.
+func (c *Computer) computeStreamed(ctx context.Context, tl Tile, out [][]float64, progress func(left int)) error {
+	st, ok := c.src.(Streamer)
+	if !ok {
+		return fmt.Errorf("%s weighs every sample at every node, and this job's samples cannot be streamed past the tiles (a plan's tiles read LAS directly): run it in one process", c.cfg.Alg.Name())
+	}
+	t := c.cfg.Target
+	n := tl.Rows * tl.Cols
+	pending := make([]bool, n)
+	for i := range pending {
+		pending[i] = true
+	}
+	if t.Mask != nil {
+		if err := c.mask(tl, pending); err != nil {
+			return err
+		}
+		nd := c.cfg.Alg.NoData()
+		for i, p := range pending {
+			if !p {
+				for _, band := range out {
+					band[i] = nd
+				}
+			}
+		}
+	}
+	if c.far != nil {
+		return c.computeFar(ctx, tl, pending, out, progress)
+	}
+	nodes, at := c.streamNodes(tl, pending)
+	if len(at) == 0 {
+		progress(0)
+		return nil
+	}
+	if a, ok := c.cfg.Alg.(*interp.AIDW); ok {
+		local, err := c.aidwPowers(ctx, a, tl, at, false)
+		if err != nil {
+			return err
+		}
+		nodes.Local = local
+	}
+	if c.constant != nil {
+		for _, i := range at {
+			for k := range out {
+				out[k][i] = c.constant[k]
+			}
+		}
+		progress(0)
+		return nil
+	}
+	s, err := interp.NewStream(c.cfg.Alg, nodes)
+	if err != nil {
+		return err
+	}
+	threads := c.cfg.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	seen := 0
+	err = st.Stream(ctx, c.cfg.StreamChunk, func(part *sample.Samples) error {
+		if err := c.facts.check(part); err != nil {
+			return err
+		}
+		c.Loads.Add(1)
+		c.Loaded.Add(int64(part.Len()))
+		if err := s.Add(ctx, part, threads); err != nil {
+			return err
+		}
+		seen += part.Len()
+		progress(n - int(float64(n)*float64(seen)/float64(c.facts.N+1)))
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	vals := make([][]float64, len(out))
+	for k := range vals {
+		vals[k] = make([]float64, len(at))
+	}
+	if err := s.Finish(vals); err != nil {
+		return err
+	}
+	for j, i := range at {
+		for k := range out {
+			out[k][i] = vals[k][j]
+		}
+	}
+	if s.Constant() {
+		c.constant = make([]float64, len(vals))
+		for k := range vals {
+			c.constant[k] = vals[k][0]
+		}
+	}
+	progress(0)
+	return nil
+}
+
+// streamNodes is the nodes of tile tl that pending marks (nil: all), and their places in the
+// tile.
+func (c *Computer) streamNodes(tl Tile, pending []bool) (interp.StreamNodes, []int) {
+	t, f := c.cfg.Target, c.facts
+	var at []int
+	nodes := interp.StreamNodes{N: f.N, RasterNodes: float64(t.Cols) * float64(t.Rows)}
+	for r := range tl.Rows {
+		for k := range tl.Cols {
+			if i := r*tl.Cols + k; pending == nil || pending[i] {
+				x, y := t.Node(tl.Col0+k, tl.Row0+r, f.OriginX, f.OriginY)
+				nodes.X, nodes.Y = append(nodes.X, x), append(nodes.Y, y)
+				at = append(at, i)
+			}
+		}
+	}
+	return nodes, at
+}
+
+// aidwPowers finds what the neighbourhood of each node at of tile tl decides of global AIDW
+// (interp.AIDWPowers's bands, for those nodes), from the tile's samples and a halo that grows
+// where a node's k nearest may lie beyond it; unmasked computes the nodes a mask skips too.
+func (c *Computer) aidwPowers(ctx context.Context, a *interp.AIDW, tl Tile, at []int, unmasked bool) ([][]float64, error) {
+	alg := &interp.AIDWPowers{AIDW: a}
+	nb := len(interp.BandNames(alg))
+	pc := &Computer{cfg: c.cfg, facts: c.facts, src: c.src, nbands: nb,
+		rule: Rule{Family: Nearest, K: min(a.K, c.facts.N)}}
+	pc.cfg.Alg = alg
+	if unmasked {
+		pc.cfg.Target.Mask = nil
+	}
+	tileBands := make([][]float64, nb)
+	for k := range tileBands {
+		tileBands[k] = make([]float64, tl.Rows*tl.Cols)
+	}
+	// blocks of the tile whose samples and halo fit the budget (Config.LoadSide)
+	side := c.cfg.LoadSide
+	if side <= 0 {
+		side = max(tl.Rows, tl.Cols)
+	}
+	blocks, err := tl.Split(side)
+	if err != nil {
+		return nil, err
+	}
+	eng := &interp.CPU{Threads: c.cfg.Threads}
+	for _, b := range blocks {
+		bands := make([][]float64, nb)
+		for k := range bands {
+			bands[k] = make([]float64, b.Rows*b.Cols)
+		}
+		err := pc.compute(ctx, eng, b, bands, nil, func(int) {})
+		c.Loads.Add(pc.Loads.Swap(0))
+		c.Loaded.Add(pc.Loaded.Swap(0))
+		if err != nil {
+			return nil, err
+		}
+		for r := range b.Rows {
+			for k := range bands {
+				copy(tileBands[k][(b.Row0-tl.Row0+r)*tl.Cols+b.Col0-tl.Col0:][:b.Cols], bands[k][r*b.Cols:][:b.Cols])
+			}
+		}
+	}
+	local := make([][]float64, nb)
+	for k := range local {
+		local[k] = make([]float64, len(at))
+		for j, i := range at {
+			local[k][j] = tileBands[k][i]
+		}
+	}
+	return local, nil
+}
+
+// prepareFar builds global AIDW's far field for the job, once, as the in-memory run builds
+// it: the power of every node of the raster (masked or not, tile by tile of side nodes, each
+// from its samples and halo), then the charges from every sample streamed in order.
+func (c *Computer) prepareFar(ctx context.Context, side int) error {
+	st, ok := c.src.(Streamer)
+	if !ok {
+		return fmt.Errorf("aidw's far field needs every sample streamed, and this job's cannot be (a plan's tiles read LAS directly): run it in one process")
+	}
+	a := c.cfg.Alg.(*interp.AIDW)
+	t := c.cfg.Target
+	f := c.facts
+	far, err := interp.NewAIDWFar(a, f.N, f.Rel, t, f.OriginX, f.OriginY)
+	if err != nil {
+		return err
+	}
+	all, err := Split(t, side)
+	if err != nil {
+		return err
+	}
+	for _, tl := range all {
+		nodes, at := c.streamNodes(tl, nil)
+		if nodes.Local, err = c.aidwPowers(ctx, a, tl, at, true); err != nil {
+			return err
+		}
+		far.AddPowers(nodes)
+	}
+	err = st.Stream(ctx, c.cfg.StreamChunk, func(part *sample.Samples) error {
+		if err := f.check(part); err != nil {
+			return err
+		}
+		c.Loads.Add(1)
+		c.Loaded.Add(int64(part.Len()))
+		return far.AddSamples(ctx, part)
+	})
+	if err != nil {
+		return err
+	}
+	if err := far.Build(ctx); err != nil {
+		return err
+	}
+	c.far = far
+	return nil
+}
+
+// computeFar computes the nodes pending marks of tile tl by the far field, a block of the
+// tile at a time (Config.LoadSide): their powers from the block's samples and halo, their
+// near fields from the samples of the leaves around them.
+func (c *Computer) computeFar(ctx context.Context, tl Tile, pending []bool, out [][]float64, progress func(left int)) error {
+	a := c.cfg.Alg.(*interp.AIDW)
+	side := c.cfg.LoadSide
+	if side <= 0 {
+		side = max(tl.Rows, tl.Cols)
+	}
+	blocks, err := tl.Split(side)
+	if err != nil {
+		return err
+	}
+	f := c.facts
+	threads := c.cfg.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	left := tl.Rows * tl.Cols
+	for _, b := range blocks {
+		bp := make([]bool, b.Rows*b.Cols)
+		for r := range b.Rows {
+			copy(bp[r*b.Cols:][:b.Cols], pending[(b.Row0-tl.Row0+r)*tl.Cols+b.Col0-tl.Col0:][:b.Cols])
+		}
+		nodes, at := c.streamNodes(b, bp)
+		left -= b.Rows * b.Cols
+		if len(at) == 0 {
+			continue
+		}
+		if nodes.Local, err = c.aidwPowers(ctx, a, b, at, false); err != nil {
+			return err
+		}
+		box := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+		for i, x := range nodes.X {
+			box = [4]float64{min(box[0], x), min(box[1], nodes.Y[i]), max(box[2], x), max(box[3], nodes.Y[i])}
+		}
+		nb := c.far.NearBox(box)
+		m := c.far.NearMargin(nb)
+		region := [4]float64{nb[0] - m + f.OriginX, nb[1] - m + f.OriginY, nb[2] + m + f.OriginX, nb[3] + m + f.OriginY}
+		s, err := c.src.Load(ctx, &region)
+		if err != nil {
+			return err
+		}
+		if err := f.check(s); err != nil {
+			return err
+		}
+		c.Loads.Add(1)
+		c.Loaded.Add(int64(s.Len()))
+		vals := make([][]float64, len(out))
+		for k := range vals {
+			vals[k] = make([]float64, len(at))
+		}
+		if err := c.far.Values(ctx, s, nb, nodes, vals, threads); err != nil {
+			return err
+		}
+		for j, i := range at {
+			o := (b.Row0-tl.Row0+i/b.Cols)*tl.Cols + b.Col0 - tl.Col0 + i%b.Cols
+			for k := range out {
+				out[k][o] = vals[k][j]
+			}
+		}
+		progress(left)
+	}
+	return nil
+}

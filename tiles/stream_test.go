@@ -1,0 +1,213 @@
+package tiles
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aidw/aidw/gdalio"
+	"github.com/aidw/aidw/internal/lastest"
+	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/sample"
+)
+
+// streamedRun grids the inputs tile by tile from a spill, a global form streaming the
+// samples past the tiles' nodes about chunk at a time, loading the samples of blocks of
+// loadSide nodes (0: the tile) around them.
+func streamedRun(ctx context.Context, paths []string, target raster.Target, alg interp.Algorithm, side, chunk, loadSide int) ([][]float64, *Computer, error) {
+	census, err := TakeCensus(ctx, paths, gdalio.SourceOptions{}, true, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer census.Close()
+	facts, err := census.Facts(target)
+	if err != nil {
+		return nil, nil, err
+	}
+	c, err := NewComputer(Config{Target: target, Alg: alg, Threads: 2, StreamChunk: chunk, LoadSide: loadSide}, facts, census.Spill)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([][]float64, c.Bands())
+	err = Run(ctx, c, side, func(row0, rows int, bands [][]float64) error {
+		for k, b := range bands {
+			out[k] = append(out[k], b...)
+		}
+		return nil
+	})
+	return out, c, err
+}
+
+// The global forms streamed in chunks far smaller than the job, past tiles smaller than
+// AIDW's neighbourhoods, give the in-memory raster bit for bit: LAS (compact samples in the
+// canonical order), one text file (its own input order) and two (the canonical order).
+func TestStreamedEqualsInMemory(t *testing.T) {
+	dir := t.TempDir()
+	las := lastest.Survey(t, dir, 3000, 1, false)
+	one := []string{filepath.Join(dir, "a.csv")}
+	writeCSV(t, one[0], 3000, 1)
+	two := []string{filepath.Join(dir, "b.csv"), filepath.Join(dir, "c.csv")}
+	writeCSV(t, two[0], 1500, 2)
+	writeCSV(t, two[1], 1500, 3)
+	target := raster.NorthUp(450000-3, 5400000-2, 450000+205, 5400000+152, 37, 29)
+	algs := []string{"aidw", "aidw:farfield=no:k=8:diagnostics=yes", "average", "minimum", "maximum", "range",
+		"count", "average_distance", "average:min_points=5000:nodata=-1"}
+	for _, a := range algs {
+		alg, _, err := interp.ParseAlgorithm(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, paths := range map[string][]string{"las": las, "one csv": one, "two csv": two} {
+			want := inMemory(t, paths, gdalio.SourceOptions{}, target, alg)
+			for _, chunk := range []int{37, 1000} {
+				got, c, err := streamedRun(context.Background(), paths, target, alg, 9, chunk, chunk/300)
+				if err != nil {
+					t.Fatalf("%s on %s, chunks of %d: %v", a, name, chunk, err)
+				}
+				what := fmt.Sprintf("%s on %s, chunks of %d", a, name, chunk)
+				sameBits(t, what, got, want)
+				t.Logf("%-45s %3d loads, %7d samples loaded", what, c.Loads.Load(), c.Loaded.Load())
+				if constant := !strings.HasPrefix(a, "aidw") && a != "average_distance"; constant && c.Loaded.Load() != int64(c.facts.N) {
+					t.Errorf("%s: %d samples loaded for a value the same at every node, want the job's %d once", what, c.Loaded.Load(), c.facts.N)
+				}
+			}
+		}
+	}
+}
+
+// A spill streams its samples in Load(nil)'s order, sample for sample, in chunks of about
+// the size asked: by places in the input for one text file, by rows of buckets for LAS, and
+// by slabs of y within a row that holds more than a chunk.
+func TestSpillStreamsInLoadOrder(t *testing.T) {
+	dir := t.TempDir()
+	las := lastest.Survey(t, dir, 3000, 1, false)
+	one := []string{filepath.Join(dir, "a.csv")}
+	writeCSV(t, one[0], 3000, 1)
+	target := raster.NorthUp(450000-3, 5400000-2, 450000+205, 5400000+152, 37, 29)
+	ctx := context.Background()
+	for name, paths := range map[string][]string{"las": las, "one csv": one} {
+		census, err := TakeCensus(ctx, paths, gdalio.SourceOptions{}, true, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := census.Facts(target); err != nil {
+			t.Fatal(err)
+		}
+		all, err := census.Spill.Load(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, chunk := range []int{200, 10} {
+			at, chunks, most := 0, 0, 0
+			err = census.Spill.Stream(ctx, chunk, func(s *sample.Samples) error {
+				chunks++
+				// a chunk larger than asked must be a bin of y of more than a chunk at one y
+				ys := map[float64]int{}
+				common := 0
+				for i := range int32(s.Len()) {
+					_, y := s.XY(i)
+					ys[y]++
+					common = max(common, ys[y])
+				}
+				if s.Len() > 2*chunk && common <= chunk {
+					return fmt.Errorf("a chunk of %d samples, none more than %d at one y, for chunks of %d", s.Len(), common, chunk)
+				}
+				most = max(most, s.Len())
+				for i := range int32(s.Len()) {
+					x, y := s.XY(i)
+					wx, wy := all.XY(int32(at))
+					if math.Float64bits(x) != math.Float64bits(wx) || math.Float64bits(y) != math.Float64bits(wy) || math.Float64bits(s.Z[i]) != math.Float64bits(all.Z[at]) {
+						return fmt.Errorf("sample %d streamed as (%v %v %v), loaded as (%v %v %v)", at, x, y, s.Z[i], wx, wy, all.Z[at])
+					}
+					at++
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if at != all.Len() || chunks < 5 {
+				t.Fatalf("%s: %d samples in %d chunks of at most %d, want %d in several of about %d", name, at, chunks, most, all.Len(), chunk)
+			}
+			t.Logf("%s: chunks of %d: %d chunks, the largest %d", name, chunk, chunks, most)
+		}
+		census.Close()
+	}
+}
+
+// A streamed run stops within a second of an interrupt, and the forms that cannot stream
+// are refused with the reason.
+func TestStreamedStopsAndRefuses(t *testing.T) {
+	dir := t.TempDir()
+	paths := []string{filepath.Join(dir, "a.csv")}
+	writeCSV(t, paths[0], 20000, 5)
+	target := raster.NorthUp(450000-3, 5400000-2, 450000+205, 5400000+152, 400, 300)
+	alg, _, _ := interp.ParseAlgorithm("aidw:farfield=no")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	start := time.Now()
+	_, _, err := streamedRun(ctx, paths, target, alg, 200, 5000, 0)
+	if err == nil || time.Since(start) > 300*time.Millisecond+time.Second {
+		t.Fatalf("interrupted after 0.3 s: %v after %v", err, time.Since(start))
+	}
+	for _, a := range []string{"average_distance_pts", "invdist"} {
+		alg, _, _ := interp.ParseAlgorithm(a)
+		_, _, err := streamedRun(context.Background(), paths, target, alg, 200, 5000, 0)
+		if err == nil || !strings.Contains(err.Error(), "must all be in memory") {
+			t.Errorf("%s streamed: %v", a, err)
+		}
+	}
+}
+
+// Global AIDW above the far field's thresholds (10,000 samples, 2e9 sample-node pairs),
+// streamed in chunks past tiles, gives the in-memory raster (far field and all) bit for bit:
+// the field's charges from the stream, its powers from every node's tile and halo, each
+// tile's near fields from the leaves around it; under a mask too.
+func TestStreamedFarFieldEqualsInMemory(t *testing.T) {
+	dir := t.TempDir()
+	las := lastest.Survey(t, dir, 10000, 4, false)
+	one := []string{filepath.Join(dir, "a.csv")}
+	writeCSV(t, one[0], 10000, 4)
+	target := raster.NorthUp(450000-3, 5400000-2, 450000+205, 5400000+152, 500, 400)
+	alg, _, err := interp.ParseAlgorithm("aidw:diagnostics=yes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, paths := range map[string][]string{"las": las, "one csv": one} {
+		want := inMemory(t, paths, gdalio.SourceOptions{}, target, alg)
+		start := time.Now()
+		got, c, err := streamedRun(context.Background(), paths, target, alg, 128, 1500, 50)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if c.far == nil {
+			t.Fatalf("%s: the far field was not used", name)
+		}
+		sameBits(t, "far field on "+name, got, want)
+		t.Logf("far field on %s: %d loads, %d samples loaded, %v", name, c.Loads.Load(), c.Loaded.Load(), time.Since(start))
+	}
+	// a mask (a template's nodata) skips nodes, whose powers the field is still built with
+	masked := target
+	masked.Mask = func(row0, rows int, skip []bool) error {
+		for r := range rows {
+			for k := range target.Cols {
+				skip[r*target.Cols+k] = (row0+r)/40%2 == 0 && k > 200 || (k+row0+r)%9 == 0
+			}
+		}
+		return nil
+	}
+	for _, a := range []string{"aidw", "range"} {
+		alg, _, _ := interp.ParseAlgorithm(a)
+		want := inMemory(t, one, gdalio.SourceOptions{}, masked, alg)
+		got, _, err := streamedRun(context.Background(), one, masked, alg, 128, 1500, 0)
+		if err != nil {
+			t.Fatalf("%s masked: %v", a, err)
+		}
+		sameBits(t, a+" masked", got, want)
+	}
+}
