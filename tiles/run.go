@@ -485,7 +485,17 @@ func RunWindow(ctx context.Context, c *Computer, win Tile, side int, sink interp
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	if c.streams() && c.far == nil && interp.UsesFarField(c.cfg.Alg, c.facts.N, float64(c.cfg.Target.Cols)*float64(c.cfg.Target.Rows)) {
-		if err := c.prepareFar(ctx, side); err != nil {
+		// the far field's build is about as long as the tiles: half the progress
+		whole := c.cfg.Progress
+		if whole != nil {
+			c.cfg.Progress = func(f float64) { whole(0.5 + 0.5*f) }
+			defer func() { c.cfg.Progress = whole }()
+		}
+		if err := c.prepareFar(ctx, side, func(f float64) {
+			if whole != nil {
+				whole(0.5 * f)
+			}
+		}); err != nil {
 			return err
 		}
 	}

@@ -407,8 +407,9 @@ func (c *Computer) aidwPowers(ctx context.Context, a *interp.AIDW, tl Tile, at [
 
 // prepareFar builds global AIDW's far field for the job, once, as the in-memory run builds
 // it: the power of every node of the raster (masked or not, tile by tile of side nodes, each
-// from its samples and halo), then the charges from every sample streamed in order.
-func (c *Computer) prepareFar(ctx context.Context, side int) error {
+// from its samples and halo), then the charges from every sample streamed in order. progress
+// is told the fraction done.
+func (c *Computer) prepareFar(ctx context.Context, side int, progress func(float64)) error {
 	st, ok := c.src.(Streamer)
 	if !ok {
 		return fmt.Errorf("aidw's far field needs every sample streamed, and this job's cannot be (a plan's tiles read LAS directly): run it in one process")
@@ -424,19 +425,23 @@ func (c *Computer) prepareFar(ctx context.Context, side int) error {
 	if err != nil {
 		return err
 	}
-	for _, tl := range all {
+	for i, tl := range all {
 		nodes, at := c.streamNodes(tl, nil)
 		if nodes.Local, err = c.aidwPowers(ctx, a, tl, at, true); err != nil {
 			return err
 		}
 		far.AddPowers(nodes)
+		progress(0.5 * float64(i+1) / float64(len(all)))
 	}
+	seen := 0
 	err = st.Stream(ctx, c.cfg.StreamChunk, func(part *sample.Samples) error {
 		if err := f.check(part); err != nil {
 			return err
 		}
 		c.Loads.Add(1)
 		c.Loaded.Add(int64(part.Len()))
+		seen += part.Len()
+		progress(0.5 + 0.5*float64(seen)/float64(f.N+1))
 		return far.AddSamples(ctx, part)
 	})
 	if err != nil {
