@@ -34,8 +34,11 @@ type Census struct {
 	// point (plain samples' extremes are the files' boxes)
 	compact            bool
 	quantumX, quantumY float64
-	batchX, batchY     float64 // compact batches' origin (the lattice point)
+	batchX, batchY     float64 // compact batches' origin (the lattice point); plain: the first's
 	qlo, qhi           [2]int64
+	// plain samples' extremes relative to their batches' origin: those of a single input
+	// (whose batches share the reader's origin) give the in-memory run's box exactly
+	rlo, rhi [2]float64
 }
 
 // TakeCensus reads every input once, one batch at a time (LAS and LAZ through lidar.File.Each,
@@ -50,7 +53,8 @@ func TakeCensus(ctx context.Context, args []string, opt gdalio.SourceOptions, sp
 	}
 	c := &Census{opt: opt, las: true,
 		Extent: [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)},
-		qlo:    [2]int64{math.MaxInt64, math.MaxInt64}, qhi: [2]int64{math.MinInt64, math.MinInt64}}
+		qlo:    [2]int64{math.MaxInt64, math.MaxInt64}, qhi: [2]int64{math.MinInt64, math.MinInt64},
+		rlo: [2]float64{math.Inf(1), math.Inf(1)}, rhi: [2]float64{math.Inf(-1), math.Inf(-1)}}
 	nLAS := 0
 	for _, p := range paths {
 		if isLAS(p) {
@@ -233,6 +237,8 @@ func (c *Census) measure(b *sample.Samples, box *[4]float64) {
 		lo, hi = [2]float64{math.Inf(1), math.Inf(1)}, [2]float64{math.Inf(-1), math.Inf(-1)}
 		for i := range int32(b.Len()) {
 			x, y := b.XY(i)
+			c.rlo = [2]float64{min(c.rlo[0], x), min(c.rlo[1], y)}
+			c.rhi = [2]float64{max(c.rhi[0], x), max(c.rhi[1], y)}
 			x, y = x+b.OriginX, y+b.OriginY
 			lo = [2]float64{min(lo[0], x), min(lo[1], y)}
 			hi = [2]float64{max(hi[0], x), max(hi[1], y)}
@@ -270,6 +276,11 @@ func (c *Census) Facts(t raster.Target) (*Facts, error) {
 			}
 		}
 		f.OriginX, f.OriginY, f.QuantumX, f.QuantumY = ox, oy, c.quantumX, c.quantumY
+	} else if c.Spill != nil && c.Spill.relative() {
+		// as MoveOrigin from the reader's origin: x + (ox - cx), monotonic in x
+		dx, dy := c.batchX-cx, c.batchY-cy
+		f.Rel = [4]float64{c.rlo[0] + dx, c.rlo[1] + dy, c.rhi[0] + dx, c.rhi[1] + dy}
+		f.OriginX, f.OriginY = cx, cy
 	} else {
 		// as MoveOrigin from absolute coordinates: x + (0 - cx), monotonic in x
 		b := c.box()

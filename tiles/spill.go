@@ -29,7 +29,10 @@ type Spill struct {
 	end     int64 // the file's length
 	compact bool
 	// ordered: the samples keep their input order (a single vector or text input, as the
-	// in-memory run keeps it) instead of the canonical order.
+	// in-memory run keeps it) instead of the canonical order. Their records then hold the
+	// coordinates relative to the input's first sample, the reader's origin (originX,
+	// originY), as the in-memory run holds them before it moves them to the job's origin:
+	// absolute coordinates would round differently.
 	ordered bool
 	// the lattice point the compact offsets count from, and the quanta
 	originX, originY     float64
@@ -103,6 +106,9 @@ func newSpill(dir string, box [4]float64, compact, ordered bool, originX, origin
 	return s, nil
 }
 
+// relative says whether plain records hold coordinates relative to (originX, originY).
+func (s *Spill) relative() bool { return s.ordered && !s.compact }
+
 func (s *Spill) record() int {
 	if s.compact {
 		return compactRecord
@@ -125,6 +131,9 @@ func (s *Spill) bucketOf(x, y float64) *bucket {
 func (s *Spill) add(b *sample.Samples) error {
 	rec := s.record()
 	le := binary.LittleEndian
+	if s.relative() && b.Len() > 0 && (b.OriginX != s.originX || b.OriginY != s.originY) {
+		return fmt.Errorf("the input's samples came in batches relative to different origins (%v,%v and %v,%v): they cannot be tiled exactly", s.originX, s.originY, b.OriginX, b.OriginY)
+	}
 	for i := range int32(b.Len()) {
 		x, y := b.XY(i)
 		ax, ay := x+b.OriginX, y+b.OriginY
@@ -139,8 +148,12 @@ func (s *Spill) add(b *sample.Samples) error {
 			le.PutUint32(r[4:], uint32(b.QY[i]))
 			le.PutUint64(r[8:], math.Float64bits(b.Z[i]))
 		} else {
-			le.PutUint64(r[0:], math.Float64bits(ax))
-			le.PutUint64(r[8:], math.Float64bits(ay))
+			rx, ry := ax, ay
+			if s.relative() {
+				rx, ry = x, y
+			}
+			le.PutUint64(r[0:], math.Float64bits(rx))
+			le.PutUint64(r[8:], math.Float64bits(ry))
 			le.PutUint64(r[16:], math.Float64bits(b.Z[i]))
 			le.PutUint64(r[24:], s.seq)
 		}
@@ -281,10 +294,14 @@ func (s *Spill) load(ctx context.Context, region *[4]float64, pick func(bucket i
 							continue
 						}
 						x, y := math.Float64frombits(le.Uint64(buf[r:])), math.Float64frombits(le.Uint64(buf[r+8:]))
-						if !p.inside && !(x > region[0] && x < region[2] && y > region[1] && y < region[3]) {
+						ax, ay := x, y
+						if s.relative() {
+							ax, ay = x+s.originX, y+s.originY
+						}
+						if !p.inside && !(ax > region[0] && ax < region[2] && ay > region[1] && ay < region[3]) {
 							continue
 						}
-						if keep != nil && !keep(y) {
+						if keep != nil && !keep(ay) {
 							continue
 						}
 						out.X[j], out.Y[j], out.Z[j] = x, y, math.Float64frombits(le.Uint64(buf[r+16:]))
@@ -321,6 +338,9 @@ func (s *Spill) load(ctx context.Context, region *[4]float64, pick func(bucket i
 		n += p.kept
 	}
 	out.Truncate(n)
+	if s.relative() {
+		out.OriginX, out.OriginY = s.originX, s.originY
+	}
 	if s.ordered {
 		inputOrder(out, seqs[:n])
 	} else {

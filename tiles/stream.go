@@ -148,15 +148,19 @@ func (s *Spill) recordY(r []byte) float64 {
 	if s.compact {
 		return float64(int32(binary.LittleEndian.Uint32(r[4:])))*s.quantumY + s.originY
 	}
-	return math.Float64frombits(binary.LittleEndian.Uint64(r[8:]))
+	y := math.Float64frombits(binary.LittleEndian.Uint64(r[8:]))
+	if s.relative() {
+		y += s.originY
+	}
+	return y
 }
 
 // loadPlaces returns the plain samples whose places in the input are in [lo, hi), in input
-// order, relative to the job's origin: every place holds one sample, so that each record goes
-// straight to its own.
+// order, relative to the job's origin (moved from the reader's, as the in-memory run moves
+// them): every place holds one sample, so that each record goes straight to its own.
 func (s *Spill) loadPlaces(ctx context.Context, lo, hi uint64) (*sample.Samples, error) {
 	n := int(hi - lo)
-	out := &sample.Samples{X: make([]float64, n), Y: make([]float64, n), Z: make([]float64, n)}
+	out := &sample.Samples{X: make([]float64, n), Y: make([]float64, n), Z: make([]float64, n), OriginX: s.originX, OriginY: s.originY}
 	type part struct {
 		k   *bucket
 		bls []block

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,6 +56,8 @@ func TestStreamedEqualsInMemory(t *testing.T) {
 	two := []string{filepath.Join(dir, "b.csv"), filepath.Join(dir, "c.csv")}
 	writeCSV(t, two[0], 1500, 2)
 	writeCSV(t, two[1], 1500, 3)
+	inexact := []string{filepath.Join(dir, "d.csv")}
+	writeInexactCSV(t, inexact[0], 3000, 4)
 	target := raster.NorthUp(450000-3, 5400000-2, 450000+205, 5400000+152, 37, 29)
 	algs := []string{"aidw", "aidw:farfield=no:k=8:diagnostics=yes", "average", "minimum", "maximum", "range",
 		"count", "average_distance", "average:min_points=5000:nodata=-1"}
@@ -62,7 +66,11 @@ func TestStreamedEqualsInMemory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for name, paths := range map[string][]string{"las": las, "one csv": one, "two csv": two} {
+		for name, paths := range map[string][]string{"las": las, "one csv": one, "two csv": two, "inexact csv": inexact} {
+			target := target
+			if name == "inexact csv" {
+				target = raster.NorthUp(-3, -2, 205, 152, 37, 29)
+			}
 			want := inMemory(t, paths, gdalio.SourceOptions{}, target, alg)
 			for _, chunk := range []int{37, 1000} {
 				got, c, err := streamedRun(context.Background(), paths, target, alg, 9, chunk, chunk/300)
@@ -216,5 +224,41 @@ func TestStreamedFarFieldEqualsInMemory(t *testing.T) {
 			t.Fatalf("%s masked: %v", a, err)
 		}
 		sameBits(t, a+" masked", got, want)
+	}
+}
+
+// writeInexactCSV writes n uniform points with two decimals, which binary fractions do not
+// hold, over 200 x 150 from (0, 0): far from the origin by more than their own size, the
+// reader's origin (the first sample) rounds them otherwise than absolute coordinates would.
+func writeInexactCSV(t *testing.T, path string, n int, seed uint64) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 9))
+	var b strings.Builder
+	b.WriteString("x,y,z\n")
+	for range n {
+		fmt.Fprintf(&b, "%.2f,%.2f,%.3f\n", rng.Float64()*200, rng.Float64()*150, 10+rng.NormFloat64())
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// One text input of coordinates that binary fractions do not hold is spilled relative to the
+// reader's origin, as the in-memory run holds it: its tiles give the in-memory raster bit for
+// bit (absolute coordinates in the spill rounded otherwise, a few ulps off at many nodes).
+func TestTiledInexactTextEqualsInMemory(t *testing.T) {
+	paths := []string{filepath.Join(t.TempDir(), "d.csv")}
+	writeInexactCSV(t, paths[0], 3000, 5)
+	target := raster.NorthUp(-3, -2, 205, 152, 53, 41)
+	for _, a := range []string{"aidw:max_points=12", "nearest", "linear", "invdistnn:radius=9:max_points=12", "average_distance"} {
+		alg, _, err := interp.ParseAlgorithm(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := tiled(paths, gdalio.SourceOptions{}, target, alg, 6, true)
+		if err != nil {
+			t.Fatalf("%s: %v", a, err)
+		}
+		sameBits(t, a+" on inexact text", got, inMemory(t, paths, gdalio.SourceOptions{}, target, alg))
 	}
 }

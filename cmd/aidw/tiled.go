@@ -193,8 +193,9 @@ func (j *tiledJob) prepare(a *gridArgs) error {
 // the spill's buffers.
 func budgetSide(t raster.Target, f *tiles.Facts, rule tiles.Rule, bands int, budget int64) (int, error) {
 	if rule.Family == tiles.Global {
-		return 0, fmt.Errorf("this algorithm weighs every sample at every node: its %d samples need about %.1f GiB, more than the memory budget of %.1f GiB, and tiles cannot lessen that (a bounded form, with max_points or a radius, can be tiled)",
-			f.N, float64(f.N)*tileBytesPerPoint/(1<<30), float64(budget)/(1<<30))
+		// a plan's tiles read their own samples; only one process can stream them all (globalBudget)
+		return 0, fmt.Errorf("this algorithm weighs every sample at every node: a plan's tiles would each need all %d samples (about %s), and the memory budget is %s; aidw grid -memory streams them past its tiles on one machine, and a bounded form (max_points or a radius) can be planned",
+			f.N, sizeText(float64(f.N)*tileBytesPerPoint), sizeText(float64(budget)))
 	}
 	b := f.Rel
 	area := math.Max((b[2]-b[0])*(b[3]-b[1]), 1e-300)
