@@ -20,7 +20,8 @@ import (
 // holds streams them past each tile's nodes (see interp.Stream).
 type Streamer interface {
 	// Stream calls each with consecutive chunks of the job's samples, in order, relative to
-	// the job's origin, each of about chunk samples (more when one bucket row holds more).
+	// the job's origin, each of at most about chunk samples (more only where more than a
+	// chunk share one y).
 	Stream(ctx context.Context, chunk int, each func(*sample.Samples) error) error
 }
 
@@ -28,7 +29,7 @@ type Streamer interface {
 // ranges of their places in the input, each bucket's blocks read where they overlap the
 // range; samples in canonical order (y, then x, then z) by slabs of whole rows of buckets,
 // since a sample's bucket row never decreases with its y, so that the slabs' canonical orders
-// follow one another as the whole's does.
+// follow one another as the whole's does (a row larger than a chunk by slabs of y, streamRow).
 func (s *Spill) Stream(ctx context.Context, chunk int, each func(*sample.Samples) error) error {
 	chunk = max(chunk, 1)
 	if s.ordered {
