@@ -217,12 +217,11 @@ func (s *Spill) setOrigin(x, y float64) { s.jobOriginX, s.jobOrigY = x, y }
 // (canonical, or the input's), relative to the job's origin. The buckets the region meets are
 // read on every core, each into its own span of the samples, which are then closed up.
 func (s *Spill) Load(ctx context.Context, region *[4]float64) (*sample.Samples, error) {
-	return s.load(ctx, region, nil, nil)
+	return s.load(ctx, region, nil)
 }
 
-// load is Load of the buckets that pick takes (nil: every one), and of their samples those
-// whose absolute y (recordY's) keep takes (nil: every one).
-func (s *Spill) load(ctx context.Context, region *[4]float64, pick func(bucket int) bool, keep func(y float64) bool) (*sample.Samples, error) {
+// load is Load of the buckets that pick takes (nil: every one).
+func (s *Spill) load(ctx context.Context, region *[4]float64, pick func(bucket int) bool) (*sample.Samples, error) {
 	type part struct {
 		k        *bucket
 		at, kept int
@@ -280,12 +279,9 @@ func (s *Spill) load(ctx context.Context, region *[4]float64, pick func(bucket i
 					for r := 0; r < len(buf); r += rec {
 						if s.compact {
 							qx, qy := int32(le.Uint32(buf[r:])), int32(le.Uint32(buf[r+4:]))
-							if !p.inside || keep != nil {
-								x, y := float64(qx)*s.quantumX+s.originX, s.recordY(buf[r:])
-								if !p.inside && !(x > region[0] && x < region[2] && y > region[1] && y < region[3]) {
-									continue
-								}
-								if keep != nil && !keep(y) {
+							if !p.inside {
+								x, y := float64(qx)*s.quantumX+s.originX, float64(qy)*s.quantumY+s.originY
+								if !(x > region[0] && x < region[2] && y > region[1] && y < region[3]) {
 									continue
 								}
 							}
@@ -299,9 +295,6 @@ func (s *Spill) load(ctx context.Context, region *[4]float64, pick func(bucket i
 							ax, ay = x+s.originX, y+s.originY
 						}
 						if !p.inside && !(ax > region[0] && ax < region[2] && ay > region[1] && ay < region[3]) {
-							continue
-						}
-						if keep != nil && !keep(ay) {
 							continue
 						}
 						out.X[j], out.Y[j], out.Z[j] = x, y, math.Float64frombits(le.Uint64(buf[r+16:]))

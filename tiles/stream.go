@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/sample"
 )
@@ -19,7 +20,8 @@ import (
 // holds streams them past each tile's nodes (see interp.Stream).
 type Streamer interface {
 	// Stream calls each with consecutive chunks of the job's samples, in order, relative to
-	// the job's origin, each of about chunk samples (more when one bucket row holds more).
+	// the job's origin, each of at most about chunk samples (more only where more than a
+	// chunk share one y).
 	Stream(ctx context.Context, chunk int, each func(*sample.Samples) error) error
 }
 
@@ -27,7 +29,7 @@ type Streamer interface {
 // ranges of their places in the input, each bucket's blocks read where they overlap the
 // range; samples in canonical order (y, then x, then z) by slabs of whole rows of buckets,
 // since a sample's bucket row never decreases with its y, so that the slabs' canonical orders
-// follow one another as the whole's does.
+// follow one another as the whole's does (a row larger than a chunk by slabs of y, streamRow).
 func (s *Spill) Stream(ctx context.Context, chunk int, each func(*sample.Samples) error) error {
 	chunk = max(chunk, 1)
 	if s.ordered {
@@ -59,7 +61,7 @@ func (s *Spill) Stream(ctx context.Context, chunk int, each func(*sample.Samples
 				return err
 			}
 		case n > 0:
-			part, err := s.load(ctx, nil, inRows, nil)
+			part, err := s.load(ctx, nil, inRows)
 			if err != nil {
 				return err
 			}
@@ -87,7 +89,7 @@ func (s *Spill) streamRow(ctx context.Context, j, chunk int, each func(*sample.S
 	bins := min(max(16*n/chunk, 1), 1<<20)
 	scale := float64(bins) / (yhi - ylo)
 	if !(yhi > ylo) || math.IsInf(scale, 0) {
-		part, err := s.load(ctx, nil, inRow, nil) // one y: nothing to cut
+		part, err := s.load(ctx, nil, inRow) // one y: nothing to cut
 		if err != nil {
 			return err
 		}
@@ -106,7 +108,7 @@ func (s *Spill) streamRow(ctx context.Context, j, chunk int, each func(*sample.S
 		}
 		if m > 0 {
 			lo, hi := b0, b1
-			part, err := s.load(ctx, nil, inRow, func(y float64) bool { b := binOf(y); return b >= lo && b < hi })
+			part, err := s.loadKept(ctx, inRow, func(y float64) bool { b := binOf(y); return b >= lo && b < hi }, m)
 			if err != nil {
 				return err
 			}
@@ -117,6 +119,56 @@ func (s *Spill) streamRow(ctx context.Context, j, chunk int, each func(*sample.S
 		b0 = b1
 	}
 	return nil
+}
+
+// loadKept returns the m samples of the buckets pick takes whose absolute y (recordY's) keep
+// takes, in canonical order, relative to the job's origin: read a block at a time and kept as
+// they come, so that memory follows the samples kept, not the buckets read.
+func (s *Spill) loadKept(ctx context.Context, pick func(bucket int) bool, keep func(y float64) bool, m int) (*sample.Samples, error) {
+	if s.ordered {
+		return nil, fmt.Errorf("the spill of one input streams by places in the input, not by slabs of y")
+	}
+	out := &sample.Samples{Z: make([]float64, 0, m)}
+	if s.compact {
+		out.OriginX, out.OriginY, out.QuantumX, out.QuantumY = s.originX, s.originY, s.quantumX, s.quantumY
+		out.QX, out.QY = make([]int32, 0, m), make([]int32, 0, m)
+	} else {
+		out.X, out.Y = make([]float64, 0, m), make([]float64, 0, m) // absolute, as Load's
+	}
+	le := binary.LittleEndian
+	rec := s.record()
+	var buf []byte
+	for i := range s.buckets {
+		if !pick(i) {
+			continue
+		}
+		for _, bl := range s.buckets[i].blocks {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			buf = slices.Grow(buf[:0], bl.n*rec)[:bl.n*rec]
+			if _, err := s.f.ReadAt(buf, bl.off); err != nil {
+				return nil, fmt.Errorf("reading the spill file of the tiled run: %w", err)
+			}
+			for r := 0; r < len(buf); r += rec {
+				if !keep(s.recordY(buf[r:])) {
+					continue
+				}
+				if s.compact {
+					out.QX = append(out.QX, int32(le.Uint32(buf[r:])))
+					out.QY = append(out.QY, int32(le.Uint32(buf[r+4:])))
+					out.Z = append(out.Z, math.Float64frombits(le.Uint64(buf[r+8:])))
+					continue
+				}
+				out.X = append(out.X, math.Float64frombits(le.Uint64(buf[r:])))
+				out.Y = append(out.Y, math.Float64frombits(le.Uint64(buf[r+8:])))
+				out.Z = append(out.Z, math.Float64frombits(le.Uint64(buf[r+16:])))
+			}
+		}
+	}
+	gdalio.Canonicalize(out)
+	out.MoveOrigin(s.jobOriginX, s.jobOrigY)
+	return out, nil
 }
 
 // eachY calls f with the absolute y (recordY's) of every sample of the buckets pick takes.
