@@ -584,6 +584,14 @@ func (pl *Plan) Field(ctx context.Context, box [4]float64, nt int, powers *Power
 		if err := pl.upward(ctx, t); err != nil {
 			return nil, err
 		}
+	}
+	return pl.fieldOf(ctx, t, powers)
+}
+
+// fieldOf is the Field of tree t, whose charges are summed: the far fields of all its boxes,
+// at their single powers where powers (nil: none) tell them.
+func (pl *Plan) fieldOf(ctx context.Context, t *tree, powers *Powers) (*Field, error) {
+	if t.d >= 2 {
 		if powers != nil {
 			pl.setSingles(t, powers.one)
 		}

@@ -131,14 +131,8 @@ func (b *Builder) Field(ctx context.Context, powers *Powers) (*Field, error) {
 		if err := pl.parents(ctx, t); err != nil {
 			return nil, err
 		}
-		if powers != nil {
-			pl.setSingles(t, powers.one)
-		}
-		if err := pl.m2l(ctx, t, nil); err != nil {
-			return nil, err
-		}
 	}
-	return &Field{pl, t}, nil
+	return pl.fieldOf(ctx, t, powers)
 }
 
 // NearBox is the box (in the samples' coordinates) of the leaves whose samples the near
