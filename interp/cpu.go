@@ -109,10 +109,14 @@ func (sc *scratch) farScratch(f *farfield.Field) *farfield.Scratch {
 	return sc.ff
 }
 
-// contextBinder is an algorithm whose binding does long work (a far-field plan) that ctx
-// stops within a second.
+// contextBinder is an algorithm whose binding does long work (a far-field plan, every pair of
+// samples) that ctx stops within a second.
 type contextBinder interface {
 	bindContext(ctx context.Context, p *Problem, ix *grid.Index) (bound, error)
+}
+
+// contextBandsBinder is contextBinder for the bands of a multi-band algorithm.
+type contextBandsBinder interface {
 	bindBandsContext(ctx context.Context, p *Problem, ix *grid.Index) (bandsFunc, error)
 }
 
@@ -163,7 +167,7 @@ func (c *CPU) Prepare(ctx context.Context, p *Problem) (Prepared, error) {
 	if !ok {
 		return nil, fmt.Errorf("algorithm %s has no CPU implementation of its %d bands", p.Alg.Name(), cp.nbands)
 	}
-	if cb, ok := p.Alg.(contextBinder); ok {
+	if cb, ok := p.Alg.(contextBandsBinder); ok {
 		cp.bands, err = cb.bindBandsContext(ctx, p, ix)
 	} else {
 		cp.bands, err = ba.bindBands(p, ix)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 
 	"github.com/aidw/aidw/grid"
@@ -230,8 +231,18 @@ func allSamplesValue(s *sample.Samples, f func([]grid.Neighbor) float64) float64
 }
 
 func (m *Metric) bind(p *Problem, ix *grid.Index) (bound, error) {
+	return m.bindContext(context.Background(), p, ix)
+}
+
+// bindContext implements contextBinder: average_distance_pts without a radius sums every pair
+// of samples as it binds, which ctx stops.
+func (m *Metric) bindContext(ctx context.Context, p *Problem, ix *grid.Index) (bound, error) {
 	n := p.sampleCount()
-	b := skipping{f: m.search(p, ix, n), less: func(context.Context) (nodeWithout, error) { return m.search(p, ix, n-1), nil }}
+	f, err := m.search(ctx, p, ix, n)
+	if err != nil {
+		return nil, err
+	}
+	b := skipping{f: f, less: func(ctx context.Context) (nodeWithout, error) { return m.search(ctx, p, ix, n-1) }}
 	if stat, ok := metricStats[m.Kind]; ok && !m.active() {
 		ar := gdalArea(m.Radius1, m.Radius2, m.Angle, n)
 		if w := newWindowSpan(p, ix, ar, stat, m.MinPoints, m.NodataValue, b.f); w != nil {
@@ -247,12 +258,12 @@ var metricStats = map[MetricKind]windowStat{
 }
 
 // search is the metric over gdal's search for n samples: all of p's, or all but one held out.
-func (m *Metric) search(p *Problem, ix *grid.Index, n int) nodeWithout {
+func (m *Metric) search(ctx context.Context, p *Problem, ix *grid.Index, n int) (nodeWithout, error) {
 	s := p.Samples
 	ar := gdalArea(m.Radius1, m.Radius2, m.Angle, n)
 	switch {
 	case m.Kind == AverageDistancePts:
-		return m.pairs(p, ix, ar, n)
+		return m.pairs(ctx, p, ix, ar, n)
 	case m.active():
 		order := p.newGDALOrder()
 		return func(sc *scratch, skip int32, x, y float64) float64 {
@@ -262,20 +273,20 @@ func (m *Metric) search(p *Problem, ix *grid.Index, n int) nodeWithout {
 				return m.NodataValue
 			}
 			return m.reduce(s, picked(sc.nb, pick))
-		}
+		}, nil
 	case ar.all() && m.Kind == AverageDistance:
 		ps := s.Plain()
-		return func(_ *scratch, skip int32, x, y float64) float64 { return m.distanceToAll(ps, skip, x, y) }
+		return func(_ *scratch, skip int32, x, y float64) float64 { return m.distanceToAll(ps, skip, x, y) }, nil
 	case ar.all() && n < s.Len():
-		return func(sc *scratch, skip int32, _, _ float64) float64 { return m.reduce(s, sc.everySample(s.Len(), skip)) }
+		return func(sc *scratch, skip int32, _, _ float64) float64 { return m.reduce(s, sc.everySample(s.Len(), skip)) }, nil
 	case ar.all():
 		v := allSamplesValue(s, func(nb []grid.Neighbor) float64 { return m.reduce(s, nb) })
-		return func(*scratch, int32, float64, float64) float64 { return v }
+		return func(*scratch, int32, float64, float64) float64 { return v }, nil
 	}
 	return func(sc *scratch, skip int32, x, y float64) float64 {
 		sc.nb = without(ar.collect(ix, x, y, sc.nb), skip)
 		return m.reduce(s, sc.nb)
-	}
+	}, nil
 }
 
 // reduce computes the metric (all but average_distance_pts) over the samples nb.
@@ -330,42 +341,48 @@ func (m *Metric) distanceToAll(s *sample.Samples, skip int32, x, y float64) floa
 }
 
 // pairs is average_distance_pts over gdal's search ar for n samples: all of s, or all but one
-// held out.
-func (m *Metric) pairs(p *Problem, ix *grid.Index, ar searchArea, n int) nodeWithout {
+// held out. Without a radius every pair of samples is summed once, as it binds (see pairRows).
+func (m *Metric) pairs(ctx context.Context, p *Problem, ix *grid.Index, ar searchArea, n int) (nodeWithout, error) {
 	s := p.Samples
-	mean := func(sum float64, pairs int) float64 {
-		if pairs < m.MinPoints || pairs == 0 {
-			return m.NodataValue
-		}
-		return sum / float64(pairs)
-	}
-	switch {
-	case ar.all() && n < s.Len():
-		// the pairs without the held-out sample: all pairs less those it is part of
-		total := allSamplesValue(s, func(nb []grid.Neighbor) float64 { return pairDistances(s, nb) })
+	if ar.all() {
 		ps := s.Plain()
-		return func(_ *scratch, skip int32, _, _ float64) float64 {
-			return mean(total-distancesFrom(ps, skip), n*(n-1)/2)
+		total, err := allPairDistances(ctx, runtime.GOMAXPROCS(0), ps.X, ps.Y)
+		if err != nil {
+			return nil, err
 		}
-	case ar.all():
-		all := allSamplesValue(s, func(nb []grid.Neighbor) float64 {
-			return mean(pairDistances(s, nb), len(nb)*(len(nb)-1)/2)
-		})
-		return func(*scratch, int32, float64, float64) float64 { return all }
-	case ar.Square:
+		if n < s.Len() {
+			// the pairs without the held-out sample: all pairs less those it is part of
+			return func(_ *scratch, skip int32, _, _ float64) float64 {
+				return m.pairsMean(total-distancesFrom(ps, skip), n)
+			}, nil
+		}
+		v := m.pairsMean(total, n)
+		return func(*scratch, int32, float64, float64) float64 { return v }, nil
+	}
+	if ar.Square {
 		order := p.newGDALOrder()
 		order.ranks()
 		return func(sc *scratch, skip int32, x, y float64) float64 {
 			sum, pairs := m.squarePairs(sc, s, ix, ar, order.ranks(), skip, x, y)
-			return mean(sum, pairs)
-		}
+			return m.mean(sum, pairs)
+		}, nil
 	}
 	return func(sc *scratch, skip int32, x, y float64) float64 {
 		sc.nb = without(ar.collect(ix, x, y, sc.nb), skip)
-		q := len(sc.nb)
-		return mean(pairDistances(s, sc.nb), q*(q-1)/2)
-	}
+		return m.pairsMean(pairDistances(s, sc.nb), len(sc.nb))
+	}, nil
 }
+
+// mean is average_distance_pts's value from the sum of the distances over its pairs.
+func (m *Metric) mean(sum float64, pairs int) float64 {
+	if pairs < m.MinPoints || pairs == 0 {
+		return m.NodataValue
+	}
+	return sum / float64(pairs)
+}
+
+// pairsMean is mean over every pair of q samples.
+func (m *Metric) pairsMean(sum float64, q int) float64 { return m.mean(sum, q*(q-1)/2) }
 
 // squarePairs is average_distance_pts on gdal's quadtree: the sum over pairs of the q samples
 // in the ellipse, and gdal's pair count, q(q+1)/2 less one when the last sample of the search

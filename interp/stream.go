@@ -32,6 +32,10 @@ type Stream struct {
 	sum, lo, hi float64
 	// average_distance: each node's sum of distances
 	dist []float64
+	// average_distance_pts: the pass's block of rows, and the rows of the passes before it
+	// summed
+	pairs     pairRows
+	pairsDone float64
 	// aidw: each node's lanes, and the samples (fewer than weigh.LanesAlign) held back
 	// from the last chunk, so that every chunk but the last adds whole lanes
 	aidw                   *AIDW
@@ -49,6 +53,9 @@ type StreamNodes struct {
 	X, Y []float64
 	// Local is, for AIDW, the bands of AIDWPowers at each node (Local[band][node]).
 	Local [][]float64
+	// PairRows is, for average_distance_pts, how many samples a pass pairs with every sample
+	// after them (0: all): the samples stream past once for each block of that many.
+	PairRows int
 }
 
 type streamKind int
@@ -58,6 +65,7 @@ const (
 	streamMinMax
 	streamCount
 	streamDistance
+	streamPairs
 	streamAIDW
 	// streamAIDWFar: global AIDW by the far field, which streams through AIDWFar
 	streamAIDWFar
@@ -88,7 +96,7 @@ func streamKindOf(alg Algorithm, n int, rasterNodes float64) (streamKind, error)
 		case AverageDistance:
 			return streamDistance, nil
 		case AverageDistancePts:
-			return 0, fmt.Errorf("average_distance_pts without a radius sums the distances of every pair of the %d samples, which cannot stream", n)
+			return streamPairs, nil
 		}
 	case *AIDW:
 		if a.local() {
@@ -118,6 +126,8 @@ func NewStream(alg Algorithm, nodes StreamNodes) (*Stream, error) {
 	switch kind {
 	case streamDistance:
 		s.dist = make([]float64, len(nodes.X))
+	case streamPairs:
+		s.startPass(0)
 	case streamAIDW:
 		s.aidw = alg.(*AIDW)
 		if len(nodes.Local) != len(aidwPowersBands) {
@@ -131,7 +141,39 @@ func NewStream(alg Algorithm, nodes StreamNodes) (*Stream, error) {
 // Constant says whether the form's value is the same at every node (the statistics without
 // radius but average_distance): one stream then serves every tile of the job.
 func (s *Stream) Constant() bool {
-	return s.kind == streamAverage || s.kind == streamMinMax || s.kind == streamCount
+	return s.kind == streamAverage || s.kind == streamMinMax || s.kind == streamCount || s.kind == streamPairs
+}
+
+// startPass starts average_distance_pts's pass over the rows from the job's sample first.
+func (s *Stream) startPass(first int) {
+	rows := s.nodes.PairRows
+	if rows <= 0 {
+		rows = s.n
+	}
+	rows = min(rows, s.n-first)
+	s.pairs = pairRows{first: first, x: make([]float64, 0, rows), y: make([]float64, 0, rows), sum: make([]float64, rows)}
+	s.seen = 0
+}
+
+// EndPass ends a pass of every sample past the nodes and says whether the samples must
+// stream past once more: average_distance_pts holds a block of rows at a time.
+func (s *Stream) EndPass() (again bool, err error) {
+	if s.seen != s.n {
+		return false, fmt.Errorf("the stream gave %d samples of the job's %d", s.seen, s.n)
+	}
+	if s.kind != streamPairs {
+		return false, nil
+	}
+	if s.pairs.sum == nil {
+		return false, nil // the last pass has ended
+	}
+	s.pairsDone = s.pairs.total(s.pairsDone)
+	if next := s.pairs.first + len(s.pairs.sum); next < s.n {
+		s.startPass(next)
+		return true, nil
+	}
+	s.pairs = pairRows{}
+	return false, nil
 }
 
 // Add streams the next chunk of samples (in the job's order, relative to its origin) past
@@ -144,6 +186,7 @@ func (s *Stream) Add(ctx context.Context, chunk *sample.Samples, threads int) er
 	if m == 0 {
 		return ctx.Err()
 	}
+	at := s.seen
 	s.seen += m
 	switch s.kind {
 	case streamAverage:
@@ -166,6 +209,14 @@ func (s *Stream) Add(ctx context.Context, chunk *sample.Samples, threads int) er
 				s.dist[i] = sum
 			}
 		})
+	case streamPairs:
+		// the chunk's samples among the pass's rows join them before their pairs are summed
+		xs, ys := chunk.Coords()
+		r := &s.pairs
+		if lo, hi := max(r.first, at), min(r.first+len(r.sum), at+m); lo < hi {
+			r.x, r.y = append(r.x, xs[lo-at:hi-at]...), append(r.y, ys[lo-at:hi-at]...)
+		}
+		return r.add(ctx, threads, xs, ys, at)
 	case streamAIDW:
 		return s.addAIDW(ctx, chunk, threads)
 	}
@@ -258,6 +309,11 @@ func (s *Stream) Finish(out [][]float64) error {
 		default:
 			fill(s.hi - s.lo)
 		}
+	case streamPairs:
+		if again, err := s.EndPass(); err != nil || again {
+			return fmt.Errorf("average_distance_pts has pairs left for another pass of the samples: %v", err)
+		}
+		fill(s.alg.(*Metric).pairsMean(s.pairsDone, n))
 	case streamDistance:
 		m := s.alg.(*Metric)
 		for i, sum := range s.dist {

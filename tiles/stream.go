@@ -351,22 +351,32 @@ func (c *Computer) computeStreamed(ctx context.Context, tl Tile, out [][]float64
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
+	// average_distance_pts pairs a block of samples with those after them a pass at a time
+	passes := 1
+	if nodes.PairRows > 0 {
+		passes = (c.facts.N + nodes.PairRows - 1) / nodes.PairRows
+	}
 	seen := 0
-	err = st.Stream(ctx, c.cfg.StreamChunk, func(part *sample.Samples) error {
-		if err := c.facts.check(part); err != nil {
+	for again := true; again; {
+		err = st.Stream(ctx, c.cfg.StreamChunk, func(part *sample.Samples) error {
+			if err := c.facts.check(part); err != nil {
+				return err
+			}
+			c.Loads.Add(1)
+			c.Loaded.Add(int64(part.Len()))
+			if err := s.Add(ctx, part, threads); err != nil {
+				return err
+			}
+			seen += part.Len()
+			progress(n - int(float64(n)*float64(seen)/float64(passes*c.facts.N+1)))
+			return nil
+		})
+		if err != nil {
 			return err
 		}
-		c.Loads.Add(1)
-		c.Loaded.Add(int64(part.Len()))
-		if err := s.Add(ctx, part, threads); err != nil {
+		if again, err = s.EndPass(); err != nil {
 			return err
 		}
-		seen += part.Len()
-		progress(n - int(float64(n)*float64(seen)/float64(c.facts.N+1)))
-		return nil
-	})
-	if err != nil {
-		return err
 	}
 	vals := make([][]float64, len(out))
 	for k := range vals {
@@ -395,7 +405,7 @@ func (c *Computer) computeStreamed(ctx context.Context, tl Tile, out [][]float64
 func (c *Computer) streamNodes(tl Tile, pending []bool) (interp.StreamNodes, []int) {
 	t, f := c.cfg.Target, c.facts
 	var at []int
-	nodes := interp.StreamNodes{N: f.N, RasterNodes: float64(t.Cols) * float64(t.Rows)}
+	nodes := interp.StreamNodes{N: f.N, RasterNodes: float64(t.Cols) * float64(t.Rows), PairRows: c.cfg.StreamChunk}
 	for r := range tl.Rows {
 		for k := range tl.Cols {
 			if i := r*tl.Cols + k; pending == nil || pending[i] {

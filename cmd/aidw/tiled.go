@@ -269,7 +269,11 @@ func globalBudget(t raster.Target, f *tiles.Facts, alg interp.Algorithm, bands i
 			}
 			halo = max(halo, near)
 		}
-		chunk = int(half / tileBytesPerPoint)
+		perSample := float64(tileBytesPerPoint)
+		if m, ok := alg.(*interp.Metric); ok && m.Kind == interp.AverageDistancePts {
+			perSample += interp.PairRowBytes // a pass's block of rows, as many as a chunk's samples
+		}
+		chunk = int(half / perSample)
 	}
 	g := t.GeoTransform
 	cell := math.Max(math.Hypot(g[1], g[4]), math.Hypot(g[2], g[5]))

@@ -106,7 +106,7 @@ func TestGridMemoryGlobalStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, in := range []string{filepath.Join(dir, "in"), csv} {
-		for _, alg := range []string{"aidw", "aidw:k=9:diagnostics=yes", "average_distance", "range"} {
+		for _, alg := range []string{"aidw", "aidw:k=9:diagnostics=yes", "average_distance", "range", "average_distance_pts"} {
 			grid := []string{"grid", "-a", alg, "-txe", "450000", "450200", "-tye", "5400000", "5400150", "-outsize", "100", "75"}
 			want, got := filepath.Join(dir, "want.tif"), filepath.Join(dir, "got.tif")
 			if code, _, stderr := runAidw(t, append(append(grid, "-q"), in, want)...); code != 0 {
