@@ -252,65 +252,40 @@ func (s *Spill) load(ctx context.Context, region *[4]float64, pick func(bucket i
 	out.Z = make([]float64, total)
 	rec := s.record()
 	le := binary.LittleEndian
-	var next atomic.Int64
-	var failed atomic.Pointer[error]
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(parts)) {
-		wg.Go(func() {
-			var buf []byte
-			for failed.Load() == nil {
-				i := int(next.Add(1) - 1)
-				if i >= len(parts) {
-					return
-				}
-				p := &parts[i]
-				j := p.at
-				for _, bl := range p.k.blocks {
-					if err := ctx.Err(); err != nil {
-						failed.CompareAndSwap(nil, &err)
-						return
-					}
-					buf = slices.Grow(buf[:0], bl.n*rec)[:bl.n*rec]
-					if _, err := s.f.ReadAt(buf, bl.off); err != nil {
-						err = fmt.Errorf("reading the spill file of the tiled run: %w", err)
-						failed.CompareAndSwap(nil, &err)
-						return
-					}
-					for r := 0; r < len(buf); r += rec {
-						if s.compact {
-							qx, qy := int32(le.Uint32(buf[r:])), int32(le.Uint32(buf[r+4:]))
-							if !p.inside {
-								x, y := float64(qx)*s.quantumX+s.originX, float64(qy)*s.quantumY+s.originY
-								if !(x > region[0] && x < region[2] && y > region[1] && y < region[3]) {
-									continue
-								}
-							}
-							out.QX[j], out.QY[j], out.Z[j] = qx, qy, math.Float64frombits(le.Uint64(buf[r+8:]))
-							j++
-							continue
-						}
-						x, y := math.Float64frombits(le.Uint64(buf[r:])), math.Float64frombits(le.Uint64(buf[r+8:]))
-						ax, ay := x, y
-						if s.relative() {
-							ax, ay = x+s.originX, y+s.originY
-						}
-						if !p.inside && !(ax > region[0] && ax < region[2] && ay > region[1] && ay < region[3]) {
-							continue
-						}
-						out.X[j], out.Y[j], out.Z[j] = x, y, math.Float64frombits(le.Uint64(buf[r+16:]))
-						if seqs != nil {
-							seqs[j] = le.Uint64(buf[r+24:])
-						}
-						j++
+	err := s.readBlocks(ctx, len(parts), func(i int) []block { return parts[i].k.blocks }, func(i int, buf []byte) {
+		p := &parts[i]
+		j := p.at + p.kept
+		for r := 0; r < len(buf); r += rec {
+			if s.compact {
+				qx, qy := int32(le.Uint32(buf[r:])), int32(le.Uint32(buf[r+4:]))
+				if !p.inside {
+					x, y := float64(qx)*s.quantumX+s.originX, float64(qy)*s.quantumY+s.originY
+					if !(x > region[0] && x < region[2] && y > region[1] && y < region[3]) {
+						continue
 					}
 				}
-				p.kept = j - p.at
+				out.QX[j], out.QY[j], out.Z[j] = qx, qy, math.Float64frombits(le.Uint64(buf[r+8:]))
+				j++
+				continue
 			}
-		})
-	}
-	wg.Wait()
-	if err := failed.Load(); err != nil {
-		return nil, *err
+			x, y := math.Float64frombits(le.Uint64(buf[r:])), math.Float64frombits(le.Uint64(buf[r+8:]))
+			ax, ay := x, y
+			if s.relative() {
+				ax, ay = x+s.originX, y+s.originY
+			}
+			if !p.inside && !(ax > region[0] && ax < region[2] && ay > region[1] && ay < region[3]) {
+				continue
+			}
+			out.X[j], out.Y[j], out.Z[j] = x, y, math.Float64frombits(le.Uint64(buf[r+16:]))
+			if seqs != nil {
+				seqs[j] = le.Uint64(buf[r+24:])
+			}
+			j++
+		}
+		p.kept = j - p.at
+	})
+	if err != nil {
+		return nil, err
 	}
 	// close the spans up, in bucket order
 	n := 0
@@ -341,6 +316,45 @@ func (s *Spill) load(ctx context.Context, region *[4]float64, pick func(bucket i
 	}
 	out.MoveOrigin(s.jobOriginX, s.jobOrigY)
 	return out, nil
+}
+
+// readBlocks reads the blocks of parts on every core, a part to a worker at a time, and hands
+// each block's records to each(part, records) on that worker, in the part's order; ctx stops
+// it between blocks.
+func (s *Spill) readBlocks(ctx context.Context, parts int, blocks func(part int) []block, each func(part int, records []byte)) error {
+	rec := s.record()
+	var next atomic.Int64
+	var failed atomic.Pointer[error]
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), parts) {
+		wg.Go(func() {
+			var buf []byte
+			for failed.Load() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= parts {
+					return
+				}
+				for _, bl := range blocks(i) {
+					if err := ctx.Err(); err != nil {
+						failed.CompareAndSwap(nil, &err)
+						return
+					}
+					buf = slices.Grow(buf[:0], bl.n*rec)[:bl.n*rec]
+					if _, err := s.f.ReadAt(buf, bl.off); err != nil {
+						err = fmt.Errorf("reading the spill file of the tiled run: %w", err)
+						failed.CompareAndSwap(nil, &err)
+						return
+					}
+					each(i, buf)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := failed.Load(); err != nil {
+		return *err
+	}
+	return nil
 }
 
 // inputOrder puts plain samples back in their input order, seqs giving each one's place.

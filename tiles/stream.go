@@ -7,7 +7,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sync"
 	"sync/atomic"
 
 	"github.com/aidw/aidw/gdalio"
@@ -48,28 +47,33 @@ func (s *Spill) Stream(ctx context.Context, chunk int, each func(*sample.Samples
 	for k := range s.buckets {
 		rows[k/s.nx] += s.buckets[k].n
 	}
-	for j0 := 0; j0 < s.ny; {
-		j1, n := j0+1, rows[j0]
-		for j1 < s.ny && n+rows[j1] <= chunk {
-			n += rows[j1]
-			j1++
+	return runs(rows, chunk, func(j0, j1, n int) error {
+		if n > chunk {
+			return s.streamRow(ctx, j0, chunk, each)
 		}
-		inRows := func(k int) bool { j := k / s.nx; return j >= j0 && j < j1 }
-		switch {
-		case n > chunk:
-			if err := s.streamRow(ctx, j0, chunk, each); err != nil {
-				return err
-			}
-		case n > 0:
-			part, err := s.load(ctx, nil, inRows)
-			if err != nil {
-				return err
-			}
-			if err := each(part); err != nil {
+		part, err := s.load(ctx, nil, func(k int) bool { j := k / s.nx; return j >= j0 && j < j1 })
+		if err != nil {
+			return err
+		}
+		return each(part)
+	})
+}
+
+// runs cuts counts into runs of consecutive entries holding at most most in all (or one entry
+// that holds more), and calls f with each run [lo, hi) that holds any, and what it holds.
+func runs(counts []int, most int, f func(lo, hi, n int) error) error {
+	for lo := 0; lo < len(counts); {
+		hi, n := lo+1, counts[lo]
+		for hi < len(counts) && n+counts[hi] <= most {
+			n += counts[hi]
+			hi++
+		}
+		if n > 0 {
+			if err := f(lo, hi, n); err != nil {
 				return err
 			}
 		}
-		j0 = j1
+		lo = hi
 	}
 	return nil
 }
@@ -97,28 +101,16 @@ func (s *Spill) streamRow(ctx context.Context, j, chunk int, each func(*sample.S
 	}
 	binOf := func(y float64) int { return min(max(int((y-ylo)*scale), 0), bins-1) }
 	count := make([]int, bins)
-	if err := s.eachY(ctx, inRow, func(y float64) { count[binOf(y)]++ }); err != nil {
+	if err := s.eachRecord(ctx, inRow, func(r []byte) { count[binOf(s.recordY(r))]++ }); err != nil {
 		return err
 	}
-	for b0 := 0; b0 < bins; {
-		b1, m := b0+1, count[b0]
-		for b1 < bins && m+count[b1] <= chunk {
-			m += count[b1]
-			b1++
+	return runs(count, chunk, func(lo, hi, m int) error {
+		part, err := s.loadKept(ctx, inRow, func(y float64) bool { b := binOf(y); return b >= lo && b < hi }, m)
+		if err != nil {
+			return err
 		}
-		if m > 0 {
-			lo, hi := b0, b1
-			part, err := s.loadKept(ctx, inRow, func(y float64) bool { b := binOf(y); return b >= lo && b < hi }, m)
-			if err != nil {
-				return err
-			}
-			if err := each(part); err != nil {
-				return err
-			}
-		}
-		b0 = b1
-	}
-	return nil
+		return each(part)
+	})
 }
 
 // loadKept returns the m samples of the buckets pick takes whose absolute y (recordY's) keep
@@ -136,43 +128,29 @@ func (s *Spill) loadKept(ctx context.Context, pick func(bucket int) bool, keep f
 		out.X, out.Y = make([]float64, 0, m), make([]float64, 0, m) // absolute, as Load's
 	}
 	le := binary.LittleEndian
-	rec := s.record()
-	var buf []byte
-	for i := range s.buckets {
-		if !pick(i) {
-			continue
+	err := s.eachRecord(ctx, pick, func(r []byte) {
+		switch {
+		case !keep(s.recordY(r)):
+		case s.compact:
+			out.QX = append(out.QX, int32(le.Uint32(r)))
+			out.QY = append(out.QY, int32(le.Uint32(r[4:])))
+			out.Z = append(out.Z, math.Float64frombits(le.Uint64(r[8:])))
+		default:
+			out.X = append(out.X, math.Float64frombits(le.Uint64(r)))
+			out.Y = append(out.Y, math.Float64frombits(le.Uint64(r[8:])))
+			out.Z = append(out.Z, math.Float64frombits(le.Uint64(r[16:])))
 		}
-		for _, bl := range s.buckets[i].blocks {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			buf = slices.Grow(buf[:0], bl.n*rec)[:bl.n*rec]
-			if _, err := s.f.ReadAt(buf, bl.off); err != nil {
-				return nil, fmt.Errorf("reading the spill file of the tiled run: %w", err)
-			}
-			for r := 0; r < len(buf); r += rec {
-				if !keep(s.recordY(buf[r:])) {
-					continue
-				}
-				if s.compact {
-					out.QX = append(out.QX, int32(le.Uint32(buf[r:])))
-					out.QY = append(out.QY, int32(le.Uint32(buf[r+4:])))
-					out.Z = append(out.Z, math.Float64frombits(le.Uint64(buf[r+8:])))
-					continue
-				}
-				out.X = append(out.X, math.Float64frombits(le.Uint64(buf[r:])))
-				out.Y = append(out.Y, math.Float64frombits(le.Uint64(buf[r+8:])))
-				out.Z = append(out.Z, math.Float64frombits(le.Uint64(buf[r+16:])))
-			}
-		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	gdalio.Canonicalize(out)
 	out.MoveOrigin(s.jobOriginX, s.jobOrigY)
 	return out, nil
 }
 
-// eachY calls f with the absolute y (recordY's) of every sample of the buckets pick takes.
-func (s *Spill) eachY(ctx context.Context, pick func(bucket int) bool, f func(y float64)) error {
+// eachRecord calls f with every record of the buckets pick takes, a block read at a time.
+func (s *Spill) eachRecord(ctx context.Context, pick func(bucket int) bool, f func(record []byte)) error {
 	rec := s.record()
 	var buf []byte
 	for i := range s.buckets {
@@ -188,7 +166,7 @@ func (s *Spill) eachY(ctx context.Context, pick func(bucket int) bool, f func(y 
 				return fmt.Errorf("reading the spill file of the tiled run: %w", err)
 			}
 			for r := 0; r < len(buf); r += rec {
-				f(s.recordY(buf[r:]))
+				f(buf[r : r+rec])
 			}
 		}
 	}
@@ -236,48 +214,23 @@ func (s *Spill) loadPlaces(ctx context.Context, lo, hi uint64) (*sample.Samples,
 	}
 	le := binary.LittleEndian
 	var placed atomic.Int64
-	var next atomic.Int64
-	var failed atomic.Pointer[error]
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(parts)) {
-		wg.Go(func() {
-			var buf []byte
-			for failed.Load() == nil {
-				i := int(next.Add(1) - 1)
-				if i >= len(parts) {
-					return
-				}
-				got := 0
-				for _, bl := range parts[i].bls {
-					if err := ctx.Err(); err != nil {
-						failed.CompareAndSwap(nil, &err)
-						return
-					}
-					buf = slices.Grow(buf[:0], bl.n*plainRecord)[:bl.n*plainRecord]
-					if _, err := s.f.ReadAt(buf, bl.off); err != nil {
-						err = fmt.Errorf("reading the spill file of the tiled run: %w", err)
-						failed.CompareAndSwap(nil, &err)
-						return
-					}
-					for r := 0; r < len(buf); r += plainRecord {
-						q := le.Uint64(buf[r+24:])
-						if q < lo || q >= hi {
-							continue
-						}
-						j := q - lo
-						out.X[j] = math.Float64frombits(le.Uint64(buf[r:]))
-						out.Y[j] = math.Float64frombits(le.Uint64(buf[r+8:]))
-						out.Z[j] = math.Float64frombits(le.Uint64(buf[r+16:]))
-						got++
-					}
-				}
-				placed.Add(int64(got))
+	err := s.readBlocks(ctx, len(parts), func(i int) []block { return parts[i].bls }, func(_ int, buf []byte) {
+		got := 0
+		for r := 0; r < len(buf); r += plainRecord {
+			q := le.Uint64(buf[r+24:])
+			if q < lo || q >= hi {
+				continue
 			}
-		})
-	}
-	wg.Wait()
-	if err := failed.Load(); err != nil {
-		return nil, *err
+			j := q - lo
+			out.X[j] = math.Float64frombits(le.Uint64(buf[r:]))
+			out.Y[j] = math.Float64frombits(le.Uint64(buf[r+8:]))
+			out.Z[j] = math.Float64frombits(le.Uint64(buf[r+16:]))
+			got++
+		}
+		placed.Add(int64(got))
+	})
+	if err != nil {
+		return nil, err
 	}
 	if int(placed.Load()) != n {
 		return nil, fmt.Errorf("the spill file of the tiled run gave %d samples for places %d-%d: it is damaged", placed.Load(), lo, hi-1)
