@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/aidw/aidw/grid"
+	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/sample"
 )
 
@@ -132,8 +133,7 @@ func chebyshev(n int) (c, w [farPoints]float64) {
 // a far sample could be within gdal's exact-hit distance.
 func newFarTree(p *Problem, ix *grid.Index, sums farSums, one func(x, y float64) float64, finish func(num, den float64) float64) *farTree {
 	t := p.Target
-	// With a mask, leaves whose nodes are not all asked for stay in memory, a value per node.
-	if !northUp(t) || min(t.Cols, t.Rows) < farPoints || t.Cols*t.Rows < farMinNodes || (t.Mask != nil && t.Cols*t.Rows > 8<<20) {
+	if !farTreeRaster(t) {
 		return nil
 	}
 	for _, z := range p.Samples.Z {
@@ -175,6 +175,12 @@ func newFarTree(p *Problem, ix *grid.Index, sums farSums, one func(x, y float64)
 		}
 	}
 	return ft
+}
+
+// farTreeRaster says whether the tree may apply to the raster t, as far as t decides.
+func farTreeRaster(t raster.Target) bool {
+	// With a mask, leaves whose nodes are not all asked for stay in memory, a value per node.
+	return northUp(t) && min(t.Cols, t.Rows) >= farPoints && t.Cols*t.Rows >= farMinNodes && !(t.Mask != nil && t.Cols*t.Rows > 8<<20)
 }
 
 func strictlyMonotonic(v []float64) bool {

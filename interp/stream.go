@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/aidw/aidw/grid"
 	"github.com/aidw/aidw/internal/fastmath"
@@ -34,8 +35,12 @@ type Stream struct {
 	dist []float64
 	// aidw: each node's lanes, and the samples (fewer than weigh.LanesAlign) held back
 	// from the last chunk, so that every chunk but the last adds whole lanes
-	aidw                   *AIDW
-	lanes                  []weigh.Lanes
+	aidw  *AIDW
+	lanes []weigh.Lanes
+	// invdist: its batches' or nodes' sums
+	invdist *invDistStream
+	// the samples (fewer than a block of the kernel) held back from the last chunk, so that
+	// every chunk but the last adds whole blocks
 	carryX, carryY, carryZ []float64
 }
 
@@ -49,6 +54,12 @@ type StreamNodes struct {
 	X, Y []float64
 	// Local is, for AIDW, the bands of AIDWPowers at each node (Local[band][node]).
 	Local [][]float64
+	// Target is the raster the nodes belong to, Col and Row their column and row in it, and
+	// OriginX, OriginY the job's origin: invdist computes the nodes of a row in batches fixed
+	// by their columns, with nodes that need not be among these.
+	Target           *raster.Target
+	Col, Row         []int
+	OriginX, OriginY float64
 }
 
 type streamKind int
@@ -61,6 +72,7 @@ const (
 	streamAIDW
 	// streamAIDWFar: global AIDW by the far field, which streams through AIDWFar
 	streamAIDWFar
+	streamInvDist
 )
 
 // CanStream says whether alg's global form over n samples onto a raster of rasterNodes nodes
@@ -90,6 +102,14 @@ func streamKindOf(alg Algorithm, n int, rasterNodes float64) (streamKind, error)
 		case AverageDistancePts:
 			return 0, fmt.Errorf("average_distance_pts without a radius sums the distances of every pair of the %d samples, which cannot stream", n)
 		}
+	case *InvDist:
+		if a.Radius1 != 0 || a.Radius2 != 0 {
+			break
+		}
+		if a.Power <= farMaxPower && rasterNodes >= farMinNodes {
+			return 0, fmt.Errorf("invdist onto %g nodes may take the far-field tree, which cannot stream its samples", rasterNodes)
+		}
+		return streamInvDist, nil
 	case *AIDW:
 		if a.local() {
 			break
@@ -100,6 +120,18 @@ func streamKindOf(alg Algorithm, n int, rasterNodes float64) (streamKind, error)
 		return streamAIDW, nil
 	}
 	return 0, fmt.Errorf("%s in this form cannot stream its samples", alg.Name())
+}
+
+// StreamSumBytes is what a node of a Stream of alg's global form over n samples holds for
+// its sums.
+func StreamSumBytes(alg Algorithm, n int) float64 {
+	switch a := alg.(type) {
+	case *AIDW:
+		return float64(unsafe.Sizeof(weigh.Lanes{}))
+	case *InvDist:
+		return invDistStreamBytes(a, n)
+	}
+	return 8
 }
 
 // NewStream starts streaming alg's global form past the nodes.
@@ -124,6 +156,10 @@ func NewStream(alg Algorithm, nodes StreamNodes) (*Stream, error) {
 			return nil, fmt.Errorf("stream: aidw needs the %d bands of its powers, got %d", len(aidwPowersBands), len(nodes.Local))
 		}
 		s.lanes = make([]weigh.Lanes, len(nodes.X))
+	case streamInvDist:
+		if s.invdist, err = newInvDistStream(alg.(*InvDist), nodes); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }
@@ -168,48 +204,65 @@ func (s *Stream) Add(ctx context.Context, chunk *sample.Samples, threads int) er
 		})
 	case streamAIDW:
 		return s.addAIDW(ctx, chunk, threads)
+	case streamInvDist:
+		runs, rest := s.whole(chunk, s.invdist.block())
+		err := s.invdist.add(ctx, runs, threads, m)
+		s.hold(rest)
+		return err
 	}
 	return ctx.Err()
+}
+
+// run is a run of samples.
+type run struct{ x, y, z []float64 }
+
+// whole splits a chunk into runs of whole blocks of align samples: the samples held back from
+// the chunk before, completed from this one (while they make a block), and the chunk's whole
+// blocks after them, which may be none; rest is what to hold back (see hold) once they are
+// added.
+func (s *Stream) whole(chunk *sample.Samples, align int) (runs []run, rest run) {
+	xs, ys := chunk.Coords()
+	zs := chunk.Z
+	if c := len(s.carryX); c > 0 {
+		k := min(align-c, len(xs))
+		s.carryX, s.carryY, s.carryZ = append(s.carryX, xs[:k]...), append(s.carryY, ys[:k]...), append(s.carryZ, zs[:k]...)
+		xs, ys, zs = xs[k:], ys[k:], zs[k:]
+		if len(s.carryX) < align {
+			return nil, run{s.carryX, s.carryY, s.carryZ}
+		}
+		runs = append(runs, run{s.carryX, s.carryY, s.carryZ})
+	}
+	body := len(xs) / align * align
+	return append(runs, run{xs[:body], ys[:body], zs[:body]}), run{xs[body:], ys[body:], zs[body:]}
+}
+
+// hold keeps r back for the next chunk.
+func (s *Stream) hold(r run) {
+	s.carryX = append(s.carryX[:0], r.x...)
+	s.carryY = append(s.carryY[:0], r.y...)
+	s.carryZ = append(s.carryZ[:0], r.z...)
 }
 
 // runFor is how many nodes a worker takes at a time from a chunk of m samples: few enough
 // that an interrupt is seen within a few tens of milliseconds.
 func runFor(m int) int { return max(1, min(chunkNodes, (1<<22)/max(m, 1))) }
 
-// addAIDW adds a chunk to every node's lanes: the samples held back from the chunk before,
-// completed to whole lanes from this one, then this one's whole lanes; what is left is held
-// back.
+// addAIDW adds a chunk's whole lanes to every node's lanes (see whole).
 func (s *Stream) addAIDW(ctx context.Context, chunk *sample.Samples, threads int) error {
-	xs, ys := chunk.Coords()
-	zs := chunk.Z
-	const align = weigh.LanesAlign
-	var hx, hy, hz []float64 // the head: held-back samples and enough of this chunk for a lane
-	if c := len(s.carryX); c > 0 {
-		k := min(align-c, len(xs))
-		s.carryX, s.carryY, s.carryZ = append(s.carryX, xs[:k]...), append(s.carryY, ys[:k]...), append(s.carryZ, zs[:k]...)
-		xs, ys, zs = xs[k:], ys[k:], zs[k:]
-		if len(s.carryX) < align {
-			return ctx.Err()
-		}
-		hx, hy, hz = s.carryX, s.carryY, s.carryZ
-	}
-	body := len(xs) &^ (align - 1)
-	err := forEachRun(ctx, threads, len(s.lanes), runFor(len(xs)), func(_ *scratch, lo, hi int) {
+	runs, rest := s.whole(chunk, weigh.LanesAlign)
+	err := forEachRun(ctx, threads, len(s.lanes), runFor(chunk.Len()), func(_ *scratch, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			hit, c, c0 := s.weights(i)
 			if hit {
 				continue
 			}
 			x, y := s.nodes.X[i], s.nodes.Y[i]
-			if hx != nil {
-				s.lanes[i].Add(hx, hy, hz, x, y, c, c0)
+			for _, r := range runs {
+				s.lanes[i].Add(r.x, r.y, r.z, x, y, c, c0)
 			}
-			s.lanes[i].Add(xs[:body], ys[:body], zs[:body], x, y, c, c0)
 		}
 	})
-	s.carryX = append(s.carryX[:0], xs[body:]...)
-	s.carryY = append(s.carryY[:0], ys[body:]...)
-	s.carryZ = append(s.carryZ[:0], zs[body:]...)
+	s.hold(rest)
 	return err
 }
 
@@ -224,11 +277,34 @@ func (s *Stream) weights(i int) (hit bool, c, c0 float64) {
 	return false, c, -c * fastmath.Log2Pos(l[powersNearestD2][i])
 }
 
-// Finish sets the nodes' values, band by band (out[band][node], the algorithm's bands),
-// once every sample of the job has streamed past.
-func (s *Stream) Finish(out [][]float64) error {
+// Again ends a pass of every sample of the job (call it after the pass's last Add) and says
+// whether the form needs another pass of them all, from the first: invdist's nodes whose
+// batch sums say an exact hit, or close to one, take a pass of gdal's own loop. Finish
+// follows the last pass.
+func (s *Stream) Again() (bool, error) {
 	if s.seen != s.n {
-		return fmt.Errorf("the stream gave %d samples of the job's %d", s.seen, s.n)
+		return false, fmt.Errorf("the stream gave %d samples of the job's %d", s.seen, s.n)
+	}
+	if s.invdist == nil || s.invdist.done {
+		return false, nil
+	}
+	more := s.invdist.again(run{s.carryX, s.carryY, s.carryZ})
+	s.hold(run{})
+	if more {
+		s.seen = 0
+	}
+	return more, nil
+}
+
+// Finish sets the nodes' values, band by band (out[band][node], the algorithm's bands),
+// once every sample of the job has streamed past (in as many passes as Again asks).
+func (s *Stream) Finish(out [][]float64) error {
+	more, err := s.Again()
+	if err != nil {
+		return err
+	}
+	if more {
+		return fmt.Errorf("invdist: the stream needs another pass of the samples (see Stream.Again)")
 	}
 	n := s.n
 	fill := func(v float64) {
@@ -269,6 +345,8 @@ func (s *Stream) Finish(out [][]float64) error {
 		}
 	case streamAIDW:
 		s.finishAIDW(out)
+	case streamInvDist:
+		copy(out[0], s.invdist.value)
 	}
 	return nil
 }

@@ -351,22 +351,31 @@ func (c *Computer) computeStreamed(ctx context.Context, tl Tile, out [][]float64
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	seen := 0
-	err = st.Stream(ctx, c.cfg.StreamChunk, func(part *sample.Samples) error {
-		if err := c.facts.check(part); err != nil {
+	// A form may need more than one pass of the samples (see interp.Stream.Again): progress
+	// counts the first.
+	for pass, more := 0, true; more; pass++ {
+		seen := 0
+		err = st.Stream(ctx, c.cfg.StreamChunk, func(part *sample.Samples) error {
+			if err := c.facts.check(part); err != nil {
+				return err
+			}
+			c.Loads.Add(1)
+			c.Loaded.Add(int64(part.Len()))
+			if err := s.Add(ctx, part, threads); err != nil {
+				return err
+			}
+			seen += part.Len()
+			if pass == 0 {
+				progress(n - int(float64(n)*float64(seen)/float64(c.facts.N+1)))
+			}
+			return nil
+		})
+		if err != nil {
 			return err
 		}
-		c.Loads.Add(1)
-		c.Loaded.Add(int64(part.Len()))
-		if err := s.Add(ctx, part, threads); err != nil {
+		if more, err = s.Again(); err != nil {
 			return err
 		}
-		seen += part.Len()
-		progress(n - int(float64(n)*float64(seen)/float64(c.facts.N+1)))
-		return nil
-	})
-	if err != nil {
-		return err
 	}
 	vals := make([][]float64, len(out))
 	for k := range vals {
@@ -395,12 +404,14 @@ func (c *Computer) computeStreamed(ctx context.Context, tl Tile, out [][]float64
 func (c *Computer) streamNodes(tl Tile, pending []bool) (interp.StreamNodes, []int) {
 	t, f := c.cfg.Target, c.facts
 	var at []int
-	nodes := interp.StreamNodes{N: f.N, RasterNodes: float64(t.Cols) * float64(t.Rows)}
+	nodes := interp.StreamNodes{N: f.N, RasterNodes: float64(t.Cols) * float64(t.Rows),
+		Target: &t, OriginX: f.OriginX, OriginY: f.OriginY}
 	for r := range tl.Rows {
 		for k := range tl.Cols {
 			if i := r*tl.Cols + k; pending == nil || pending[i] {
 				x, y := t.Node(tl.Col0+k, tl.Row0+r, f.OriginX, f.OriginY)
 				nodes.X, nodes.Y = append(nodes.X, x), append(nodes.Y, y)
+				nodes.Col, nodes.Row = append(nodes.Col, tl.Col0+k), append(nodes.Row, tl.Row0+r)
 				at = append(at, i)
 			}
 		}

@@ -251,3 +251,40 @@ func TestInterruptTiled(t *testing.T) {
 		}
 	}
 }
+
+// -memory streams invdist's all-samples form past the tiles (samples that do not fit half the
+// budget) in each form the in-memory run takes below the far-field tree: power 2's batches of
+// a row, with nodes on samples and samples given twice (the exact hits go to a second pass
+// of gdal's loop), and gdal's loop at each node (smoothing, power 10 on a raster the tree
+// would take at power 2). The raster is the in-memory one, bit for bit.
+func TestGridMemoryInvDistStreams(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "pts.csv")
+	var b strings.Builder
+	b.WriteString("x,y,z\n")
+	for i := range 6000 {
+		x, y := 450000+float64(i*37%1000)/5, 5400000+float64(i*91%750)/5
+		fmt.Fprintf(&b, "%.1f,%.1f,%.2f\n", x, y, 10+float64(i%17)/3)
+	}
+	if err := os.WriteFile(csv, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		alg        string
+		cols, rows string
+	}{{"invdist", "100", "75"}, {"invdist:smoothing=0.5", "100", "75"}, {"invdist:power=10", "120", "90"}} {
+		grid := []string{"grid", "-a", c.alg, "-txe", "450000", "450200", "-tye", "5400000", "5400150", "-outsize", c.cols, c.rows}
+		want, got := filepath.Join(dir, "want.tif"), filepath.Join(dir, "got.tif")
+		if code, _, stderr := runAidw(t, append(append(grid, "-q"), csv, want)...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.alg, code, stderr)
+		}
+		code, stdout, stderr := runAidw(t, append(grid, "-memory", "400KB", csv, got)...)
+		if code != 0 {
+			t.Fatalf("%s -memory 400KB: exit %d: %s", c.alg, code, stderr)
+		}
+		if !strings.Contains(stdout, "Tiled run") || !strings.Contains(stdout, "100 - done.") {
+			t.Fatalf("%s: not a tiled run to the end: %q", c.alg, stdout)
+		}
+		sameRaster(t, c.alg+", -memory 400KB", readRaster(t, got, 1), readRaster(t, want, 1))
+	}
+}
