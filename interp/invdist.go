@@ -330,11 +330,7 @@ func (a *InvDist) bindAll(p *Problem, ix *grid.Index) *invDistAll {
 	d.one = func(x, y float64) float64 { return d.value(d.sums.all(s.X, s.Y, s.Z, x, y)) }
 	if a.Power == 2 {
 		d.allBut = func(j int32, x, y float64) float64 { return a.allButOne(s, j, x, y) }
-		s2 := d.s2
-		sums := func(xs, ys, zs []float64, px *[batchNodes]float64, y float64, num, den *[batchNodes]float64) {
-			idw2Row(xs, ys, zs, px, y, s2, num, den)
-		}
-		d.tree = newFarTree(p, ix, farSums{sums, true}, d.one, a.finish)
+		d.tree = newFarTree(p, s, ix, newFarSums(a), d.one, a.finish)
 		d.rows = northUp(p.Target)
 		return d
 	}
@@ -350,7 +346,7 @@ func (a *InvDist) bindAll(p *Problem, ix *grid.Index) *invDistAll {
 		return d.value(d.sums.end(nil, nil, nil, x, y, acc[:]))
 	}
 	if a.Power <= farMaxPower {
-		d.tree = newFarTree(p, ix, farSums{newInvPower(a.Power).rowSums(d.s2), false}, d.one, a.finish)
+		d.tree = newFarTree(p, s, ix, newFarSums(a), d.one, a.finish)
 	}
 	return d
 }
@@ -471,29 +467,28 @@ func northUp(t raster.Target) bool {
 	return g[2] == 0 && g[4] == 0 && g[1] != 0 && g[5] != 0
 }
 
-// rowSums is the far-field tree's rowSums for these weights: a node within gdal's exact-hit
-// distance of a sample gets den = +Inf, so that the tree leaves it to gdal's loop.
-func (w invPower) rowSums(s2 float64) rowSums {
-	return func(xs, ys, zs []float64, px *[batchNodes]float64, y float64, num, den *[batchNodes]float64) {
-		var n, d [batchNodes]float64
-		ys, zs = ys[:len(xs)], zs[:len(xs)]
-		for i, xi := range xs {
-			dy := ys[i] - y
-			e := float64(dy*dy) + s2
-			for k, x := range px {
-				dx := xi - x
-				r2 := float64(dx*dx) + e
-				if r2 < exactHitD2 {
-					d[k] = math.Inf(1)
-					continue
-				}
-				wi := w.weight(r2)
-				n[k] += wi * zs[i]
-				d[k] += wi
+// rowAdd adds the far-field tree's sums for these weights (see farSums) to num and den: a
+// point within gdal's exact-hit distance of a sample gets den = +Inf, so that the tree leaves
+// it to gdal's loop.
+func (w invPower) rowAdd(xs, ys, zs []float64, px *[batchNodes]float64, y, s2 float64, num, den *[batchNodes]float64) {
+	n, d := *num, *den
+	ys, zs = ys[:len(xs)], zs[:len(xs)]
+	for i, xi := range xs {
+		dy := ys[i] - y
+		e := float64(dy*dy) + s2
+		for k, x := range px {
+			dx := xi - x
+			r2 := float64(dx*dx) + e
+			if r2 < exactHitD2 {
+				d[k] = math.Inf(1)
+				continue
 			}
+			wi := w.weight(r2)
+			n[k] += wi * zs[i]
+			d[k] += wi
 		}
-		*num, *den = n, d
 	}
+	*num, *den = n, d
 }
 
 func (a *InvDist) finish(num, den float64) float64 {
