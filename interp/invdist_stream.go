@@ -6,17 +6,22 @@ import (
 )
 
 // invDistStream is invdist's all-samples form (invDistAll) streaming past a tile's nodes, in
-// the form the in-memory run takes for them: with power 2 on a north-up raster, the nodes'
-// batches of 8 of a row (invDistAll.batches) by the row kernel, then, in a second pass, gdal's
-// own loop at the nodes whose batch sums say an exact hit or close to one; else gdal's loop at
-// every node. Each batch and node keeps its kernel's sums between chunks (see oneSums and
+// the form the in-memory run takes for them: the far-field tree (farStream) where it applies,
+// else, with power 2 on a north-up raster, the nodes' batches of 8 of a row
+// (invDistAll.batches) by the row kernel, else gdal's loop at every node. The nodes whose tree
+// or batch sums say an exact hit or close to one take a second pass, of gdal's loop; a sample
+// that the tree does not take (farTreeSample) turns the tree's pass into one of the plain
+// form. Each batch and node keeps its kernel's sums between chunks (see oneSums and
 // rowKind), so that the values are the in-memory run's bit for bit.
 type invDistStream struct {
-	a    *InvDist
-	s2   float64
-	x, y []float64 // the nodes
-	rows rowKind
-	sums oneSums
+	a     *InvDist
+	s2    float64
+	x, y  []float64 // the nodes
+	nodes StreamNodes
+	rows  rowKind
+	sums  oneSums
+	// tree: the pass of the far-field tree, nil in the others
+	tree *farStream
 	// batches: the pass by rows, nil in the pass of gdal's loop
 	batches []invDistBatch
 	// loop holds the nodes that gdal's loop computes in this pass, and acc their sums
@@ -44,25 +49,37 @@ func newInvDistStream(a *InvDist, nodes StreamNodes) (*invDistStream, error) {
 	if t == nil {
 		return nil, fmt.Errorf("stream: invdist needs the nodes' raster")
 	}
-	if a.Power <= farMaxPower && farTreeRaster(*t) {
-		return nil, fmt.Errorf("invdist: the far-field tree of a raster of %d x %d nodes cannot stream its samples", t.Cols, t.Rows)
-	}
 	n := len(nodes.X)
-	d := &invDistStream{a: a, s2: a.Smoothing * a.Smoothing, x: nodes.X, y: nodes.Y,
+	if len(nodes.Col) != n || len(nodes.Row) != n {
+		return nil, fmt.Errorf("stream: invdist needs the nodes' columns and rows")
+	}
+	d := &invDistStream{a: a, s2: a.Smoothing * a.Smoothing, x: nodes.X, y: nodes.Y, nodes: nodes,
 		rows: rowKernelFor(nodes.N), sums: newOneSums(a, nodes.N), value: make([]float64, n)}
-	if !(a.Power == 2 && northUp(*t)) {
-		all := make([]int, n)
+	if a.Power <= farMaxPower && n > 0 {
+		if ft := newFarBoxes(*t, nodes.OriginX, nodes.OriginY); ft != nil {
+			ft.sums, ft.finish = newFarSums(a), a.finish
+			d.tree = newFarStream(ft, nodes)
+			return d, nil
+		}
+	}
+	d.plain()
+	return d, nil
+}
+
+// plain starts the pass of the form the in-memory run takes without the tree.
+func (d *invDistStream) plain() {
+	t, nodes := d.nodes.Target, d.nodes
+	if !(d.a.Power == 2 && northUp(*t)) {
+		all := make([]int, len(d.x))
 		for i := range all {
 			all[i] = i
 		}
 		d.loopAt(all)
-		return d, nil
+		return
 	}
-	if len(nodes.Col) != n || len(nodes.Row) != n {
-		return nil, fmt.Errorf("stream: invdist's batches need the nodes' columns and rows")
-	}
+	// The batch of a node is fixed by its column, as in invDistAll.batches.
 	at := map[[2]int]int{}
-	for i := range n {
+	for i := range d.x {
 		r, c := nodes.Row[i], nodes.Col[i]
 		b0 := c - c%batchNodes
 		k, ok := at[[2]int{r, b0}]
@@ -79,7 +96,6 @@ func newInvDistStream(a *InvDist, nodes StreamNodes) (*invDistStream, error) {
 		}
 		d.batches[k].node[c-b0] = i
 	}
-	return d, nil
 }
 
 // loopAt starts the pass of gdal's loop at the nodes.
@@ -91,6 +107,9 @@ func (d *invDistStream) loopAt(nodes []int) {
 
 // block is the run of samples that the pass's kernel takes at a time.
 func (d *invDistStream) block() int {
+	if d.tree != nil {
+		return 1 // each of the tree's sums holds back its own rest
+	}
 	if d.batches != nil {
 		return d.rows.block()
 	}
@@ -100,6 +119,14 @@ func (d *invDistStream) block() int {
 // add adds runs of whole blocks (from a chunk of m samples) to every batch or node of the
 // pass.
 func (d *invDistStream) add(ctx context.Context, runs []run, threads, m int) error {
+	if d.tree != nil {
+		for _, r := range runs {
+			if err := d.tree.add(ctx, r.x, r.y, r.z, threads); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	if d.batches != nil {
 		return forEachRun(ctx, threads, len(d.batches), runFor(m), func(_ *scratch, lo, hi int) {
 			for i := lo; i < hi; i++ {
@@ -129,6 +156,20 @@ func (d *invDistStream) add(ctx context.Context, runs []run, threads, m int) err
 // again ends a pass with the samples held back, rest, and says whether gdal's loop must run
 // at some nodes in another.
 func (d *invDistStream) again(rest run) bool {
+	if d.tree != nil {
+		left, takes := d.tree.end(d.value)
+		d.tree = nil
+		switch {
+		case !takes:
+			d.plain() // a sample the tree does not take: the in-memory run takes the plain form
+			return true
+		case len(left) > 0:
+			d.loopAt(left)
+			return true
+		}
+		d.done = true
+		return false
+	}
 	if d.batches != nil {
 		var left []int
 		var num, den [batchNodes]float64

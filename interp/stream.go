@@ -103,13 +103,9 @@ func streamKindOf(alg Algorithm, n int, rasterNodes float64) (streamKind, error)
 			return 0, fmt.Errorf("average_distance_pts without a radius sums the distances of every pair of the %d samples, which cannot stream", n)
 		}
 	case *InvDist:
-		if a.Radius1 != 0 || a.Radius2 != 0 {
-			break
+		if a.Radius1 == 0 && a.Radius2 == 0 {
+			return streamInvDist, nil
 		}
-		if a.Power <= farMaxPower && rasterNodes >= farMinNodes {
-			return 0, fmt.Errorf("invdist onto %g nodes may take the far-field tree, which cannot stream its samples", rasterNodes)
-		}
-		return streamInvDist, nil
 	case *AIDW:
 		if a.local() {
 			break
@@ -132,6 +128,17 @@ func StreamSumBytes(alg Algorithm, n int) float64 {
 		return invDistStreamBytes(a, n)
 	}
 	return 8
+}
+
+// StreamTileBytes is what a Stream of alg's global form over n samples holds for a tile of
+// side x side nodes of raster t besides what its nodes hold (StreamSumBytes): invdist's
+// far-field tree's sums at the points of the tile's boxes.
+func StreamTileBytes(alg Algorithm, n int, t raster.Target, side int) float64 {
+	a, ok := alg.(*InvDist)
+	if !ok || a.Radius1 != 0 || a.Radius2 != 0 || a.Power > farMaxPower || !farTreeRaster(t) {
+		return 0
+	}
+	return farStreamBytes(newFarSums(a), t, side)
 }
 
 // NewStream starts streaming alg's global form past the nodes.

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/aidw/aidw/grid"
 	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/sample"
 )
@@ -13,12 +14,18 @@ import (
 // streamed computes p's raster by a Stream fed chunks of the given sizes (the rest in the
 // last); swap feeds the first two chunks the wrong way round, as a stream out of order would.
 func streamed(t *testing.T, p *Problem, sizes []int, swap bool) [][]float64 {
+	return streamedPart(t, p, sizes, swap, [4]int{0, p.Target.Cols, 0, p.Target.Rows})
+}
+
+// streamedPart is streamed for the nodes of columns [part[0],part[1]) and rows
+// [part[2],part[3]), row by row, as a tile streams them.
+func streamedPart(t *testing.T, p *Problem, sizes []int, swap bool, part [4]int) [][]float64 {
 	t.Helper()
 	tg := p.Target
 	nodes := StreamNodes{N: p.Samples.Len(), RasterNodes: float64(tg.Cols * tg.Rows),
 		Target: &tg, OriginX: p.Samples.OriginX, OriginY: p.Samples.OriginY}
-	for r := range tg.Rows {
-		for c := range tg.Cols {
+	for r := part[2]; r < part[3]; r++ {
+		for c := part[0]; c < part[1]; c++ {
 			x, y := p.NodeXY(c, r)
 			nodes.X, nodes.Y = append(nodes.X, x), append(nodes.Y, y)
 			nodes.Col, nodes.Row = append(nodes.Col, c), append(nodes.Row, r)
@@ -129,7 +136,7 @@ func TestStreamEqualsInMemory(t *testing.T) {
 
 // TestStreamRefuses checks the forms that cannot stream are named.
 func TestStreamRefuses(t *testing.T) {
-	for _, name := range []string{"average_distance_pts", "invdist", "invdist:power=8", "invdist:radius1=5:radius2=5", "aidw:max_points=12", "average:radius=5"} {
+	for _, name := range []string{"average_distance_pts", "invdist:radius1=5:radius2=5", "aidw:max_points=12", "average:radius=5"} {
 		alg, _, err := ParseAlgorithm(name)
 		if err != nil {
 			t.Fatal(err)
@@ -203,6 +210,73 @@ func TestInvDistStreamEqualsInMemory(t *testing.T) {
 			if !differ {
 				t.Errorf("%s: chunks out of order gave the in-memory bits: the test cannot tell a broken stream", c.alg)
 			}
+		}
+	}
+}
+
+// TestInvDistStreamTree checks invdist's all-samples form streamed where the in-memory run
+// takes the far-field tree, bit for bit: the whole raster and parts of it (as tiles, cutting
+// leaves and batches), leaves with and without direct sums (97 x 97 nodes), power 2 with and
+// without smoothing and power 3, nodes on samples and samples given twice (left to gdal's
+// loop in a second pass), chunks that do and do not fill the kernels' blocks; a sample of
+// infinite value, for which the in-memory run does without the tree (the stream then takes
+// another pass); and that chunks out of order show in the bits.
+func TestInvDistStreamTree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	tg := raster.NorthUp(0, 0, 1000, 800, 97, 97)
+	s := &sample.Samples{}
+	for range 500 {
+		s.Add(-100+1200*rng.Float64(), -100+1000*rng.Float64(), 50+20*rng.NormFloat64())
+	}
+	for k := range 5 {
+		x, y := tg.Node(rng.IntN(tg.Cols), rng.IntN(tg.Rows), 0, 0)
+		s.Add(x, y, float64(k))
+		s.Add(x, y, -float64(k))
+	}
+	s.Add(s.X[3], s.Y[3], 7)
+	s.MoveOrigin(tg.Centre())
+	inf := &sample.Samples{X: append([]float64{}, s.X...), Y: append([]float64{}, s.Y...), Z: append([]float64{}, s.Z...), OriginX: s.OriginX, OriginY: s.OriginY}
+	inf.Z[200] = math.Inf(1)
+	parts := [][4]int{{0, 97, 0, 97}, {13, 61, 30, 52}, {90, 97, 0, 5}}
+	sizes := [][]int{{1}, {3, 5, 7, 1, 30}, {13, 13, 13, 13, 13, 13, 13}, {256}}
+	for _, c := range []struct {
+		alg string
+		s   *sample.Samples
+	}{{"invdist", s}, {"invdist:smoothing=4", s}, {"invdist:power=3", s}, {"invdist", inf}} {
+		alg, _, err := ParseAlgorithm(c.alg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := &Problem{Samples: c.s, Target: tg, Alg: alg}
+		if d := alg.(*InvDist).bindAll(p, grid.Build(c.s.X, c.s.Y)); (d.tree == nil) != (c.s == inf) {
+			t.Fatalf("%s: the in-memory run takes the tree: %v", c.alg, d.tree != nil)
+		}
+		want := gridAllBands(t, p)
+		for _, part := range parts {
+			for _, sz := range sizes {
+				got := streamedPart(t, p, sz, false, part)
+				i := 0
+				for r := part[2]; r < part[3]; r++ {
+					for col := part[0]; col < part[1]; col++ {
+						w := want[0][r*tg.Cols+col]
+						if math.Float64bits(got[0][i]) != math.Float64bits(w) {
+							t.Fatalf("%s, part %v, chunks %v: node %d,%d streamed %v, in memory %v", c.alg, part, sz, col, r, got[0][i], w)
+						}
+						i++
+					}
+				}
+			}
+		}
+		if c.s == inf {
+			continue
+		}
+		got := streamed(t, p, []int{100, 150}, true)
+		differ := false
+		for i := range want[0] {
+			differ = differ || got[0][i] != want[0][i]
+		}
+		if !differ {
+			t.Errorf("%s: chunks out of order gave the in-memory bits: the test cannot tell a broken stream", c.alg)
 		}
 	}
 }

@@ -60,7 +60,7 @@ func TestStreamedEqualsInMemory(t *testing.T) {
 	writeInexactCSV(t, inexact[0], 3000, 4)
 	target := raster.NorthUp(450000-3, 5400000-2, 450000+205, 5400000+152, 37, 29)
 	algs := []string{"aidw", "aidw:farfield=no:k=8:diagnostics=yes", "average", "minimum", "maximum", "range",
-		"count", "average_distance", "average:min_points=5000:nodata=-1"}
+		"count", "average_distance", "average:min_points=5000:nodata=-1", "invdist", "invdist:power=3:smoothing=1"}
 	for _, a := range algs {
 		alg, _, err := interp.ParseAlgorithm(a)
 		if err != nil {
@@ -80,11 +80,33 @@ func TestStreamedEqualsInMemory(t *testing.T) {
 				what := fmt.Sprintf("%s on %s, chunks of %d", a, name, chunk)
 				sameBits(t, what, got, want)
 				t.Logf("%-45s %3d loads, %7d samples loaded", what, c.Loads.Load(), c.Loaded.Load())
-				if constant := !strings.HasPrefix(a, "aidw") && a != "average_distance"; constant && c.Loaded.Load() != int64(c.facts.N) {
+				if constant := !strings.HasPrefix(a, "aidw") && !strings.HasPrefix(a, "invdist") && a != "average_distance"; constant && c.Loaded.Load() != int64(c.facts.N) {
 					t.Errorf("%s: %d samples loaded for a value the same at every node, want the job's %d once", what, c.Loaded.Load(), c.facts.N)
 				}
 			}
 		}
+	}
+}
+
+// invdist's far-field tree streamed past tiles that cut its leaves gives the in-memory raster
+// bit for bit, on compact (LAS) and plain samples.
+func TestStreamedInvDistTreeEqualsInMemory(t *testing.T) {
+	dir := t.TempDir()
+	las := lastest.Survey(t, dir, 3000, 1, false)
+	one := []string{filepath.Join(dir, "a.csv")}
+	writeCSV(t, one[0], 3000, 1)
+	target := raster.NorthUp(450000-3, 5400000-2, 450000+205, 5400000+152, 110, 90)
+	alg, _, err := interp.ParseAlgorithm("invdist")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, paths := range map[string][]string{"las": las, "one csv": one} {
+		want := inMemory(t, paths, gdalio.SourceOptions{}, target, alg)
+		got, _, err := streamedRun(context.Background(), paths, target, alg, 37, 700, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		sameBits(t, "invdist's tree on "+name, got, want)
 	}
 }
 
@@ -156,7 +178,7 @@ func TestStreamedStopsAndRefuses(t *testing.T) {
 	writeCSV(t, paths[0], 20000, 5)
 	target := raster.NorthUp(450000-3, 5400000-2, 450000+205, 5400000+152, 400, 300)
 	// exact sums, and the far field (120,000 nodes: 2.4e9 pairs), interrupted at several points
-	for _, a := range []string{"aidw:farfield=no", "aidw"} {
+	for _, a := range []string{"aidw:farfield=no", "aidw", "invdist"} {
 		alg, _, _ := interp.ParseAlgorithm(a)
 		for _, after := range []time.Duration{200 * time.Millisecond, 700 * time.Millisecond} {
 			ctx, cancel := context.WithCancel(context.Background())
@@ -170,7 +192,7 @@ func TestStreamedStopsAndRefuses(t *testing.T) {
 			}
 		}
 	}
-	for _, a := range []string{"average_distance_pts", "invdist"} {
+	for _, a := range []string{"average_distance_pts"} {
 		alg, _, _ := interp.ParseAlgorithm(a)
 		_, _, err := streamedRun(context.Background(), paths, target, alg, 200, 5000, 0)
 		if err == nil || !strings.Contains(err.Error(), "must all be in memory") {

@@ -276,7 +276,8 @@ func globalBudget(t raster.Target, f *tiles.Facts, alg interp.Algorithm, bands i
 	cell := math.Max(math.Hypot(g[1], g[4]), math.Hypot(g[2], g[5]))
 	need := func(side int) float64 {
 		rows := float64(side) * float64(t.Cols) * 8 * float64(bands)
-		return float64(side)*float64(side)*(streamBytesPerNode+interp.StreamSumBytes(alg, f.N)) + rows
+		return float64(side)*float64(side)*(streamBytesPerNode+interp.StreamSumBytes(alg, f.N)) + rows +
+			interp.StreamTileBytes(alg, f.N, t, side)
 	}
 	if need(16) > half {
 		return 0, 0, 0, fmt.Errorf("the memory budget of %s is too small for a tile of 16 x 16 nodes of a global form: give a larger -memory",
