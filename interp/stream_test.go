@@ -122,14 +122,7 @@ func TestStreamEqualsInMemory(t *testing.T) {
 			}
 		}
 		if name == "aidw:farfield=no" || name == "average_distance" || name == "average" {
-			got := streamed(t, p, []int{1000, 1200}, true)
-			differ := false
-			for i := range want[0] {
-				differ = differ || got[0][i] != want[0][i]
-			}
-			if !differ {
-				t.Errorf("%s: chunks out of order gave the in-memory bits: the test cannot tell a broken stream", name)
-			}
+			outOfOrderShows(t, name, streamed(t, p, []int{1000, 1200}, true), want)
 		}
 	}
 }
@@ -202,14 +195,7 @@ func TestInvDistStreamEqualsInMemory(t *testing.T) {
 			if n < 100 {
 				continue
 			}
-			got := streamed(t, p, []int{100, 300}, true)
-			differ := false
-			for i := range want[0] {
-				differ = differ || got[0][i] != want[0][i]
-			}
-			if !differ {
-				t.Errorf("%s: chunks out of order gave the in-memory bits: the test cannot tell a broken stream", c.alg)
-			}
+			outOfOrderShows(t, c.alg, streamed(t, p, []int{100, 300}, true), want)
 		}
 	}
 }
@@ -270,13 +256,18 @@ func TestInvDistStreamTree(t *testing.T) {
 		if c.s == inf {
 			continue
 		}
-		got := streamed(t, p, []int{100, 150}, true)
-		differ := false
-		for i := range want[0] {
-			differ = differ || got[0][i] != want[0][i]
-		}
-		if !differ {
-			t.Errorf("%s: chunks out of order gave the in-memory bits: the test cannot tell a broken stream", c.alg)
+		outOfOrderShows(t, c.alg, streamed(t, p, []int{100, 150}, true), want)
+	}
+}
+
+// outOfOrderShows fails the test unless a stream fed chunks out of order (got) differs from
+// the in-memory raster: else the comparisons could not tell a broken stream.
+func outOfOrderShows(t *testing.T, name string, got, want [][]float64) {
+	t.Helper()
+	for i := range want[0] {
+		if got[0][i] != want[0][i] {
+			return
 		}
 	}
+	t.Errorf("%s: chunks out of order gave the in-memory bits: the test cannot tell a broken stream", name)
 }

@@ -96,15 +96,7 @@ func TestGridMemoryGlobalStreams(t *testing.T) {
 	dir := t.TempDir()
 	lastest.Survey(t, filepath.Join(dir, "in"), 6000, 2, false)
 	csv := filepath.Join(dir, "pts.csv")
-	var b strings.Builder
-	b.WriteString("x,y,z\n")
-	for i := range 6000 {
-		x, y := 450000+float64(i*37%1000)/5, 5400000+float64(i*91%750)/5
-		fmt.Fprintf(&b, "%.1f,%.1f,%.2f\n", x, y, 10+float64(i%17)/3)
-	}
-	if err := os.WriteFile(csv, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	surveyLineCSV(t, csv, 6000)
 	for _, in := range []string{filepath.Join(dir, "in"), csv} {
 		for _, alg := range []string{"aidw", "aidw:k=9:diagnostics=yes", "average_distance", "range"} {
 			grid := []string{"grid", "-a", alg, "-txe", "450000", "450200", "-tye", "5400000", "5400150", "-outsize", "100", "75"}
@@ -261,15 +253,7 @@ func TestInterruptTiled(t *testing.T) {
 func TestGridMemoryInvDistStreams(t *testing.T) {
 	dir := t.TempDir()
 	csv := filepath.Join(dir, "pts.csv")
-	var b strings.Builder
-	b.WriteString("x,y,z\n")
-	for i := range 20000 {
-		x, y := 450000+float64(i*37%1000)/5, 5400000+float64(i*91%750)/5
-		fmt.Fprintf(&b, "%.1f,%.1f,%.2f\n", x, y, 10+float64(i%17)/3)
-	}
-	if err := os.WriteFile(csv, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	surveyLineCSV(t, csv, 20000)
 	for _, c := range []struct {
 		alg, cols, rows, top, memory string
 	}{{"invdist", "100", "100", "5400200", "2MB"}, {"invdist:power=3", "100", "100", "5400200", "2MB"}, {"invdist", "100", "75", "5400150", "2MB"},
@@ -294,5 +278,20 @@ func TestGridMemoryInvDistStreams(t *testing.T) {
 			t.Fatalf("%s: exit %d: %s", c.alg, code, stderr)
 		}
 		sameRaster(t, c.alg+", -memory "+c.memory, readRaster(t, got, 1), readRaster(t, want, 1))
+	}
+}
+
+// surveyLineCSV writes n samples on a lattice of 0.2 over 200 x 150 from (450000, 5400000): places
+// repeat every 3000 samples with other values, and every odd metre is a place.
+func surveyLineCSV(t *testing.T, path string, n int) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("x,y,z\n")
+	for i := range n {
+		x, y := 450000+float64(i*37%1000)/5, 5400000+float64(i*91%750)/5
+		fmt.Fprintf(&b, "%.1f,%.1f,%.2f\n", x, y, 10+float64(i%17)/3)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
