@@ -56,8 +56,8 @@ type farTree struct {
 // farSamples is a gathered set of samples, padded to a multiple of 8 with samples that weigh
 // nothing (see farPad).
 type farSamples struct {
-	x, y, z []float64
-	ids     []int32
+	x, y, z  []float64
+	ids, tmp []int32
 }
 
 // farPad is where padding samples lie: 1/(d*d') overflows to 0 for them and any node, so both
@@ -541,7 +541,7 @@ func (t *farTree) gather(r, not [4]float64) *farSamples {
 			}
 		}
 	}
-	slices.Sort(g.ids)
+	g.ids, g.tmp = sortIDs(g.ids, g.tmp, len(t.s.Z))
 	s := t.s
 	for _, id := range g.ids {
 		g.x, g.y, g.z = append(g.x, s.X[id]), append(g.y, s.Y[id]), append(g.z, s.Z[id])
@@ -550,6 +550,33 @@ func (t *farTree) gather(r, not [4]float64) *farSamples {
 		g.x, g.y, g.z = append(g.x, farPad), append(g.y, farPad), append(g.z, 0)
 	}
 	return g
+}
+
+// sortIDs sorts ids, each in [0,n), by a radix sort of the bytes that n needs (tmp is the
+// buffer it swaps with): a gather sorts as many ids as it has samples, and a comparison sort
+// took a fifth of the tree's time. It returns the sorted ids and the other buffer.
+func sortIDs(ids, tmp []int32, n int) (sorted, other []int32) {
+	if len(ids) < 64 {
+		slices.Sort(ids)
+		return ids, tmp
+	}
+	tmp = slices.Grow(tmp[:0], len(ids))[:len(ids)]
+	for shift := 0; n-1 >= 1<<shift; shift += 8 {
+		var count [257]int
+		for _, id := range ids {
+			count[(id>>shift)&0xff+1]++
+		}
+		for i := 1; i < len(count); i++ {
+			count[i] += count[i-1]
+		}
+		for _, id := range ids {
+			d := (id >> shift) & 0xff
+			tmp[count[d]] = id
+			count[d]++
+		}
+		ids, tmp = tmp, ids
+	}
+	return ids, tmp
 }
 
 // cellOf is the index's cell column (or row) of coordinate v, clamped as the index clamps
