@@ -28,6 +28,9 @@ import (
 // values agree with a compensated float64 brute force to 1e-14 of sum(|z| w) / sum(w)
 // (TestFarTreeAccuracy, TestFarTreePowers).
 //
+// Each box and leaf sums its samples in input order, so that a stream of the samples, which
+// comes in that order, gives the same bits (see farStream).
+//
 // Boxes and leaves are computed on demand, once, by whichever worker first needs them, and
 // dropped when no longer needed: a leaf once its nodes have all been handed out, a box once
 // its children have taken its interpolant. Every node of the raster comes from its leaf, so

@@ -16,7 +16,6 @@ import (
 type invDistStream struct {
 	a     *InvDist
 	s2    float64
-	x, y  []float64 // the nodes
 	nodes StreamNodes
 	rows  rowKind
 	sums  oneSums
@@ -53,7 +52,7 @@ func newInvDistStream(a *InvDist, nodes StreamNodes) (*invDistStream, error) {
 	if len(nodes.Col) != n || len(nodes.Row) != n {
 		return nil, fmt.Errorf("stream: invdist needs the nodes' columns and rows")
 	}
-	d := &invDistStream{a: a, s2: a.Smoothing * a.Smoothing, x: nodes.X, y: nodes.Y, nodes: nodes,
+	d := &invDistStream{a: a, s2: a.Smoothing * a.Smoothing, nodes: nodes,
 		rows: rowKernelFor(nodes.N), sums: newOneSums(a, nodes.N), value: make([]float64, n)}
 	if a.Power <= farMaxPower && n > 0 {
 		if ft := newFarBoxes(*t, nodes.OriginX, nodes.OriginY); ft != nil {
@@ -70,7 +69,7 @@ func newInvDistStream(a *InvDist, nodes StreamNodes) (*invDistStream, error) {
 func (d *invDistStream) plain() {
 	t, nodes := d.nodes.Target, d.nodes
 	if !(d.a.Power == 2 && northUp(*t)) {
-		all := make([]int, len(d.x))
+		all := make([]int, len(d.nodes.X))
 		for i := range all {
 			all[i] = i
 		}
@@ -79,7 +78,7 @@ func (d *invDistStream) plain() {
 	}
 	// The batch of a node is fixed by its column, as in invDistAll.batches.
 	at := map[[2]int]int{}
-	for i := range d.x {
+	for i := range d.nodes.X {
 		r, c := nodes.Row[i], nodes.Col[i]
 		b0 := c - c%batchNodes
 		k, ok := at[[2]int{r, b0}]
@@ -145,7 +144,7 @@ func (d *invDistStream) add(ctx context.Context, runs []run, threads, m int) err
 				if d.hit[j] {
 					break
 				}
-				if h := d.sums.add(r.x, r.y, r.z, d.x[i], d.y[i], d.acc[j*w:(j+1)*w]); h >= 0 {
+				if h := d.sums.add(r.x, r.y, r.z, d.nodes.X[i], d.nodes.Y[i], d.acc[j*w:(j+1)*w]); h >= 0 {
 					d.hit[j], d.hitZ[j] = true, r.z[h]
 				}
 			}
@@ -199,7 +198,7 @@ func (d *invDistStream) again(rest run) bool {
 			d.value[i] = d.hitZ[j]
 			continue
 		}
-		num, den, h := d.sums.end(rest.x, rest.y, rest.z, d.x[i], d.y[i], d.acc[j*w:(j+1)*w])
+		num, den, h := d.sums.end(rest.x, rest.y, rest.z, d.nodes.X[i], d.nodes.Y[i], d.acc[j*w:(j+1)*w])
 		if h >= 0 {
 			d.value[i] = rest.z[h]
 		} else {

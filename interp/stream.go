@@ -20,9 +20,10 @@ import (
 // node) at a set of nodes from samples that come in chunks, in the job's order: a survey
 // larger than memory streams past each tile's nodes. Each node keeps its sums between chunks
 // exactly as the in-memory loop keeps them between samples (weigh.Lanes for AIDW's vector
-// lanes), so that the values are the in-memory run's bit for bit. Only the sums stream: what
-// a node's neighbourhood decides (AIDW's power, an exact hit) comes from its tile and halo
-// (see AIDWPowers).
+// lanes, the kernels' sums for invdist, see invDistStream), so that the values are the
+// in-memory run's bit for bit. For AIDW only the sums stream: what a node's neighbourhood
+// decides (its power, an exact hit) comes from its tile and halo (see AIDWPowers); invdist's
+// exact hits come from the stream, in a second pass where a form needs one (see Again).
 type Stream struct {
 	kind  streamKind
 	alg   Algorithm
