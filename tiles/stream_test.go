@@ -89,20 +89,32 @@ func TestStreamedEqualsInMemory(t *testing.T) {
 }
 
 // invdist's far-field tree streamed past tiles that cut its leaves gives the in-memory raster
-// bit for bit, on compact (LAS) and plain samples.
+// bit for bit, on compact (LAS) and plain samples, and under a mask.
 func TestStreamedInvDistTreeEqualsInMemory(t *testing.T) {
 	dir := t.TempDir()
 	las := lastest.Survey(t, dir, 3000, 1, false)
 	one := []string{filepath.Join(dir, "a.csv")}
 	writeCSV(t, one[0], 3000, 1)
 	target := raster.NorthUp(450000-3, 5400000-2, 450000+205, 5400000+152, 110, 90)
+	masked := target
+	masked.Mask = func(row0, rows int, skip []bool) error {
+		for r := range rows {
+			for k := range target.Cols {
+				skip[r*target.Cols+k] = (row0+r)/20%2 == 0 && k > 50 || (k+row0+r)%7 == 0
+			}
+		}
+		return nil
+	}
 	alg, _, err := interp.ParseAlgorithm("invdist")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, paths := range map[string][]string{"las": las, "one csv": one} {
-		want := inMemory(t, paths, gdalio.SourceOptions{}, target, alg)
-		got, _, err := streamedRun(context.Background(), paths, target, alg, 37, 700, 0)
+	for name, c := range map[string]struct {
+		paths  []string
+		target raster.Target
+	}{"las": {las, target}, "one csv": {one, target}, "one csv, masked": {one, masked}} {
+		want := inMemory(t, c.paths, gdalio.SourceOptions{}, c.target, alg)
+		got, _, err := streamedRun(context.Background(), c.paths, c.target, alg, 37, 700, 0)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
