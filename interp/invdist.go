@@ -313,8 +313,9 @@ type invDistAll struct {
 	p  *Problem
 	s  *sample.Samples // in the plain form
 	s2 float64         // smoothing squared
-	// one is gdal's loop at one place, with its exact-hit rule.
-	one func(x, y float64) float64
+	// sums is gdal's loop at one place, with its exact-hit rule; one runs it.
+	sums oneSums
+	one  func(x, y float64) float64
 	// allBut is one over every sample but j.
 	allBut func(j int32, x, y float64) float64
 	tree   *farTree
@@ -325,53 +326,37 @@ type invDistAll struct {
 
 func (a *InvDist) bindAll(p *Problem, ix *grid.Index) *invDistAll {
 	s := p.Samples.Plain()
-	d := &invDistAll{a: a, p: p, s: s, s2: a.Smoothing * a.Smoothing, ix: ix}
+	d := &invDistAll{a: a, p: p, s: s, s2: a.Smoothing * a.Smoothing, ix: ix, sums: newOneSums(a, s.Len())}
+	d.one = func(x, y float64) float64 { return d.value(d.sums.all(s.X, s.Y, s.Z, x, y)) }
 	if a.Power == 2 {
-		s2 := d.s2
-		// The no-smoothing case has gdal's exact-hit test, the smoothing case none.
-		d.one = func(x, y float64) float64 { return a.finish(idw2SmoothAll(s.X, s.Y, s.Z, x, y, s2)) }
-		if s2 == 0 {
-			d.one = func(x, y float64) float64 {
-				num, den, hit := idw2All(s.X, s.Y, s.Z, x, y)
-				if hit >= 0 {
-					return s.Z[hit]
-				}
-				return a.finish(num, den)
-			}
-		}
 		d.allBut = func(j int32, x, y float64) float64 { return a.allButOne(s, j, x, y) }
-		sums := func(xs, ys, zs []float64, px *[batchNodes]float64, y float64, num, den *[batchNodes]float64) {
-			idw2Row(xs, ys, zs, px, y, s2, num, den)
-		}
-		d.tree = newFarTree(p, ix, farSums{sums, true}, d.one, a.finish)
+		d.tree = newFarTree(p, s, ix, newFarSums(a), d.one, a.finish)
 		d.rows = northUp(p.Target)
 		return d
 	}
-	w := newInvPower(a.Power)
-	// sum is gdal's loop over every sample but skip (-1 for none).
-	sum := func(skip int, x, y float64) float64 {
-		var num, den float64
-		for i, sx := range s.X {
-			if i == skip {
-				continue
-			}
-			dx, dy := sx-x, s.Y[i]-y
-			r2 := float64(dx*dx) + float64(dy*dy) + d.s2
-			if r2 < exactHitD2 {
-				return s.Z[i]
-			}
-			wi := w.weight(r2)
-			num += wi * s.Z[i]
-			den += wi
+	// The loop one sample at a time runs on either side of the held-out sample.
+	d.allBut = func(j int32, x, y float64) float64 {
+		var acc [2]float64
+		if h := d.sums.add(s.X[:j], s.Y[:j], s.Z[:j], x, y, acc[:]); h >= 0 {
+			return s.Z[h]
 		}
-		return a.finish(num, den)
+		if h := d.sums.add(s.X[j+1:], s.Y[j+1:], s.Z[j+1:], x, y, acc[:]); h >= 0 {
+			return s.Z[int(j)+1+h]
+		}
+		return d.value(d.sums.end(nil, nil, nil, x, y, acc[:]))
 	}
-	d.one = func(x, y float64) float64 { return sum(-1, x, y) }
-	d.allBut = func(j int32, x, y float64) float64 { return sum(int(j), x, y) }
 	if a.Power <= farMaxPower {
-		d.tree = newFarTree(p, ix, farSums{w.rowSums(d.s2), false}, d.one, a.finish)
+		d.tree = newFarTree(p, s, ix, newFarSums(a), d.one, a.finish)
 	}
 	return d
+}
+
+// value is the node's value from its sums, or its exact hit.
+func (d *invDistAll) value(num, den float64, hit int) float64 {
+	if hit >= 0 {
+		return d.s.Z[hit]
+	}
+	return d.a.finish(num, den)
 }
 
 // node implements bound: a place that is not a raster node gets gdal's loop.
@@ -482,29 +467,28 @@ func northUp(t raster.Target) bool {
 	return g[2] == 0 && g[4] == 0 && g[1] != 0 && g[5] != 0
 }
 
-// rowSums is the far-field tree's rowSums for these weights: a node within gdal's exact-hit
-// distance of a sample gets den = +Inf, so that the tree leaves it to gdal's loop.
-func (w invPower) rowSums(s2 float64) rowSums {
-	return func(xs, ys, zs []float64, px *[batchNodes]float64, y float64, num, den *[batchNodes]float64) {
-		var n, d [batchNodes]float64
-		ys, zs = ys[:len(xs)], zs[:len(xs)]
-		for i, xi := range xs {
-			dy := ys[i] - y
-			e := float64(dy*dy) + s2
-			for k, x := range px {
-				dx := xi - x
-				r2 := float64(dx*dx) + e
-				if r2 < exactHitD2 {
-					d[k] = math.Inf(1)
-					continue
-				}
-				wi := w.weight(r2)
-				n[k] += wi * zs[i]
-				d[k] += wi
+// rowAdd adds the far-field tree's sums for these weights (see farSums) to num and den: a
+// point within gdal's exact-hit distance of a sample gets den = +Inf, so that the tree leaves
+// it to gdal's loop.
+func (w invPower) rowAdd(xs, ys, zs []float64, px *[batchNodes]float64, y, s2 float64, num, den *[batchNodes]float64) {
+	n, d := *num, *den
+	ys, zs = ys[:len(xs)], zs[:len(xs)]
+	for i, xi := range xs {
+		dy := ys[i] - y
+		e := float64(dy*dy) + s2
+		for k, x := range px {
+			dx := xi - x
+			r2 := float64(dx*dx) + e
+			if r2 < exactHitD2 {
+				d[k] = math.Inf(1)
+				continue
 			}
+			wi := w.weight(r2)
+			n[k] += wi * zs[i]
+			d[k] += wi
 		}
-		*num, *den = n, d
 	}
+	*num, *den = n, d
 }
 
 func (a *InvDist) finish(num, den float64) float64 {
@@ -534,86 +518,6 @@ func (a *InvDist) allButOne(s *sample.Samples, id int32, x, y float64) float64 {
 		return zs[hi+hit]
 	}
 	return a.finish(num+num1, den+den1)
-}
-
-// idw2SmoothAll sums 1/r2 and z/r2 over every sample, r2 = d2 + s2 > 0.
-func idw2SmoothAll(xs, ys, zs []float64, x, y, s2 float64) (num, den float64) {
-	ys, zs = ys[:len(xs)], zs[:len(xs)]
-	var num1, den1 float64
-	i := 0
-	for ; i+1 < len(xs); i += 2 {
-		dx0, dy0 := xs[i]-x, ys[i]-y
-		dx1, dy1 := xs[i+1]-x, ys[i+1]-y
-		w0 := 1 / (float64(dx0*dx0) + float64(dy0*dy0) + s2)
-		w1 := 1 / (float64(dx1*dx1) + float64(dy1*dy1) + s2)
-		num += w0 * zs[i]
-		den += w0
-		num1 += w1 * zs[i+1]
-		den1 += w1
-	}
-	for ; i < len(xs); i++ {
-		dx, dy := xs[i]-x, ys[i]-y
-		w := 1 / (float64(dx*dx) + float64(dy*dy) + s2)
-		num += w * zs[i]
-		den += w
-	}
-	return num + num1, den + den1
-}
-
-// idw2RowGo is the portable form of idw2Row. Nodes go in pairs that share one division,
-// 1/d = d'/(d*d'), which halves the divisions (the slow part) at a cost of 2 ulps; a node on a
-// sample (d = 0) gets Inf or NaN sums, and so does its partner.
-func idw2RowGo(xs, ys, zs []float64, nx *[batchNodes]float64, y, s2 float64, num, den *[batchNodes]float64) {
-	ys, zs = ys[:len(xs)], zs[:len(xs)]
-	var n, d [batchNodes]float64
-	for i, xi := range xs {
-		dy := ys[i] - y
-		e := float64(dy*dy) + s2
-		z := zs[i]
-		for k := 0; k < batchNodes; k += 2 {
-			dx0, dx1 := xi-nx[k], xi-nx[k+1]
-			d0, d1 := float64(dx0*dx0)+e, float64(dx1*dx1)+e
-			r := 1 / (d0 * d1)
-			w0, w1 := d1*r, d0*r
-			n[k] += w0 * z
-			d[k] += w0
-			n[k+1] += w1 * z
-			d[k+1] += w1
-		}
-	}
-	*num, *den = n, d
-}
-
-// idw2AllGo is the portable form of idw2All: the sums of 1/d2 and z/d2 over every sample, or
-// the first sample (in input order) with d2 < 1e-13.
-func idw2AllGo(xs, ys, zs []float64, x, y float64) (num, den float64, hit int) {
-	ys, zs = ys[:len(xs)], zs[:len(xs)]
-	var num1, den1 float64
-	i := 0
-	for ; i+1 < len(xs); i += 2 {
-		dx0, dy0 := xs[i]-x, ys[i]-y
-		dx1, dy1 := xs[i+1]-x, ys[i+1]-y
-		d0 := float64(dx0*dx0) + float64(dy0*dy0)
-		d1 := float64(dx1*dx1) + float64(dy1*dy1)
-		if d0 < exactHitD2 || d1 < exactHitD2 {
-			break
-		}
-		w0, w1 := 1/d0, 1/d1
-		num += w0 * zs[i]
-		den += w0
-		num1 += w1 * zs[i+1]
-		den1 += w1
-	}
-	for ; i < len(xs); i++ {
-		dx, dy := xs[i]-x, ys[i]-y
-		d := float64(dx*dx) + float64(dy*dy)
-		if d < exactHitD2 {
-			return 0, 0, i
-		}
-		num += zs[i] / d
-		den += 1 / d
-	}
-	return num + num1, den + den1, -1
 }
 
 func (a *InvDistNN) bind(p *Problem, ix *grid.Index) (bound, error) {

@@ -4,10 +4,12 @@ DATA idw2consts<>+0(SB)/8, $1.0e-13
 DATA idw2consts<>+8(SB)/8, $1.0
 GLOBL idw2consts<>(SB), RODATA|NOPTR, $16
 
-// func idw2AVX512(xs, ys, zs *float64, n int, x, y float64, acc *[16]float64) int
+// func idw2AVX512(xs, ys, zs *float64, n int, x, y float64, acc *[32]float64) int
 //
 // Per 8 samples: d = (x-xi)^2 + (y-yi)^2; r0 = rcp14(d); e = 1 - d*r0; w = r0 + r0*(e + e*e);
-// num += zi*w; den += w. Two blocks of 8 per iteration, each with its own sums.
+// num += zi*w; den += w. Two blocks of 8 per iteration, each with its own sums, which start
+// from acc (num, den of the first block, then of the second) and go back there: a stream
+// carries them from one run of samples to the next. On a hit acc is left as it was.
 TEXT ·idw2AVX512(SB), NOSPLIT, $0-64
 	MOVQ xs+0(FP), SI
 	MOVQ ys+8(FP), DI
@@ -17,10 +19,11 @@ TEXT ·idw2AVX512(SB), NOSPLIT, $0-64
 	VBROADCASTSD y+40(FP), Z1
 	VBROADCASTSD idw2consts<>+0(SB), Z2
 	VBROADCASTSD idw2consts<>+8(SB), Z3
-	VXORPD Z4, Z4, Z4  // num, first block
-	VXORPD Z5, Z5, Z5  // den, first block
-	VXORPD Z6, Z6, Z6  // num, second block
-	VXORPD Z7, Z7, Z7  // den, second block
+	MOVQ acc+48(FP), BX
+	VMOVUPD 0(BX), Z4   // num, first block
+	VMOVUPD 64(BX), Z5  // den, first block
+	VMOVUPD 128(BX), Z6 // num, second block
+	VMOVUPD 192(BX), Z7 // den, second block
 	XORQ AX, AX
 
 loop:
@@ -58,11 +61,10 @@ loop:
 	JMP loop
 
 done:
-	VADDPD Z6, Z4, Z4
-	VADDPD Z7, Z5, Z5
-	MOVQ acc+48(FP), BX
-	VMOVUPD Z4, (BX)
+	VMOVUPD Z4, 0(BX)
 	VMOVUPD Z5, 64(BX)
+	VMOVUPD Z6, 128(BX)
+	VMOVUPD Z7, 192(BX)
 	MOVQ $-1, ret+56(FP)
 	VZEROUPPER
 	RET
@@ -78,8 +80,8 @@ hit:
 // squared distance plus s2 (gdal's smoothing squared), n a multiple of 8: each sample is loaded
 // once and (y-yi)^2 + s2 computed once for the 8; d = (x-xi)^2 + that by one FMA. Nodes go in pairs sharing one division: r = 1/(d*d'), 1/d = d'*r, 1/d' = d*r
 // (within 2 ulps), which keeps the divider and the FMA pipes both busy and is exact enough.
-// acc receives the per-lane sums of z/d of node k at acc[8k:8k+8] and of 1/d at
-// acc[64+8k:64+8k+8]. There is no exact-hit test: a node within 1e-13 of a sample gets a sum
+// The per-lane sums of z/d of node k, at acc[8k:8k+8], and of 1/d, at acc[64+8k:64+8k+8],
+// start from acc and go back there. There is no exact-hit test: a node within 1e-13 of a sample gets a sum
 // of weights of 1e13 or more (or NaN or Inf), which the caller checks.
 TEXT ·idw2RowAVX512(SB), NOSPLIT, $0-64
 	MOVQ xs+0(FP), SI
@@ -97,22 +99,23 @@ TEXT ·idw2RowAVX512(SB), NOSPLIT, $0-64
 	VBROADCASTSD 40(BX), Z29
 	VBROADCASTSD 48(BX), Z30
 	VBROADCASTSD 56(BX), Z31
-	VXORPD Z8, Z8, Z8
-	VXORPD Z16, Z16, Z16
-	VXORPD Z9, Z9, Z9
-	VXORPD Z17, Z17, Z17
-	VXORPD Z10, Z10, Z10
-	VXORPD Z18, Z18, Z18
-	VXORPD Z11, Z11, Z11
-	VXORPD Z19, Z19, Z19
-	VXORPD Z12, Z12, Z12
-	VXORPD Z20, Z20, Z20
-	VXORPD Z13, Z13, Z13
-	VXORPD Z21, Z21, Z21
-	VXORPD Z14, Z14, Z14
-	VXORPD Z22, Z22, Z22
-	VXORPD Z15, Z15, Z15
-	VXORPD Z23, Z23, Z23
+	MOVQ acc+56(FP), BX
+	VMOVUPD 0(BX), Z8
+	VMOVUPD 64(BX), Z9
+	VMOVUPD 128(BX), Z10
+	VMOVUPD 192(BX), Z11
+	VMOVUPD 256(BX), Z12
+	VMOVUPD 320(BX), Z13
+	VMOVUPD 384(BX), Z14
+	VMOVUPD 448(BX), Z15
+	VMOVUPD 512(BX), Z16
+	VMOVUPD 576(BX), Z17
+	VMOVUPD 640(BX), Z18
+	VMOVUPD 704(BX), Z19
+	VMOVUPD 768(BX), Z20
+	VMOVUPD 832(BX), Z21
+	VMOVUPD 896(BX), Z22
+	VMOVUPD 960(BX), Z23
 	XORQ AX, AX
 
 rowloop:

@@ -6,8 +6,9 @@
 // 4 nodes (c.nx[0:4], all at height c.y) per call, since 16 ymm registers hold the sums of 4
 // nodes but not of 8. Per 4 samples: e = (yi-y)^2 + s2, once for the 4 nodes; d = (xi-x)^2 + e
 // by one FMA; nodes go in pairs (0,1), (2,3) sharing one division: r = 1/(d*d'), 1/d = d'*r,
-// 1/d' = d*r, as in idw2RowGo and idw2RowAVX512. n is a multiple of 4. acc receives the
-// per-lane sums of z/d of node k at acc[4k:4k+4] and of 1/d at acc[16+4k:16+4k+4]. No
+// 1/d' = d*r, as in idw2RowGo and idw2RowAVX512. n is a multiple of 4. The
+// per-lane sums of z/d of node k, at acc[4k:4k+4], and of 1/d, at acc[16+4k:16+4k+4], start
+// from acc and go back there. No
 // exact-hit test: a node within 1e-13 of a sample gets a sum of weights of 1e13 or more (or
 // NaN or Inf), which the caller checks.
 TEXT ·idw2Row4AVX2(SB), NOSPLIT, $0-48
@@ -17,14 +18,15 @@ TEXT ·idw2Row4AVX2(SB), NOSPLIT, $0-48
 	MOVQ n+24(FP), CX
 	MOVQ c+32(FP), BX
 	VMOVUPD 192(BX), Y14 // 1.0
-	VXORPD Y4, Y4, Y4   // num, node 0
-	VXORPD Y5, Y5, Y5   // num, node 1
-	VXORPD Y6, Y6, Y6   // num, node 2
-	VXORPD Y7, Y7, Y7   // num, node 3
-	VXORPD Y8, Y8, Y8   // den, node 0
-	VXORPD Y9, Y9, Y9   // den, node 1
-	VXORPD Y10, Y10, Y10 // den, node 2
-	VXORPD Y11, Y11, Y11 // den, node 3
+	MOVQ acc+40(FP), R8
+	VMOVUPD 0(R8), Y4
+	VMOVUPD 32(R8), Y5
+	VMOVUPD 64(R8), Y6
+	VMOVUPD 96(R8), Y7
+	VMOVUPD 128(R8), Y8
+	VMOVUPD 160(R8), Y9
+	VMOVUPD 192(R8), Y10
+	VMOVUPD 224(R8), Y11
 	XORQ AX, AX
 
 loop:
@@ -80,14 +82,14 @@ DATA idw2avx2consts<>+0(SB)/8, $1.0e-13
 DATA idw2avx2consts<>+8(SB)/8, $1.0
 GLOBL idw2avx2consts<>(SB), RODATA|NOPTR, $16
 
-// func idw2AVX2(xs, ys, zs *float64, n int, x, y float64, acc *[8]float64) int
+// func idw2AVX2(xs, ys, zs *float64, n int, x, y float64, acc *[16]float64) int
 //
 // idw2AVX512 for CPUs with AVX2 and FMA but no AVX-512: per 4 samples d = (x-xi)^2 + (y-yi)^2
 // (the same operations as idw2AllGo, so the same exact-hit test), w = 1/d by VDIVPD (AVX2 has
 // no double-precision reciprocal estimate; a float32 VRCPPS estimate and Newton steps came out
 // slower than the division in the row kernel), num += zi*w, den += w. Two blocks of 4 per
-// iteration, each with its own sums; n is a multiple of 8. acc receives the per-lane sums of
-// z/d in acc[0:4] and of 1/d in acc[4:8]. It returns the start of the first block of 8
+// iteration, each with its own sums, which start from acc (num, den of the first block, then
+// of the second) and go back there, except on a hit; n is a multiple of 8. It returns the start of the first block of 8
 // samples holding one with d < 1e-13, or -1.
 TEXT ·idw2AVX2(SB), NOSPLIT, $0-64
 	MOVQ xs+0(FP), SI
@@ -98,10 +100,11 @@ TEXT ·idw2AVX2(SB), NOSPLIT, $0-64
 	VBROADCASTSD y+40(FP), Y1
 	VBROADCASTSD idw2avx2consts<>+0(SB), Y2
 	VBROADCASTSD idw2avx2consts<>+8(SB), Y3
-	VXORPD Y4, Y4, Y4 // num, first block
-	VXORPD Y5, Y5, Y5 // den, first block
-	VXORPD Y6, Y6, Y6 // num, second block
-	VXORPD Y7, Y7, Y7 // den, second block
+	MOVQ acc+48(FP), BX
+	VMOVUPD 0(BX), Y4  // num, first block
+	VMOVUPD 32(BX), Y5 // den, first block
+	VMOVUPD 64(BX), Y6 // num, second block
+	VMOVUPD 96(BX), Y7 // den, second block
 	XORQ AX, AX
 
 oneloop:
@@ -133,11 +136,10 @@ oneloop:
 	JMP oneloop
 
 onedone:
-	VADDPD Y6, Y4, Y4
-	VADDPD Y7, Y5, Y5
-	MOVQ acc+48(FP), BX
-	VMOVUPD Y4, (BX)
+	VMOVUPD Y4, 0(BX)
 	VMOVUPD Y5, 32(BX)
+	VMOVUPD Y6, 64(BX)
+	VMOVUPD Y7, 96(BX)
 	MOVQ $-1, ret+56(FP)
 	VZEROUPPER
 	RET

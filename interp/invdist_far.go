@@ -2,10 +2,12 @@ package interp
 
 import (
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
 	"github.com/aidw/aidw/grid"
+	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/sample"
 )
 
@@ -25,6 +27,9 @@ import (
 // and a node with a sample within gdal's exact-hit distance is left to gdal's own loop. The
 // values agree with a compensated float64 brute force to 1e-14 of sum(|z| w) / sum(w)
 // (TestFarTreeAccuracy, TestFarTreePowers).
+//
+// Each box and leaf sums its samples in input order, so that a stream of the samples, which
+// comes in that order, gives the same bits (see farStream).
 //
 // Boxes and leaves are computed on demand, once, by whichever worker first needs them, and
 // dropped when no longer needed: a leaf once its nodes have all been handed out, a box once
@@ -53,23 +58,77 @@ type farTree struct {
 
 // farSamples is a gathered set of samples, padded to a multiple of 8 with samples that weigh
 // nothing (see farPad).
-type farSamples struct{ x, y, z []float64 }
+type farSamples struct {
+	x, y, z  []float64
+	ids, tmp []int32
+}
 
 // farPad is where padding samples lie: 1/(d*d') overflows to 0 for them and any node, so both
 // weights of a pair that shares a division are 0.
 const farPad = 1e150
 
-// farSums is the kernel of a tree: sums, and whether it takes samples padded with farPad
-// (which weigh exactly nothing only for power 2's kernels).
+// farSums is the kernel of a tree: sums set num[k] and den[k] to the sums of z w and w over
+// the samples (xs, ys, zs) for the 8 points (px[k], y), w the weight at r2 = d2 + s2; where a
+// sample is within gdal's exact-hit distance of a point, den[k] need only be >= 1e13, Inf or
+// NaN. Power 2 takes samples padded with farPad (which weigh exactly nothing only for its
+// kernels), a multiple of 8 of them, through the row kernel; other powers one at a time. Its
+// add and end run the same sums over samples that come in runs (see rowKind).
 type farSums struct {
-	sums rowSums
-	pad  bool
+	power2 bool
+	rows   rowKind // power 2
+	w      invPower
+	s2     float64
 }
 
-// rowSums sets num[k] and den[k] to the sums of z w and w over the samples (xs, ys, zs) for
-// the 8 points (px[k], y), w the weight at r2 = d2 + s2. Its value where a sample is within
-// gdal's exact-hit distance of a point need only make den[k] >= 1e13, Inf or NaN.
-type rowSums func(xs, ys, zs []float64, px *[batchNodes]float64, y float64, num, den *[batchNodes]float64)
+func newFarSums(a *InvDist) farSums {
+	// Padded samples come in multiples of 8, so that the row kernel is the one for 8.
+	return farSums{power2: a.Power == 2, rows: rowKernelFor(8), w: newInvPower(a.Power), s2: a.Smoothing * a.Smoothing}
+}
+
+// block is how many samples add takes at a time.
+func (f farSums) block() int {
+	if f.power2 {
+		return f.rows.block()
+	}
+	return 1
+}
+
+// width is how many sums add keeps for 8 points.
+func (f farSums) width() int {
+	if f.power2 {
+		return f.rows.width()
+	}
+	return 2 * batchNodes
+}
+
+// add adds whole blocks of samples to the 8 points' sums in acc.
+func (f farSums) add(xs, ys, zs []float64, px *[batchNodes]float64, y float64, acc []float64) {
+	if f.power2 {
+		f.rows.add(xs, ys, zs, px, y, f.s2, acc)
+		return
+	}
+	f.w.rowAdd(xs, ys, zs, px, y, f.s2, (*[batchNodes]float64)(acc), (*[batchNodes]float64)(acc[batchNodes:]))
+}
+
+// end adds the rest and sets num and den to the sums.
+func (f farSums) end(xs, ys, zs []float64, px *[batchNodes]float64, y float64, acc []float64, num, den *[batchNodes]float64) {
+	if f.power2 {
+		f.rows.end(xs, ys, zs, px, y, f.s2, acc, num, den)
+		return
+	}
+	f.add(xs, ys, zs, px, y, acc)
+	*num, *den = [batchNodes]float64(acc), [batchNodes]float64(acc[batchNodes:])
+}
+
+// sums sums every sample.
+func (f farSums) sums(xs, ys, zs []float64, px *[batchNodes]float64, y float64, num, den *[batchNodes]float64) {
+	if f.power2 {
+		f.rows.all(xs, ys, zs, px, y, f.s2, num, den)
+		return
+	}
+	*num, *den = [batchNodes]float64{}, [batchNodes]float64{}
+	f.w.rowAdd(xs, ys, zs, px, y, f.s2, num, den)
+}
 
 const (
 	farPoints = 24 // Chebyshev points per dimension of a box
@@ -127,31 +186,46 @@ func chebyshev(n int) (c, w [farPoints]float64) {
 	return c, w
 }
 
-// newFarTree returns the tree for the problem's raster, or nil where it does not pay or
-// does not apply: a small or rotated raster, or one whose nodes are so close together that
-// a far sample could be within gdal's exact-hit distance.
-func newFarTree(p *Problem, ix *grid.Index, sums farSums, one func(x, y float64) float64, finish func(num, den float64) float64) *farTree {
-	t := p.Target
-	// With a mask, leaves whose nodes are not all asked for stay in memory, a value per node.
-	if !northUp(t) || min(t.Cols, t.Rows) < farPoints || t.Cols*t.Rows < farMinNodes || (t.Mask != nil && t.Cols*t.Rows > 8<<20) {
+// newFarTree returns the tree for the problem's raster and s, its samples in the plain form,
+// or nil where it does not pay or does not apply (see newFarBoxes and farTreeSample).
+func newFarTree(p *Problem, s *sample.Samples, ix *grid.Index, sums farSums, one func(x, y float64) float64, finish func(num, den float64) float64) *farTree {
+	if !farTreeRaster(p.Target) {
 		return nil
 	}
-	for _, z := range p.Samples.Z {
-		if math.IsInf(z, 0) {
-			return nil // interpolating infinite sums would turn them into NaN
+	for i, z := range s.Z {
+		if !farTreeSample(s.X[i], s.Y[i], z) {
+			return nil
 		}
 	}
-	if l := ix.Layout; !(max(math.Abs(l.MinX), math.Abs(l.MinY))+float64(max(l.Cols, l.Rows)+1)*l.Cell < 1e100) {
-		return nil // padding samples must stay far beyond every sample
+	ft := newFarBoxes(p.Target, s.OriginX, s.OriginY)
+	if ft == nil {
+		return nil
 	}
-	ft := &farTree{s: p.Samples, ix: ix, sums: sums, one: one, finish: finish,
-		nx: make([]float64, t.Cols), ny: make([]float64, t.Rows)}
+	ft.s, ft.ix, ft.sums, ft.one, ft.finish = s, ix, sums, one, finish
 	ft.bufs.New = func() any { return new(farSamples) }
+	return ft
+}
+
+// farTreeSample says whether the tree takes a sample at (x, y) relative to the origin, of
+// value z: interpolating infinite sums would turn them into NaN, and padding samples must stay
+// far beyond every sample.
+func farTreeSample(x, y, z float64) bool {
+	return !math.IsInf(z, 0) && math.Abs(x) < 1e99 && math.Abs(y) < 1e99
+}
+
+// newFarBoxes returns the tree's boxes for raster t, its nodes relative to the origin (ox, oy),
+// or nil where the tree does not apply: a small or rotated raster, or one whose nodes are so
+// close together that a far sample could be within gdal's exact-hit distance.
+func newFarBoxes(t raster.Target, ox, oy float64) *farTree {
+	if !farTreeRaster(t) {
+		return nil
+	}
+	ft := &farTree{nx: make([]float64, t.Cols), ny: make([]float64, t.Rows)}
 	for c := range ft.nx {
-		ft.nx[c], _ = p.NodeXY(c, 0)
+		ft.nx[c], _ = t.Node(c, 0, ox, oy)
 	}
 	for r := range ft.ny {
-		_, ft.ny[r] = p.NodeXY(0, r)
+		_, ft.ny[r] = t.Node(0, r, ox, oy)
 	}
 	if !strictlyMonotonic(ft.nx) || !strictlyMonotonic(ft.ny) || max(math.Abs(ft.nx[0]), math.Abs(ft.nx[t.Cols-1]),
 		math.Abs(ft.ny[0]), math.Abs(ft.ny[t.Rows-1])) > 1e100 {
@@ -175,6 +249,12 @@ func newFarTree(p *Problem, ix *grid.Index, sums farSums, one func(x, y float64)
 		}
 	}
 	return ft
+}
+
+// farTreeRaster says whether the tree may apply to the raster t, as far as t decides.
+func farTreeRaster(t raster.Target) bool {
+	// With a mask, leaves whose nodes are not all asked for stay in memory, a value per node.
+	return northUp(t) && min(t.Cols, t.Rows) >= farPoints && t.Cols*t.Rows >= farMinNodes && !(t.Mask != nil && t.Cols*t.Rows > 8<<20)
 }
 
 func strictlyMonotonic(v []float64) bool {
@@ -294,20 +374,31 @@ func (t *farTree) span(row, col0, col1 int, skip []bool, out []float64) {
 func (t *farTree) fieldOf(id int32) []float64 {
 	b := t.boxes[id]
 	b.once.Do(func() {
-		f := make([]float64, 2*farPoints*farPoints)
+		var pf []float64
 		if b.parent >= 0 {
-			p := t.boxes[b.parent]
-			t.carry(p, b, t.fieldOf(b.parent), f)
-			if p.kids.Add(-1) == 0 {
+			pf = t.fieldOf(b.parent)
+		}
+		b.field = t.field(b, pf, func(f []float64) { t.addFar(b, f) })
+		if b.parent >= 0 {
+			if p := t.boxes[b.parent]; p.kids.Add(-1) == 0 {
 				p.field = nil
 			}
 		}
-		if !b.direct {
-			t.addFar(b, f)
-		}
-		b.field = f
 	})
 	return b.field
+}
+
+// field makes box b's field: its parent's field pf (nil for the root) carried down, then,
+// unless b is direct, its own far sums, which own adds.
+func (t *farTree) field(b *farBox, pf []float64, own func(f []float64)) []float64 {
+	f := make([]float64, 2*farPoints*farPoints)
+	if pf != nil {
+		t.carry(t.boxes[b.parent], b, pf, f)
+	}
+	if !b.direct {
+		own(f)
+	}
+	return f
 }
 
 // points returns the Chebyshev points of [-half,half].
@@ -378,14 +469,10 @@ func (t *farTree) carry(p, c *farBox, pf, f []float64) {
 	}
 }
 
-// addFar adds to f the sums at b's points over the samples that are far from b but near its
-// parent (all samples for the root).
+// addFar adds to f the sums at b's points over its far samples (see farIn).
 func (t *farTree) addFar(b *farBox, f []float64) {
-	outer := [4]float64{math.Inf(-1), math.Inf(1), math.Inf(-1), math.Inf(1)}
-	if b.parent >= 0 {
-		outer = t.boxes[b.parent].near
-	}
-	g := t.gather(outer, b.near)
+	in, out := t.farIn(b)
+	g := t.gather(in, out)
 	defer t.bufs.Put(g)
 	xs, ys, zs := g.x, g.y, g.z
 	if len(xs) == 0 {
@@ -395,17 +482,43 @@ func (t *farTree) addFar(b *farBox, f []float64) {
 		xs[i] -= b.mx
 		ys[i] -= b.my
 	}
+	t.addPoints(b, f, func(_ int, px *[batchNodes]float64, y float64, num, den *[batchNodes]float64) {
+		t.sums.sums(xs, ys, zs, px, y, num, den)
+	})
+}
+
+// farIn is the rectangle of box b's far samples, less the rectangle out: those far from b
+// but near its parent (all samples for the root).
+func (t *farTree) farIn(b *farBox) (in, out [4]float64) {
+	in = [4]float64{math.Inf(-1), math.Inf(1), math.Inf(-1), math.Inf(1)}
+	if b.parent >= 0 {
+		in = t.boxes[b.parent].near
+	}
+	return in, b.near
+}
+
+// pointBatches is how many batches of 8 of a box's points there are.
+const pointBatches = farPoints * farPoints / batchNodes
+
+// pointBatch is batch j of box b's points, relative to its centre: their x, their y.
+func pointBatch(b *farBox, j int) (px [batchNodes]float64, y float64) {
+	xs, ys := points(b.hx), points(b.hy)
+	k, i0 := j/(farPoints/batchNodes), j%(farPoints/batchNodes)*batchNodes
+	copy(px[:], xs[i0:i0+batchNodes])
+	return px, ys[k]
+}
+
+// addPoints adds to f the sums at b's points that sums gives for each batch j.
+func (t *farTree) addPoints(b *farBox, f []float64, sums func(j int, px *[batchNodes]float64, y float64, num, den *[batchNodes]float64)) {
 	const n = farPoints
-	px, py := points(b.hx), points(b.hy)
-	var nx, num, den [batchNodes]float64
-	for k, y := range py {
-		for i0 := 0; i0 < n; i0 += batchNodes {
-			copy(nx[:], px[i0:i0+batchNodes])
-			t.sums.sums(xs, ys, zs, &nx, y, &num, &den)
-			for i := range batchNodes {
-				f[k*n+i0+i] += num[i]
-				f[n*n+k*n+i0+i] += den[i]
-			}
+	var num, den [batchNodes]float64
+	for j := range pointBatches {
+		px, y := pointBatch(b, j)
+		sums(j, &px, y, &num, &den)
+		at := j/(n/batchNodes)*n + j%(n/batchNodes)*batchNodes
+		for i := range batchNodes {
+			f[at+i] += num[i]
+			f[n*n+at+i] += den[i]
 		}
 	}
 }
@@ -414,11 +527,12 @@ func inRect(r [4]float64, x, y float64) bool {
 	return x >= r[0] && x <= r[1] && y >= r[2] && y <= r[3]
 }
 
-// gather returns the samples in the rectangle r but not in the rectangle not, padded to a
-// multiple of 8 (see farPad), in a buffer to give back to t.bufs.
+// gather returns the samples in the rectangle r but not in the rectangle not, in input order
+// (as a stream gives them), padded to a multiple of 8 (see farPad), in a buffer to give back
+// to t.bufs. The index holds the samples' plain coordinates (sample.Samples.XY's).
 func (t *farTree) gather(r, not [4]float64) *farSamples {
 	g := t.bufs.Get().(*farSamples)
-	g.x, g.y, g.z = g.x[:0], g.y[:0], g.z[:0]
+	g.x, g.y, g.z, g.ids = g.x[:0], g.y[:0], g.z[:0], g.ids[:0]
 	l := t.ix.Layout
 	c0, c1 := cellOf(r[0], l.MinX, l.InvCell, l.Cols), cellOf(r[1], l.MinX, l.InvCell, l.Cols)
 	r0, r1 := cellOf(r[2], l.MinY, l.InvCell, l.Rows), cellOf(r[3], l.MinY, l.InvCell, l.Rows)
@@ -426,14 +540,46 @@ func (t *farTree) gather(r, not [4]float64) *farSamples {
 		lo, hi := t.ix.Start[row*l.Cols+c0], t.ix.Start[row*l.Cols+c1+1]
 		for j := lo; j < hi; j++ {
 			if x, y := t.ix.At(j); inRect(r, x, y) && !inRect(not, x, y) {
-				g.x, g.y, g.z = append(g.x, x), append(g.y, y), append(g.z, t.s.Z[t.ix.Order[j]])
+				g.ids = append(g.ids, t.ix.Order[j])
 			}
 		}
 	}
-	for t.sums.pad && len(g.x)%8 != 0 {
+	g.ids, g.tmp = sortIDs(g.ids, g.tmp, len(t.s.Z))
+	s := t.s
+	for _, id := range g.ids {
+		g.x, g.y, g.z = append(g.x, s.X[id]), append(g.y, s.Y[id]), append(g.z, s.Z[id])
+	}
+	for t.sums.power2 && len(g.x)%8 != 0 {
 		g.x, g.y, g.z = append(g.x, farPad), append(g.y, farPad), append(g.z, 0)
 	}
 	return g
+}
+
+// sortIDs sorts ids, each in [0,n), by a radix sort of the bytes that n needs (tmp is the
+// buffer it swaps with): a gather sorts as many ids as it has samples, and a comparison sort
+// took a fifth of the tree's time. It returns the sorted ids and the other buffer.
+func sortIDs(ids, tmp []int32, n int) (sorted, other []int32) {
+	if len(ids) < 64 {
+		slices.Sort(ids)
+		return ids, tmp
+	}
+	tmp = slices.Grow(tmp[:0], len(ids))[:len(ids)]
+	for shift := 0; n-1 >= 1<<shift; shift += 8 {
+		var count [257]int
+		for _, id := range ids {
+			count[(id>>shift)&0xff+1]++
+		}
+		for i := 1; i < len(count); i++ {
+			count[i] += count[i-1]
+		}
+		for _, id := range ids {
+			d := (id >> shift) & 0xff
+			tmp[count[d]] = id
+			count[d]++
+		}
+		ids, tmp = tmp, ids
+	}
+	return ids, tmp
 }
 
 // cellOf is the index's cell column (or row) of coordinate v, clamped as the index clamps
@@ -449,30 +595,70 @@ func cellOf(v, lo, inv float64, n int) int {
 	return int(f)
 }
 
-// computeLeaf fills the leaf's values: the near samples summed at each node, the far ones
-// interpolated; a node whose near sum of weights reaches 1e13 (a sample within gdal's
-// exact-hit distance, or close to it) gets one's value.
+// computeLeaf fills the leaf's values (see leafValues), a node that the leaf's sums leave to
+// gdal's loop from one.
 func (t *farTree) computeLeaf(l *farBox) {
-	const n = farPoints
 	f := t.fieldOf(l.id)
-	none := [4]float64{math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)}
-	near := l.near
-	if l.direct {
-		near = t.boxes[l.parent].near
-	}
-	g := t.gather(near, none)
+	g := t.gather(t.leafIn(l), farNone)
 	defer t.bufs.Put(g)
 	xs, ys, zs := g.x, g.y, g.z
 	cols := l.c1 - l.c0
-	bx := make([][n]float64, cols)
-	for c := range cols {
+	values := make([]float64, cols*(l.r1-l.r0))
+	near := func(_, _ int, nx *[batchNodes]float64, y float64, num, den *[batchNodes]float64) {
+		*num, *den = [batchNodes]float64{}, [batchNodes]float64{}
+		if len(xs) > 0 {
+			t.sums.sums(xs, ys, zs, nx, y, num, den)
+		}
+	}
+	t.leafValues(l, f, l.r0, l.r1, l.c0, l.c1, near, func(c, r int, v float64, ok bool) {
+		if !ok {
+			v = t.one(t.nx[c], t.ny[r])
+		}
+		values[(r-l.r0)*cols+c-l.c0] = v
+	})
+	l.field = nil
+	l.values.Store(&values)
+}
+
+// farNone is a rectangle that holds nothing.
+var farNone = [4]float64{math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)}
+
+// leafIn is the rectangle of leaf l's near samples, summed at its nodes: its near rectangle,
+// or its parent's for a direct leaf.
+func (t *farTree) leafIn(l *farBox) [4]float64 {
+	if l.direct {
+		return t.boxes[l.parent].near
+	}
+	return l.near
+}
+
+// leafBatch is batch bi of leaf l's row r: the x of its 8 columns from bi*8 (the last
+// repeated past the leaf's end), their y, and how many are real.
+func (t *farTree) leafBatch(l *farBox, r, bi int) (nx [batchNodes]float64, y float64, m int) {
+	c0 := bi * batchNodes
+	m = min(batchNodes, l.c1-l.c0-c0)
+	for k := range nx {
+		nx[k] = t.nx[l.c0+c0+min(k, m-1)]
+	}
+	return nx, t.ny[r], m
+}
+
+// leafValues computes leaf l's nodes of rows [r0,r1) and the batches of columns that hold
+// [c0,c1): the near sums (near gives them for row r, batch bi) plus the far ones interpolated
+// from f, l's field. set receives each node's value, or ok false for a node whose near sum of
+// weights reaches 1e13 (a sample within gdal's exact-hit distance, or close to it), which
+// gdal's loop decides.
+func (t *farTree) leafValues(l *farBox, f []float64, r0, r1, c0, c1 int,
+	near func(r, bi int, nx *[batchNodes]float64, y float64, num, den *[batchNodes]float64), set func(c, r int, v float64, ok bool)) {
+	const n = farPoints
+	b0, b1 := (c0-l.c0)/batchNodes, (c1-l.c0+batchNodes-1)/batchNodes
+	bx := make([][n]float64, min(b1*batchNodes, l.c1-l.c0))
+	for c := b0 * batchNodes; c < len(bx); c++ {
 		bx[c] = basis(t.nx[l.c0+c]-l.mx, l.hx)
 	}
-	values := make([]float64, cols*(l.r1-l.r0))
-	var nx, num, den [batchNodes]float64
-	for r := l.r0; r < l.r1; r++ {
-		y := t.ny[r]
-		by := basis(y-l.my, l.hy)
+	var num, den [batchNodes]float64
+	for r := r0; r < r1; r++ {
+		by := basis(t.ny[r]-l.my, l.hy)
 		// vn[i], vd[i]: the far sums interpolated along y at the x points.
 		var vn, vd [n]float64
 		for k, a := range by {
@@ -481,30 +667,22 @@ func (t *farTree) computeLeaf(l *farBox) {
 				vd[i] += a * f[n*n+k*n+i]
 			}
 		}
-		out := values[(r-l.r0)*cols : (r-l.r0+1)*cols]
-		for c0 := 0; c0 < cols; c0 += batchNodes {
-			m := min(batchNodes, cols-c0)
-			for k := range nx {
-				nx[k] = t.nx[l.c0+c0+min(k, m-1)]
-			}
-			num, den = [batchNodes]float64{}, [batchNodes]float64{}
-			if len(xs) > 0 {
-				t.sums.sums(xs, ys, zs, &nx, y, &num, &den)
-			}
+		for bi := b0; bi < b1; bi++ {
+			nx, y, m := t.leafBatch(l, r, bi)
+			near(r, bi, &nx, y, &num, &den)
 			for k := range m {
+				c := bi*batchNodes + k
 				var fn, fd float64
-				for i, a := range bx[c0+k] {
+				for i, a := range bx[c] {
 					fn += a * vn[i]
 					fd += a * vd[i]
 				}
 				if dn := den[k] + fd; den[k] < 1/exactHitD2 && dn > 0 && !math.IsInf(dn, 0) {
-					out[c0+k] = t.finish(num[k]+fn, dn)
+					set(l.c0+c, r, t.finish(num[k]+fn, dn), true)
 				} else {
-					out[c0+k] = t.one(nx[k], y)
+					set(l.c0+c, r, 0, false)
 				}
 			}
 		}
 	}
-	l.field = nil
-	l.values.Store(&values)
 }

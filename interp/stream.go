@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/aidw/aidw/grid"
 	"github.com/aidw/aidw/internal/fastmath"
@@ -19,9 +20,10 @@ import (
 // node) at a set of nodes from samples that come in chunks, in the job's order: a survey
 // larger than memory streams past each tile's nodes. Each node keeps its sums between chunks
 // exactly as the in-memory loop keeps them between samples (weigh.Lanes for AIDW's vector
-// lanes), so that the values are the in-memory run's bit for bit. Only the sums stream: what
-// a node's neighbourhood decides (AIDW's power, an exact hit) comes from its tile and halo
-// (see AIDWPowers).
+// lanes, the kernels' sums for invdist, see invDistStream), so that the values are the
+// in-memory run's bit for bit. For AIDW only the sums stream: what a node's neighbourhood
+// decides (its power, an exact hit) comes from its tile and halo (see AIDWPowers); invdist's
+// exact hits come from the stream, in a second pass where a form needs one (see Again).
 type Stream struct {
 	kind  streamKind
 	alg   Algorithm
@@ -38,8 +40,12 @@ type Stream struct {
 	pairsDone float64
 	// aidw: each node's lanes, and the samples (fewer than weigh.LanesAlign) held back
 	// from the last chunk, so that every chunk but the last adds whole lanes
-	aidw                   *AIDW
-	lanes                  []weigh.Lanes
+	aidw  *AIDW
+	lanes []weigh.Lanes
+	// invdist: its batches' or nodes' sums
+	invdist *invDistStream
+	// the samples (fewer than a block of the kernel) held back from the last chunk, so that
+	// every chunk but the last adds whole blocks
 	carryX, carryY, carryZ []float64
 }
 
@@ -56,6 +62,12 @@ type StreamNodes struct {
 	// PairRows is, for average_distance_pts, how many samples a pass pairs with every sample
 	// after them (0: all): the samples stream past once for each block of that many.
 	PairRows int
+	// Target is the raster the nodes belong to, Col and Row their column and row in it, and
+	// OriginX, OriginY the job's origin: invdist computes the nodes of a row in batches fixed
+	// by their columns, with nodes that need not be among these.
+	Target           *raster.Target
+	Col, Row         []int
+	OriginX, OriginY float64
 }
 
 type streamKind int
@@ -69,6 +81,7 @@ const (
 	streamAIDW
 	// streamAIDWFar: global AIDW by the far field, which streams through AIDWFar
 	streamAIDWFar
+	streamInvDist
 )
 
 // CanStream says whether alg's global form over n samples onto a raster of rasterNodes nodes
@@ -98,6 +111,10 @@ func streamKindOf(alg Algorithm, n int, rasterNodes float64) (streamKind, error)
 		case AverageDistancePts:
 			return streamPairs, nil
 		}
+	case *InvDist:
+		if a.Radius1 == 0 && a.Radius2 == 0 {
+			return streamInvDist, nil
+		}
 	case *AIDW:
 		if a.local() {
 			break
@@ -108,6 +125,29 @@ func streamKindOf(alg Algorithm, n int, rasterNodes float64) (streamKind, error)
 		return streamAIDW, nil
 	}
 	return 0, fmt.Errorf("%s in this form cannot stream its samples", alg.Name())
+}
+
+// StreamSumBytes is what a node of a Stream of alg's global form over n samples holds for
+// its sums.
+func StreamSumBytes(alg Algorithm, n int) float64 {
+	switch a := alg.(type) {
+	case *AIDW:
+		return float64(unsafe.Sizeof(weigh.Lanes{}))
+	case *InvDist:
+		return invDistStreamBytes(a, n)
+	}
+	return 8
+}
+
+// StreamTileBytes is what a Stream of alg's global form over n samples holds for a tile of
+// side x side nodes of raster t besides what its nodes hold (StreamSumBytes): invdist's
+// far-field tree's sums at the points of the tile's boxes.
+func StreamTileBytes(alg Algorithm, n int, t raster.Target, side int) float64 {
+	a, ok := alg.(*InvDist)
+	if !ok || a.Radius1 != 0 || a.Radius2 != 0 || a.Power > farMaxPower || !farTreeRaster(t) {
+		return 0
+	}
+	return farStreamBytes(newFarSums(a), t, side)
 }
 
 // NewStream starts streaming alg's global form past the nodes.
@@ -134,6 +174,10 @@ func NewStream(alg Algorithm, nodes StreamNodes) (*Stream, error) {
 			return nil, fmt.Errorf("stream: aidw needs the %d bands of its powers, got %d", len(aidwPowersBands), len(nodes.Local))
 		}
 		s.lanes = make([]weigh.Lanes, len(nodes.X))
+	case streamInvDist:
+		if s.invdist, err = newInvDistStream(alg.(*InvDist), nodes); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }
@@ -155,25 +199,19 @@ func (s *Stream) startPass(first int) {
 	s.seen = 0
 }
 
-// EndPass ends a pass of every sample past the nodes and says whether the samples must
-// stream past once more: average_distance_pts holds a block of rows at a time.
-func (s *Stream) EndPass() (again bool, err error) {
-	if s.seen != s.n {
-		return false, fmt.Errorf("the stream gave %d samples of the job's %d", s.seen, s.n)
-	}
-	if s.kind != streamPairs {
-		return false, nil
-	}
+// pairsAgain ends a pass of average_distance_pts's rows and says whether another block of
+// rows is left.
+func (s *Stream) pairsAgain() bool {
 	if s.pairs.sum == nil {
-		return false, nil // the last pass has ended
+		return false // the last pass has ended
 	}
 	s.pairsDone = s.pairs.total(s.pairsDone)
 	if next := s.pairs.first + len(s.pairs.sum); next < s.n {
 		s.startPass(next)
-		return true, nil
+		return true
 	}
 	s.pairs = pairRows{}
-	return false, nil
+	return false
 }
 
 // Add streams the next chunk of samples (in the job's order, relative to its origin) past
@@ -219,48 +257,65 @@ func (s *Stream) Add(ctx context.Context, chunk *sample.Samples, threads int) er
 		return r.add(ctx, threads, xs, ys, at)
 	case streamAIDW:
 		return s.addAIDW(ctx, chunk, threads)
+	case streamInvDist:
+		runs, rest := s.whole(chunk, s.invdist.block())
+		err := s.invdist.add(ctx, runs, threads, m)
+		s.hold(rest)
+		return err
 	}
 	return ctx.Err()
+}
+
+// run is a run of samples.
+type run struct{ x, y, z []float64 }
+
+// whole splits a chunk into runs of whole blocks of align samples: the samples held back from
+// the chunk before, completed from this one (while they make a block), and the chunk's whole
+// blocks after them, which may be none; rest is what to hold back (see hold) once they are
+// added.
+func (s *Stream) whole(chunk *sample.Samples, align int) (runs []run, rest run) {
+	xs, ys := chunk.Coords()
+	zs := chunk.Z
+	if c := len(s.carryX); c > 0 {
+		k := min(align-c, len(xs))
+		s.carryX, s.carryY, s.carryZ = append(s.carryX, xs[:k]...), append(s.carryY, ys[:k]...), append(s.carryZ, zs[:k]...)
+		xs, ys, zs = xs[k:], ys[k:], zs[k:]
+		if len(s.carryX) < align {
+			return nil, run{s.carryX, s.carryY, s.carryZ}
+		}
+		runs = append(runs, run{s.carryX, s.carryY, s.carryZ})
+	}
+	body := len(xs) / align * align
+	return append(runs, run{xs[:body], ys[:body], zs[:body]}), run{xs[body:], ys[body:], zs[body:]}
+}
+
+// hold keeps r back for the next chunk.
+func (s *Stream) hold(r run) {
+	s.carryX = append(s.carryX[:0], r.x...)
+	s.carryY = append(s.carryY[:0], r.y...)
+	s.carryZ = append(s.carryZ[:0], r.z...)
 }
 
 // runFor is how many nodes a worker takes at a time from a chunk of m samples: few enough
 // that an interrupt is seen within a few tens of milliseconds.
 func runFor(m int) int { return max(1, min(chunkNodes, (1<<22)/max(m, 1))) }
 
-// addAIDW adds a chunk to every node's lanes: the samples held back from the chunk before,
-// completed to whole lanes from this one, then this one's whole lanes; what is left is held
-// back.
+// addAIDW adds a chunk's whole lanes to every node's lanes (see whole).
 func (s *Stream) addAIDW(ctx context.Context, chunk *sample.Samples, threads int) error {
-	xs, ys := chunk.Coords()
-	zs := chunk.Z
-	const align = weigh.LanesAlign
-	var hx, hy, hz []float64 // the head: held-back samples and enough of this chunk for a lane
-	if c := len(s.carryX); c > 0 {
-		k := min(align-c, len(xs))
-		s.carryX, s.carryY, s.carryZ = append(s.carryX, xs[:k]...), append(s.carryY, ys[:k]...), append(s.carryZ, zs[:k]...)
-		xs, ys, zs = xs[k:], ys[k:], zs[k:]
-		if len(s.carryX) < align {
-			return ctx.Err()
-		}
-		hx, hy, hz = s.carryX, s.carryY, s.carryZ
-	}
-	body := len(xs) &^ (align - 1)
-	err := forEachRun(ctx, threads, len(s.lanes), runFor(len(xs)), func(_ *scratch, lo, hi int) {
+	runs, rest := s.whole(chunk, weigh.LanesAlign)
+	err := forEachRun(ctx, threads, len(s.lanes), runFor(chunk.Len()), func(_ *scratch, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			hit, c, c0 := s.weights(i)
 			if hit {
 				continue
 			}
 			x, y := s.nodes.X[i], s.nodes.Y[i]
-			if hx != nil {
-				s.lanes[i].Add(hx, hy, hz, x, y, c, c0)
+			for _, r := range runs {
+				s.lanes[i].Add(r.x, r.y, r.z, x, y, c, c0)
 			}
-			s.lanes[i].Add(xs[:body], ys[:body], zs[:body], x, y, c, c0)
 		}
 	})
-	s.carryX = append(s.carryX[:0], xs[body:]...)
-	s.carryY = append(s.carryY[:0], ys[body:]...)
-	s.carryZ = append(s.carryZ[:0], zs[body:]...)
+	s.hold(rest)
 	return err
 }
 
@@ -275,11 +330,37 @@ func (s *Stream) weights(i int) (hit bool, c, c0 float64) {
 	return false, c, -c * fastmath.Log2Pos(l[powersNearestD2][i])
 }
 
-// Finish sets the nodes' values, band by band (out[band][node], the algorithm's bands),
-// once every sample of the job has streamed past.
-func (s *Stream) Finish(out [][]float64) error {
+// Again ends a pass of every sample of the job (call it after the pass's last Add) and says
+// whether the form needs another pass of them all, from the first: average_distance_pts
+// holds a block of rows a pass; invdist's nodes whose batch sums say an exact hit, or close
+// to one, take a pass of gdal's own loop. Finish follows the last pass.
+func (s *Stream) Again() (bool, error) {
 	if s.seen != s.n {
-		return fmt.Errorf("the stream gave %d samples of the job's %d", s.seen, s.n)
+		return false, fmt.Errorf("the stream gave %d samples of the job's %d", s.seen, s.n)
+	}
+	if s.kind == streamPairs {
+		return s.pairsAgain(), nil
+	}
+	if s.invdist == nil || s.invdist.done {
+		return false, nil
+	}
+	more := s.invdist.again(run{s.carryX, s.carryY, s.carryZ})
+	s.hold(run{})
+	if more {
+		s.seen = 0
+	}
+	return more, nil
+}
+
+// Finish sets the nodes' values, band by band (out[band][node], the algorithm's bands),
+// once every sample of the job has streamed past (in as many passes as Again asks).
+func (s *Stream) Finish(out [][]float64) error {
+	more, err := s.Again()
+	if err != nil {
+		return err
+	}
+	if more {
+		return fmt.Errorf("%s: the stream needs another pass of the samples (see Stream.Again)", s.alg.Name())
 	}
 	n := s.n
 	fill := func(v float64) {
@@ -310,9 +391,6 @@ func (s *Stream) Finish(out [][]float64) error {
 			fill(s.hi - s.lo)
 		}
 	case streamPairs:
-		if again, err := s.EndPass(); err != nil || again {
-			return fmt.Errorf("average_distance_pts has pairs left for another pass of the samples: %v", err)
-		}
 		fill(s.alg.(*Metric).pairsMean(s.pairsDone, n))
 	case streamDistance:
 		m := s.alg.(*Metric)
@@ -325,6 +403,8 @@ func (s *Stream) Finish(out [][]float64) error {
 		}
 	case streamAIDW:
 		s.finishAIDW(out)
+	case streamInvDist:
+		copy(out[0], s.invdist.value)
 	}
 	return nil
 }

@@ -304,13 +304,15 @@ func (c *Computer) computeStreamed(ctx context.Context, tl Tile, out [][]float64
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	// average_distance_pts pairs a block of samples with those after them a pass at a time
+	// A form may need more than one pass of the samples (see interp.Stream.Again):
+	// average_distance_pts one for each block of rows, which progress counts; invdist's exact
+	// hits one more, which it does not.
 	passes := 1
-	if nodes.PairRows > 0 {
+	if m, ok := c.cfg.Alg.(*interp.Metric); ok && m.Kind == interp.AverageDistancePts {
 		passes = (c.facts.N + nodes.PairRows - 1) / nodes.PairRows
 	}
-	seen := 0
-	for again := true; again; {
+	for pass, more := 0, true; more; pass++ {
+		seen := pass * c.facts.N
 		err = st.Stream(ctx, c.cfg.StreamChunk, func(part *sample.Samples) error {
 			if err := c.facts.check(part); err != nil {
 				return err
@@ -321,13 +323,15 @@ func (c *Computer) computeStreamed(ctx context.Context, tl Tile, out [][]float64
 				return err
 			}
 			seen += part.Len()
-			progress(n - int(float64(n)*float64(seen)/float64(passes*c.facts.N+1)))
+			if pass < passes {
+				progress(n - int(float64(n)*float64(seen)/float64(passes*c.facts.N+1)))
+			}
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		if again, err = s.EndPass(); err != nil {
+		if more, err = s.Again(); err != nil {
 			return err
 		}
 	}
@@ -358,12 +362,14 @@ func (c *Computer) computeStreamed(ctx context.Context, tl Tile, out [][]float64
 func (c *Computer) streamNodes(tl Tile, pending []bool) (interp.StreamNodes, []int) {
 	t, f := c.cfg.Target, c.facts
 	var at []int
-	nodes := interp.StreamNodes{N: f.N, RasterNodes: float64(t.Cols) * float64(t.Rows), PairRows: c.cfg.StreamChunk}
+	nodes := interp.StreamNodes{N: f.N, RasterNodes: float64(t.Cols) * float64(t.Rows), PairRows: c.cfg.StreamChunk,
+		Target: &t, OriginX: f.OriginX, OriginY: f.OriginY}
 	for r := range tl.Rows {
 		for k := range tl.Cols {
 			if i := r*tl.Cols + k; pending == nil || pending[i] {
 				x, y := t.Node(tl.Col0+k, tl.Row0+r, f.OriginX, f.OriginY)
 				nodes.X, nodes.Y = append(nodes.X, x), append(nodes.Y, y)
+				nodes.Col, nodes.Row = append(nodes.Col, tl.Col0+k), append(nodes.Row, tl.Row0+r)
 				at = append(at, i)
 			}
 		}

@@ -229,9 +229,10 @@ func budgetSide(t raster.Target, f *tiles.Facts, rule tiles.Rule, bands int, bud
 	return lo, nil
 }
 
-// streamBytesPerNode is what a node of a streamed tile holds: AIDW's sums lane by lane
-// (weigh.Lanes, 200 bytes), its place, the six bands of its power and the tile's bands.
-const streamBytesPerNode = 320
+// streamBytesPerNode is what a node of a streamed tile holds besides its sums
+// (interp.StreamSumBytes): its place relative to the origin and in the raster, the six bands
+// of AIDW's power and the tile's bands.
+const streamBytesPerNode = 144
 
 // globalBudget is the tile side of a global form's run within the budget and, when its
 // samples do not fit half the budget (then the tiles share them, loaded once), the chunk of
@@ -279,7 +280,8 @@ func globalBudget(t raster.Target, f *tiles.Facts, alg interp.Algorithm, bands i
 	cell := math.Max(math.Hypot(g[1], g[4]), math.Hypot(g[2], g[5]))
 	need := func(side int) float64 {
 		rows := float64(side) * float64(t.Cols) * 8 * float64(bands)
-		return float64(side)*float64(side)*streamBytesPerNode + rows
+		return float64(side)*float64(side)*(streamBytesPerNode+interp.StreamSumBytes(alg, f.N)) + rows +
+			interp.StreamTileBytes(alg, f.N, t, side)
 	}
 	if need(16) > half {
 		return 0, 0, 0, fmt.Errorf("the memory budget of %s is too small for a tile of 16 x 16 nodes of a global form: give a larger -memory",

@@ -66,7 +66,7 @@ func TestGridTiledHaystack(t *testing.T) {
 }
 
 // -memory alone tiles LAS input whose headers declare more points than the budget holds,
-// and the raster is still the in-memory one; a global form that cannot fit is refused.
+// and the raster is still the in-memory one.
 func TestGridMemoryBudget(t *testing.T) {
 	dir := t.TempDir()
 	lastest.Survey(t, filepath.Join(dir, "in"), 6000, 2, false)
@@ -84,10 +84,6 @@ func TestGridMemoryBudget(t *testing.T) {
 		t.Fatalf("no progress to the end: %q", stdout)
 	}
 	sameRaster(t, "-memory 200KB", readRaster(t, got, 1), readRaster(t, want, 1))
-	code, _, stderr = runAidw(t, "grid", "-q", "-a", "invdist", "-memory", "400KB", in, filepath.Join(dir, "global.tif"))
-	if code == 0 || !strings.Contains(stderr, "every sample") {
-		t.Fatalf("global invdist over budget: exit %d, %q; want a refusal", code, stderr)
-	}
 }
 
 // -memory runs the global forms whose samples do not fit the budget by streaming the samples
@@ -96,15 +92,7 @@ func TestGridMemoryGlobalStreams(t *testing.T) {
 	dir := t.TempDir()
 	lastest.Survey(t, filepath.Join(dir, "in"), 6000, 2, false)
 	csv := filepath.Join(dir, "pts.csv")
-	var b strings.Builder
-	b.WriteString("x,y,z\n")
-	for i := range 6000 {
-		x, y := 450000+float64(i*37%1000)/5, 5400000+float64(i*91%750)/5
-		fmt.Fprintf(&b, "%.1f,%.1f,%.2f\n", x, y, 10+float64(i%17)/3)
-	}
-	if err := os.WriteFile(csv, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	surveyLineCSV(t, csv, 6000)
 	for _, in := range []string{filepath.Join(dir, "in"), csv} {
 		for _, alg := range []string{"aidw", "aidw:k=9:diagnostics=yes", "average_distance", "range", "average_distance_pts"} {
 			grid := []string{"grid", "-a", alg, "-txe", "450000", "450200", "-tye", "5400000", "5400150", "-outsize", "100", "75"}
@@ -249,5 +237,57 @@ func TestInterruptTiled(t *testing.T) {
 		if names := dirEntries(t, out); len(names) != 0 {
 			t.Errorf("%s: left %v", dst, names)
 		}
+	}
+}
+
+// -memory streams invdist's all-samples form past the tiles (samples that do not fit half the
+// budget) in each form the in-memory run takes: the far-field tree (100 x 100 nodes), power
+// 2's batches of a row and gdal's loop at each node (smoothing, power 10, which the tree does
+// not take), with nodes on samples and samples given twice (the exact hits go to a second
+// pass of gdal's loop). The raster is the in-memory one, bit for bit; and the budget counts
+// the tree's boxes, which a tile of 16 x 16 nodes does not fit in 400KB.
+func TestGridMemoryInvDistStreams(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "pts.csv")
+	surveyLineCSV(t, csv, 20000)
+	for _, c := range []struct {
+		alg, cols, rows, top, memory string
+	}{{"invdist", "100", "100", "5400200", "2MB"}, {"invdist:power=3", "100", "100", "5400200", "2MB"}, {"invdist", "100", "75", "5400150", "2MB"},
+		{"invdist:smoothing=0.5", "100", "75", "5400150", "2MB"}, {"invdist:power=10", "120", "90", "5400150", "2MB"}, {"invdist", "100", "100", "5400200", "400KB"}} {
+		// 2 x 2 cells put nodes on samples
+		grid := []string{"grid", "-a", c.alg, "-txe", "450000", "450200", "-tye", "5400000", c.top, "-outsize", c.cols, c.rows}
+		want, got := filepath.Join(dir, "want.tif"), filepath.Join(dir, "got.tif")
+		code, stdout, stderr := runAidw(t, append(grid, "-memory", c.memory, csv, got)...)
+		if c.memory == "400KB" {
+			if code != 1 || !strings.Contains(stderr, "too small for a tile") {
+				t.Fatalf("%s -memory 400KB onto the tree: exit %d, %q; want the budget refused", c.alg, code, stderr)
+			}
+			continue
+		}
+		if code != 0 {
+			t.Fatalf("%s -memory %s: exit %d: %s", c.alg, c.memory, code, stderr)
+		}
+		if !strings.Contains(stdout, "Tiled run") || !strings.Contains(stdout, "100 - done.") {
+			t.Fatalf("%s: not a tiled run to the end: %q", c.alg, stdout)
+		}
+		if code, _, stderr := runAidw(t, append(append(grid, "-q"), csv, want)...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.alg, code, stderr)
+		}
+		sameRaster(t, c.alg+", -memory "+c.memory, readRaster(t, got, 1), readRaster(t, want, 1))
+	}
+}
+
+// surveyLineCSV writes n samples on a lattice of 0.2 over 200 x 150 from (450000, 5400000): places
+// repeat every 3000 samples with other values, and every odd metre is a place.
+func surveyLineCSV(t *testing.T, path string, n int) {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("x,y,z\n")
+	for i := range n {
+		x, y := 450000+float64(i*37%1000)/5, 5400000+float64(i*91%750)/5
+		fmt.Fprintf(&b, "%.1f,%.1f,%.2f\n", x, y, 10+float64(i%17)/3)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
