@@ -186,17 +186,6 @@ func (c *Computer) Rule() Rule { return c.rule }
 // Bands is the number of bands the algorithm computes per node.
 func (c *Computer) Bands() int { return c.nbands }
 
-// Compute computes tile tl with the first engine: out[k] receives band k's values, tl.Rows x
-// tl.Cols row-major.
-func (c *Computer) Compute(ctx context.Context, tl Tile, out [][]float64) error {
-	n := tl.Rows * tl.Cols
-	return c.compute(ctx, c.cfg.Engines[0], tl, out, nil, func(left int) {
-		if c.cfg.Progress != nil {
-			c.cfg.Progress(float64(n-left) / float64(n))
-		}
-	})
-}
-
 // loaded is the outcome of a load of samples.
 type loaded struct {
 	s   *sample.Samples

@@ -22,6 +22,11 @@ import (
 // samples past the tiles' nodes about chunk at a time, loading the samples of blocks of
 // loadSide nodes (0: the tile) around them.
 func streamedRun(ctx context.Context, paths []string, target raster.Target, alg interp.Algorithm, side, chunk, loadSide int) ([][]float64, *Computer, error) {
+	return streamedWindow(ctx, paths, target, alg, Tile{Cols: target.Cols, Rows: target.Rows}, side, chunk, loadSide)
+}
+
+// streamedWindow is streamedRun of the window win alone, by a computer of its own.
+func streamedWindow(ctx context.Context, paths []string, target raster.Target, alg interp.Algorithm, win Tile, side, chunk, loadSide int) ([][]float64, *Computer, error) {
 	census, err := TakeCensus(ctx, paths, gdalio.SourceOptions{}, true, "")
 	if err != nil {
 		return nil, nil, err
@@ -36,13 +41,24 @@ func streamedRun(ctx context.Context, paths []string, target raster.Target, alg 
 		return nil, nil, err
 	}
 	out := make([][]float64, c.Bands())
-	err = Run(ctx, c, side, func(row0, rows int, bands [][]float64) error {
+	err = RunWindow(ctx, c, win, side, func(row0, rows int, bands [][]float64) error {
 		for k, b := range bands {
 			out[k] = append(out[k], b...)
 		}
 		return nil
 	})
 	return out, c, err
+}
+
+// window is the values of tile tl of a raster cols nodes wide, band by band.
+func window(bands [][]float64, cols int, tl Tile) [][]float64 {
+	out := make([][]float64, len(bands))
+	for k, b := range bands {
+		for r := tl.Row0; r < tl.Row0+tl.Rows; r++ {
+			out[k] = append(out[k], b[r*cols+tl.Col0:r*cols+tl.Col0+tl.Cols]...)
+		}
+	}
+	return out
 }
 
 // The global forms streamed in chunks far smaller than the job, past tiles smaller than
@@ -238,6 +254,20 @@ func TestStreamedFarFieldEqualsInMemory(t *testing.T) {
 		}
 		sameBits(t, "far field on "+name, got, want)
 		t.Logf("far field on %s: %d loads, %d samples loaded, %v", name, c.Loads.Load(), c.Loaded.Load(), time.Since(start))
+	}
+	// a plan's tiles, each computed by a process of its own that builds the far field again
+	// (RunWindow on the tile, as aidw grid --manifest --tile does), give the same bits
+	want := inMemory(t, las, gdalio.SourceOptions{}, target, alg)
+	ts, _ := Split(target, 256)
+	for _, tl := range ts {
+		got, c, err := streamedWindow(context.Background(), las, target, alg, tl, tl.Cols, 1500, 50)
+		if err != nil {
+			t.Fatalf("tile %+v on its own: %v", tl, err)
+		}
+		if c.far == nil {
+			t.Fatalf("tile %+v on its own: the far field was not used", tl)
+		}
+		sameBits(t, fmt.Sprintf("far field, tile %+v on its own", tl), got, window(want, target.Cols, tl))
 	}
 	// a mask (a template's nodata) skips nodes, whose powers the field is still built with
 	masked := target

@@ -14,6 +14,7 @@ import (
 
 	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/tiles"
 )
 
@@ -30,7 +31,8 @@ into plan.tiles/tile-<i>.tif, and the tiles are assembled by
     aidw mosaic plan.json out.tif
 
 The tile side is -tile <nodes>, or the one -memory <size> (default half the free memory)
-allows.`
+allows. A global form (every sample at every node) whose samples do not fit half the worker's
+budget streams them past each tile's nodes from a spill in TMPDIR, as aidw grid -memory does.`
 
 // runPlan is `aidw plan`: the census of the inputs, the job's facts and the tiles, written
 // into the manifest.
@@ -76,11 +78,14 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	side := a.tiles.side
 	if side == 0 {
-		budget := a.tiles.memory
-		if budget == 0 {
-			budget = defaultBudget()
+		budget := a.budget()
+		if c.Rule().Family == tiles.Global {
+			// each tile streams every sample past its nodes when they do not fit (runTileWorker)
+			side, _, _, err = globalBudget(j.target, j.facts, alg, c.Bands(), budget)
+		} else {
+			side, err = budgetSide(j.target, j.facts, c.Rule(), c.Bands(), budget)
 		}
-		if side, err = budgetSide(j.target, j.facts, c.Rule(), c.Bands(), budget); err != nil {
+		if err != nil {
 			return err
 		}
 	}
@@ -307,7 +312,6 @@ func runTileWorker(ctx context.Context, args []string, stdout, stderr io.Writer)
 		target.Mask = tmpl.Target.Mask
 	}
 	facts := m.Facts
-	src := m.Inputs.LAS(a.sourceOptions(), target)
 	// The plan's tiles run on the CPU unless it was made with -device gpu: machines of a
 	// cluster differ, and a tile's values must not depend on the one it ran on.
 	var engines []interp.Engine
@@ -316,24 +320,65 @@ func runTileWorker(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return err
 		}
 	}
-	c, err := tiles.NewComputer(tiles.Config{Target: target, Alg: alg, Engines: engines, Threads: threads}, &facts, src)
+	cfg := tiles.Config{Target: target, Alg: alg, Engines: engines, Threads: threads}
+	var src tiles.Source = m.Inputs.LAS(a.sourceOptions(), target)
+	if rule, err := tiles.RuleFor(alg, facts.N); err == nil && rule.Family == tiles.Global {
+		_, chunk, loadSide, err := globalBudget(target, &facts, alg, len(m.Output.Bands), a.budget())
+		if err != nil {
+			return err
+		}
+		if chunk > 0 {
+			spill, err := spillPlanned(ctx, a, target, facts)
+			if err != nil {
+				return err
+			}
+			defer spill.Close()
+			src, cfg.StreamChunk, cfg.LoadSide = spill.Spill, chunk, loadSide
+			if !w.quiet {
+				fmt.Fprintf(stdout, "tile %d: the %d samples stream past its nodes, %d at a time\n", i, facts.N, chunk)
+			}
+		}
+	}
+	c, err := tiles.NewComputer(cfg, &facts, src)
 	if err != nil {
 		return err
 	}
 	tl := m.Tiles[i].Tile
 	out := make([][]float64, c.Bands())
-	for k := range out {
-		out[k] = make([]float64, tl.Rows*tl.Cols)
-	}
 	if !w.quiet {
 		bar := newTermProgress(stdout)
 		bar.Update(0)
 		c.SetProgress(bar.Update)
 	}
-	if err := c.Compute(ctx, tl, out); err != nil {
+	err = tiles.RunWindow(ctx, c, tl, max(tl.Cols, tl.Rows), func(_, _ int, bands [][]float64) error {
+		for k, b := range bands {
+			out[k] = append(out[k], b...)
+		}
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("tile %d (column %d, row %d): %w", i, tl.Col0, tl.Row0, err)
 	}
 	return writeTile(dst, m, i, out)
+}
+
+// spillPlanned takes the census of the plan's inputs into a spill file, from which a tile of
+// a global form streams every sample past its nodes in the job's order, as aidw grid -memory
+// does; the census must find the facts the plan recorded.
+func spillPlanned(ctx context.Context, a *gridArgs, t raster.Target, planned tiles.Facts) (*tiles.Census, error) {
+	census, err := tiles.TakeCensus(ctx, a.srcs, a.sourceOptions(), true, "")
+	if err != nil {
+		return nil, err
+	}
+	f, err := census.Facts(t)
+	if err == nil && *f != planned {
+		err = fmt.Errorf("the inputs are not what they were when planned (%d samples, %d in the plan): plan again", f.N, planned.N)
+	}
+	if err != nil {
+		census.Close()
+		return nil, err
+	}
+	return census, nil
 }
 
 // tileDone says whether dst is tile i of plan m, finished. A raster there of another plan is

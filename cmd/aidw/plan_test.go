@@ -95,6 +95,42 @@ func TestPlanTilesMosaic(t *testing.T) {
 	}
 }
 
+// A plan of a global form whose samples do not fit half the budget: each tile's worker
+// spills the plan's inputs and streams every sample past its nodes, as aidw grid -memory
+// does, and the mosaic is the in-memory run's, bit for bit.
+func TestPlanGlobalStreams(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	lastest.Survey(t, in, 6000, 2, false)
+	for _, alg := range []string{"count", "aidw", "aidw:k=9:diagnostics=yes", "invdist", "average_distance_pts"} {
+		grid := []string{"-a", alg, "-txe", "450000", "450200", "-tye", "5400000", "5400150", "-outsize", "100", "75"}
+		want := filepath.Join(dir, "want.tif")
+		if code, _, stderr := runAidw(t, append(append(append([]string{"grid", "-q"}, grid...), in), want)...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", alg, code, stderr)
+		}
+		m, n := planJob(t, dir, "plan.json", append(grid, "-memory", "600KB", in)...)
+		if n < 2 {
+			t.Fatalf("%s: %d tiles under -memory 600KB, want several", alg, n)
+		}
+		for i := range n {
+			code, stdout, stderr := runAidw(t, "grid", "--manifest", m, "--tile", fmt.Sprint(i))
+			if code != 0 {
+				t.Fatalf("%s tile %d: exit %d: %s", alg, i, code, stderr)
+			}
+			if !strings.Contains(stdout, "samples stream past its nodes") || !strings.Contains(stdout, "100 - done.") {
+				t.Fatalf("%s tile %d: not streamed to the end: %q", alg, i, stdout)
+			}
+		}
+		got := filepath.Join(dir, "got.tif")
+		mosaic(t, m, got)
+		w := readRaster(t, want, 1)
+		for b := 1; b <= w.bands; b++ {
+			sameRaster(t, fmt.Sprintf("%s band %d", alg, b), readRaster(t, got, b), readRaster(t, want, b))
+		}
+		os.RemoveAll(tiles.TileDir(m))
+	}
+}
+
 // A finished tile is not computed again; a stale temporary is removed; a killed or missing
 // tile, a tile of another plan and an edited plan are refused by the mosaic.
 func TestPlanIdempotentAndRefusals(t *testing.T) {

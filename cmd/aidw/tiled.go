@@ -80,6 +80,14 @@ func defaultBudget() int64 {
 	return 4 << 30
 }
 
+// budget is -memory, or the default share of the free memory.
+func (a *gridArgs) budget() int64 {
+	if a.tiles.memory > 0 {
+		return a.tiles.memory
+	}
+	return defaultBudget()
+}
+
 // runTiledIfAsked runs `aidw grid` tile by tile when -tile asks for it, when the inputs are
 // LAS/LAZ whose headers declare more points than the memory budget holds, when -memory
 // holds other inputs to a budget, or when the output names one raster per input. It says
@@ -88,10 +96,7 @@ func runTiledIfAsked(ctx context.Context, a *gridArgs, alg interp.Algorithm, thr
 	side := a.tiles.side
 	if side == 0 {
 		declared, ok := declaredLASPoints(a.srcs)
-		budget := a.tiles.memory
-		if budget == 0 {
-			budget = defaultBudget()
-		}
+		budget := a.budget()
 		switch {
 		case isBatch(a.dst):
 			// one raster per input is a tiled run, whatever its size
@@ -192,11 +197,6 @@ func (j *tiledJob) prepare(a *gridArgs) error {
 // process needs about 300 MB besides: the runtime, GDAL and its block cache (tileCacheBytes),
 // the spill's buffers.
 func budgetSide(t raster.Target, f *tiles.Facts, rule tiles.Rule, bands int, budget int64) (int, error) {
-	if rule.Family == tiles.Global {
-		// a plan's tiles read their own samples; only one process can stream them all (globalBudget)
-		return 0, fmt.Errorf("this algorithm weighs every sample at every node: a plan's tiles would each need all %d samples (about %s), and the memory budget is %s; aidw grid -memory streams them past its tiles on one machine, and a bounded form (max_points or a radius) can be planned",
-			f.N, sizeText(float64(f.N)*tileBytesPerPoint), sizeText(float64(budget)))
-	}
 	b := f.Rel
 	area := math.Max((b[2]-b[0])*(b[3]-b[1]), 1e-300)
 	density := float64(f.N) / area
