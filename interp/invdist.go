@@ -553,22 +553,11 @@ func (e *invDistNNEval) mayHit(nearest float64) bool {
 // order within the search square with d2 + s2 < 1e-13. It overwrites sc.nb.
 func (e *invDistNNEval) hit(sc *scratch, skip int32, x, y float64) int32 {
 	sc.nb = sc.within(e.ix, x, y, exactHitD2, skip)
-	best, rank := int32(-1), int32(0)
+	best := int32(-1)
 	for _, nb := range sc.nb {
-		if nb.D2+e.s2 < exactHitD2 && inSquare(e.s, nb.ID, x, y, e.a.Radius) {
-			if best < 0 || e.order.sameSpot(best, nb.ID) {
-				if best < 0 {
-					best, rank = nb.ID, -1 // a single candidate needs no order
-				}
-				continue
-			}
-			ranks := e.order.ranks()
-			if rank < 0 {
-				rank = ranks[best]
-			}
-			if r := ranks[nb.ID]; r < rank {
-				best, rank = nb.ID, r
-			}
+		// a single candidate needs no order
+		if nb.D2+e.s2 < exactHitD2 && inSquare(e.s, nb.ID, x, y, e.a.Radius) && (best < 0 || e.order.compare(nb.ID, best) < 0) {
+			best = nb.ID
 		}
 	}
 	return best

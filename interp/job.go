@@ -24,10 +24,13 @@ type Job struct {
 	// the algorithms that sum their neighbours in the index's cell order need it to sum them
 	// in the whole job's order.
 	Layout *grid.Layout
-	// Partial says that the problem holds only some of the job's samples. gdal's quadtree
-	// order, by which some algorithms break ties, is then not the whole job's: a problem that
-	// needs it records so in OrderNeeded, and its values must not be used.
+	// Partial says that the problem holds only some of the job's samples: those strictly
+	// inside Region (absolute). gdal's quadtree order, by which some algorithms break ties,
+	// is then the whole job's for all but some samples near Region's edge (see
+	// gdalOrder.compare): a problem that compares those records so in OrderNeeded, and its
+	// values must not be used.
 	Partial bool
+	Region  [4]float64
 
 	orderNeeded atomic.Bool
 }
@@ -66,26 +69,4 @@ func (p *Problem) newGDALOrder() *gdalOrder {
 		o.job = p.Job
 	}
 	return o
-}
-
-// sameSpot says, for a Partial job only, whether samples a and b lie at one place: gdal's
-// quadtree holds samples at one place in one node, in input order, so that their order is
-// the input order, which a tile keeps.
-func (o *gdalOrder) sameSpot(a, b int32) bool {
-	if o.job == nil {
-		return false
-	}
-	ax, ay := o.s.XY(a)
-	bx, by := o.s.XY(b)
-	return ax == bx && ay == by
-}
-
-// oneSpot is sameSpot for every sample of nb.
-func (o *gdalOrder) oneSpot(nb []grid.Neighbor) bool {
-	for _, n := range nb[1:] {
-		if !o.sameSpot(nb[0].ID, n.ID) {
-			return false
-		}
-	}
-	return len(nb) > 1 && o.job != nil
 }

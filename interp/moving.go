@@ -147,7 +147,7 @@ func parseMetric(kind MetricKind, kv *keyValues) (Algorithm, error) {
 
 // gdalArea is the search ellipse as gdal searches it for n samples.
 func gdalArea(r1, r2, angle float64, n int) searchArea {
-	return searchArea{R1: r1, R2: r2, Angle: angle, Square: usesQuadtree(n, r1, r2, angle)}
+	return searchArea{R1: r1, R2: r2, Angle: angle, Square: UsesQuadtree(n, r1, r2, angle)}
 }
 
 func (a *Average) bind(p *Problem, ix *grid.Index) (bound, error) {
@@ -361,9 +361,8 @@ func (m *Metric) pairs(ctx context.Context, p *Problem, ix *grid.Index, ar searc
 	}
 	if ar.Square {
 		order := p.newGDALOrder()
-		order.ranks()
 		return func(sc *scratch, skip int32, x, y float64) float64 {
-			sum, pairs := m.squarePairs(sc, s, ix, ar, order.ranks(), skip, x, y)
+			sum, pairs := m.squarePairs(sc, s, ix, ar, order, skip, x, y)
 			return m.mean(sum, pairs)
 		}, nil
 	}
@@ -387,14 +386,14 @@ func (m *Metric) pairsMean(sum float64, q int) float64 { return m.mean(sum, q*(q
 // squarePairs is average_distance_pts on gdal's quadtree: the sum over pairs of the q samples
 // in the ellipse, and gdal's pair count, q(q+1)/2 less one when the last sample of the search
 // square in gdal's order lies in the ellipse.
-func (m *Metric) squarePairs(sc *scratch, s *sample.Samples, ix *grid.Index, ar searchArea, rank []int32,
+func (m *Metric) squarePairs(sc *scratch, s *sample.Samples, ix *grid.Index, ar searchArea, order *gdalOrder,
 	skip int32, x, y float64) (float64, int) {
 	h := ar.half()
 	sc.nb = sc.within(ix, x, y, 2*(h*h), skip)
-	last, lastRank := int32(-1), int32(-1)
+	last := int32(-1)
 	for _, nb := range sc.nb {
-		if inSquare(s, nb.ID, x, y, h) && rank[nb.ID] > lastRank {
-			last, lastRank = nb.ID, rank[nb.ID]
+		if inSquare(s, nb.ID, x, y, h) && (last < 0 || order.compare(nb.ID, last) > 0) {
+			last = nb.ID
 		}
 	}
 	r1s, r2s := ar.R1*ar.R1, ar.R2*ar.R2

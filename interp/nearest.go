@@ -59,7 +59,7 @@ func (a *Nearest) search(nn *gdalNearest, n int) nodeWithout {
 	switch {
 	case area.all():
 		return nn.all
-	case usesQuadtree(n, a.Radius1, a.Radius2, a.Angle):
+	case UsesQuadtree(n, a.Radius1, a.Radius2, a.Angle):
 		h := area.half()
 		return func(sc *scratch, skip int32, x, y float64) float64 { return nn.inSquare(sc, skip, x, y, h) }
 	}
@@ -144,21 +144,9 @@ func (nn *gdalNearest) inSquare(sc *scratch, skip int32, x, y, h float64) float6
 	if best < 0 {
 		return nn.nodata
 	}
-	if tie && nn.order.job != nil {
-		// the last in ID order of the tied samples, when they lie at one place (see sameSpot)
-		one := true
-		for _, nb := range sc.nb {
-			if nb.D2 == bestD2 && inSquare(nn.s, nb.ID, x, y, h) {
-				one = one && nn.order.sameSpot(best, nb.ID)
-				best = max(best, nb.ID)
-			}
-		}
-		tie = !one
-	}
 	if tie {
-		rank := nn.order.ranks()
 		for _, nb := range sc.nb {
-			if nb.D2 == bestD2 && rank[nb.ID] > rank[best] && inSquare(nn.s, nb.ID, x, y, h) {
+			if nb.D2 == bestD2 && inSquare(nn.s, nb.ID, x, y, h) && nn.order.compare(nb.ID, best) > 0 {
 				best = nb.ID
 			}
 		}

@@ -180,9 +180,9 @@ type searchArea struct {
 // all says that no radius is set: gdal then takes every sample.
 func (a searchArea) all() bool { return a.R1 == 0 && a.R2 == 0 }
 
-// usesQuadtree is gdal's condition (GDALGridContextCreate) for searching its quadtree with an
+// UsesQuadtree is gdal's condition (GDALGridContextCreate) for searching its quadtree with an
 // ellipse, for average, nearest and the data metrics without per-quadrant options.
-func usesQuadtree(n int, r1, r2, angle float64) bool {
+func UsesQuadtree(n int, r1, r2, angle float64) bool {
 	return n > gdalQuadtreeThreshold && angle == 0 && (r1 > 0 || r2 > 0)
 }
 
@@ -367,18 +367,53 @@ type gdalOrder struct {
 	s    *sample.Samples
 	once sync.Once
 	rank []int32
-	job  *Job // a Partial job, told when the order is needed
+	// job is a Partial job, told when a comparison is not sure (see compare); unsure marks,
+	// for its samples, the leaves whose samples' order the whole job's may differ from.
+	job    *Job
+	leaf   []int32
+	unsure []bool
 }
 
 func newGDALOrder(s *sample.Samples) *gdalOrder { return &gdalOrder{s: s} }
 
-// ranks returns each sample's position in gdal's quadtree order.
+// build makes the quadtree once: over the samples, or for a Partial job over its samples
+// within the whole job's root.
+func (o *gdalOrder) build() {
+	o.once.Do(func() {
+		if o.job == nil {
+			o.rank = gdalQuadtreeRanks(o.s)
+			return
+		}
+		b := o.job.Bounds
+		o.rank, o.leaf, o.unsure = gdalQuadtreeIn(o.s, &quadRect{b[0], b[1], b[2], b[3]}, &o.job.Region)
+	})
+}
+
+// ranks returns each sample's position in gdal's quadtree order; a Partial job is told that
+// its order was needed, whatever the samples compared.
 func (o *gdalOrder) ranks() []int32 {
 	if o.job != nil {
 		o.job.orderNeeded.Store(true)
 	}
-	o.once.Do(func() { o.rank = gdalQuadtreeRanks(o.s) })
+	o.build()
 	return o.rank
+}
+
+// compare orders samples a and b as gdal's quadtree returns them. In a Partial job it tells
+// the job when they share a leaf that the whole job's samples might split, at two places: the
+// leaves' own order is the whole job's (a leaf's place in the tree depends only on the
+// splits above it, which the tile's samples prove), and so is the order of samples at one
+// place (they stay in one leaf, in input order, which a tile keeps).
+func (o *gdalOrder) compare(a, b int32) int {
+	o.build()
+	if o.unsure != nil && o.leaf[a] == o.leaf[b] && o.unsure[o.leaf[a]] {
+		ax, ay := o.s.XY(a)
+		bx, by := o.s.XY(b)
+		if ax != bx || ay != by {
+			o.job.orderNeeded.Store(true)
+		}
+	}
+	return cmp.Compare(o.rank[a], o.rank[b])
 }
 
 // sortTies reorders each run of equal D2 in nb (sorted by D2) into gdal's order.
@@ -388,11 +423,8 @@ func (o *gdalOrder) sortTies(nb []grid.Neighbor) {
 		for j < len(nb) && nb[j].D2 == nb[i].D2 {
 			j++
 		}
-		if j-i > 1 && o.oneSpot(nb[i:j]) {
-			slices.SortFunc(nb[i:j], func(a, b grid.Neighbor) int { return cmp.Compare(a.ID, b.ID) })
-		} else if j-i > 1 {
-			rank := o.ranks()
-			slices.SortFunc(nb[i:j], func(a, b grid.Neighbor) int { return cmp.Compare(rank[a.ID], rank[b.ID]) })
+		if j-i > 1 {
+			slices.SortFunc(nb[i:j], func(a, b grid.Neighbor) int { return o.compare(a.ID, b.ID) })
 		}
 		i = j
 	}
@@ -500,34 +532,55 @@ func (t *quadtree) split(n int32, px, py float64) bool {
 // gdalQuadtreeRanks builds gdal's quadtree over the samples in absolute coordinates, as gdal
 // sees them, and returns each sample's rank in its pre-order walk.
 func gdalQuadtreeRanks(s *sample.Samples) []int32 {
+	rank, _, _ := gdalQuadtreeIn(s, nil, nil)
+	return rank
+}
+
+// gdalQuadtreeIn is gdalQuadtreeRanks with root, when given, the whole job's box, of which the
+// samples are those strictly inside region (absolute): the tree then also gives each sample's
+// leaf, and marks unsure the leaves that the job's other samples might split. A node splits
+// when a ninth sample reaches it, and where a sample goes depends on its place alone, so the
+// tree is the whole job's but for leaves of at most a bucket that reach outside region.
+func gdalQuadtreeIn(s *sample.Samples, root *quadRect, region *[4]float64) (rank, leaf []int32, unsure []bool) {
 	n := s.Len()
 	t := &quadtree{x: make([]float64, n), y: make([]float64, n)}
 	for i := range n {
 		x, y := s.XY(int32(i))
 		t.x[i], t.y[i] = x+s.OriginX, y+s.OriginY
 	}
-	root := quadRect{t.x[0], t.y[0], t.x[0], t.y[0]}
-	for i := 1; i < n; i++ {
-		root.minX, root.maxX = min(root.minX, t.x[i]), max(root.maxX, t.x[i])
-		root.minY, root.maxY = min(root.minY, t.y[i]), max(root.maxY, t.y[i])
+	if root == nil {
+		root = &quadRect{t.x[0], t.y[0], t.x[0], t.y[0]}
+		for i := 1; i < n; i++ {
+			root.minX, root.maxX = min(root.minX, t.x[i]), max(root.maxX, t.x[i])
+			root.minY, root.maxY = min(root.minY, t.y[i]), max(root.maxY, t.y[i])
+		}
 	}
-	t.nodes = append(make([]quadNode, 0, n/4+1), quadNode{rect: root})
+	t.nodes = append(make([]quadNode, 0, n/4+1), quadNode{rect: *root})
 	for i := range n {
 		t.add(0, int32(i))
 	}
-	rank := make([]int32, n)
+	rank = make([]int32, n)
+	if region != nil {
+		leaf, unsure = make([]int32, n), make([]bool, len(t.nodes))
+	}
 	next := int32(0)
 	stack := []int32{0}
 	for len(stack) > 0 {
-		nd := &t.nodes[stack[len(stack)-1]]
+		id := stack[len(stack)-1]
+		nd := &t.nodes[id]
 		stack = stack[:len(stack)-1]
 		for _, i := range nd.items {
 			rank[i] = next
 			next++
+			if leaf != nil {
+				leaf[i] = id
+			}
 		}
 		if nd.sub != 0 {
 			stack = append(stack, nd.sub+3, nd.sub+2, nd.sub+1, nd.sub)
+		} else if r := nd.rect; unsure != nil && len(nd.items) <= quadBucket {
+			unsure[id] = !(r.minX > region[0] && r.minY > region[1] && r.maxX < region[2] && r.maxY < region[3])
 		}
 	}
-	return rank
+	return rank, leaf, unsure
 }

@@ -48,21 +48,13 @@ type Rule struct {
 // linear's first halo: the triangles around a node reach a few samples' spacings.
 const linearFirstGuess = 16
 
-// gdalQuadtreeThreshold is interp's: above this many samples gdal searches its quadtree.
-const gdalQuadtreeThreshold = 100
-
-// square says whether gdal's search of a job of n samples is its quadtree's square.
-func square(n int, r1, r2, angle float64) bool {
-	return n > gdalQuadtreeThreshold && angle == 0 && (r1 > 0 || r2 > 0)
-}
-
 // ellipseReach is the reach of gdal's search ellipse (or its quadtree's square), or false when
 // it is unbounded: no radius, or a radius of 0 beside another, outside the quadtree (a line).
 func ellipseReach(n int, r1, r2, angle float64) (float64, bool) {
 	if r1 == 0 && r2 == 0 {
 		return 0, false
 	}
-	if square(n, r1, r2, angle) {
+	if interp.UsesQuadtree(n, r1, r2, angle) {
 		return math.Sqrt2 * max(r1, r2), true
 	}
 	if r1 > 0 && r2 > 0 {
@@ -115,9 +107,6 @@ func RuleFor(alg interp.Algorithm, n int) (Rule, error) {
 		reach, ok := ellipseReach(n, a.Radius1, a.Radius2, a.Angle)
 		if !ok {
 			return global, nil
-		}
-		if a.Kind == interp.AverageDistancePts && square(n, a.Radius1, a.Radius2, a.Angle) {
-			return Rule{}, fmt.Errorf("average_distance_pts with a radius and no angle over %d samples counts its pairs in gdal's quadtree order of the whole cloud, which a tile does not have: run it without tiles", gdalQuadtreeThreshold)
 		}
 		order := a.Kind == interp.AverageDistance || a.Kind == interp.AverageDistancePts || a.MinPerQuadrant > 0 || a.MaxPerQuadrant > 0
 		return Rule{Family: Radius, Halo: reach, Layout: order}, nil

@@ -2,6 +2,7 @@ package tiles
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -29,9 +30,13 @@ type Facts struct {
 	QuantumY float64 `json:"quantum_y"`
 }
 
-// Job returns the interp.Job of a tile of this job under rule.
-func (f *Facts) Job(rule Rule, partial bool) *interp.Job {
-	j := &interp.Job{N: f.N, Bounds: f.Bounds, Rel: f.Rel, Partial: partial}
+// Job returns the interp.Job of a tile of this job under rule, whose samples are those
+// strictly inside region (nil: all of them).
+func (f *Facts) Job(rule Rule, region *[4]float64) *interp.Job {
+	j := &interp.Job{N: f.N, Bounds: f.Bounds, Rel: f.Rel, Partial: region != nil}
+	if region != nil {
+		j.Region = *region
+	}
 	if rule.Layout {
 		l := grid.NewLayout(f.Rel[0], f.Rel[1], f.Rel[2], f.Rel[3], f.N)
 		j.Layout = &l
@@ -264,7 +269,14 @@ func (c *Computer) compute(ctx context.Context, eng interp.Engine, tl Tile, out 
 		if region == nil {
 			r = nil // every sample loaded: nothing to check
 		}
-		if err := c.computeNodes(ctx, eng, tl, s, c.facts.Job(c.rule, region != nil), pending, out, r); err != nil {
+		err = c.computeNodes(ctx, eng, tl, s, c.facts.Job(c.rule, region), pending, out, r)
+		if errors.Is(err, errTieOrder) && region != nil {
+			// a tie between samples of a quadtree leaf that reaches past the region: the
+			// whole job's samples might split it, so the nodes go again from a wider region
+			region = c.widen(*region)
+			continue
+		}
+		if err != nil {
 			return err
 		}
 		var next *[4]float64
@@ -449,10 +461,23 @@ func (c *Computer) computeNodes(ctx context.Context, eng interp.Engine, tl Tile,
 		}
 	}
 	if job.OrderNeeded() {
-		return fmt.Errorf("a node of tile (col %d, row %d) breaks a tie by gdal's quadtree order of the whole cloud (equidistant samples, or several at one node), which a tile does not have: %s cannot be tiled exactly on these samples; run it without tiles",
-			tl.Col0, tl.Row0, c.cfg.Alg.Name())
+		return fmt.Errorf("tile (col %d, row %d): %w", tl.Col0, tl.Row0, errTieOrder)
 	}
 	return nil
+}
+
+// errTieOrder says that a node broke a tie by gdal's quadtree order between samples whose
+// order the tile's own samples do not prove (interp.Job.OrderNeeded).
+var errTieOrder = errors.New("a node breaks a tie by gdal's quadtree order between samples of a leaf that the samples beyond the tile's region might split")
+
+// widen is region grown to twice its width and height, or nil (every sample) once that holds
+// the whole job's box.
+func (c *Computer) widen(region [4]float64) *[4]float64 {
+	r := Grow(region, max(region[2]-region[0], region[3]-region[1])/2)
+	if b := c.facts.Bounds; r[0] < b[0] && r[1] < b[1] && r[2] > b[2] && r[3] > b[3] {
+		return nil
+	}
+	return &r
 }
 
 // Run computes every tile of the job in turn and hands the rows of each row of tiles to sink,
