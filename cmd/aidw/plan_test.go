@@ -65,6 +65,7 @@ func TestPlanTilesMosaic(t *testing.T) {
 		{"average:radius1=6:radius2=6", []string{"-ot", "Int16", "-co", "COMPRESS=DEFLATE"}, 1},
 		{"nearest", nil, 1},
 		{"linear", nil, 1},
+		{"aidw", nil, 1}, // global: each tile loads every sample
 	} {
 		grid := append([]string{"-a", c.alg, "-tr", "2.5", "2.5"}, c.extra...)
 		want := filepath.Join(dir, "want.tif")
