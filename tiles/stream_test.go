@@ -25,6 +25,20 @@ func streamedRun(ctx context.Context, paths []string, target raster.Target, alg 
 	return streamedWindow(ctx, paths, target, alg, Tile{Cols: target.Cols, Rows: target.Rows}, side, chunk, loadSide)
 }
 
+// striped is target under a mask (a template's nodata) that skips every other band of rows
+// right of column col, and every mod-th diagonal.
+func striped(target raster.Target, rows, col, mod int) raster.Target {
+	target.Mask = func(row0, n int, skip []bool) error {
+		for r := range n {
+			for k := range target.Cols {
+				skip[r*target.Cols+k] = (row0+r)/rows%2 == 0 && k > col || (k+row0+r)%mod == 0
+			}
+		}
+		return nil
+	}
+	return target
+}
+
 // streamedWindow is streamedRun of the window win alone, by a computer of its own.
 func streamedWindow(ctx context.Context, paths []string, target raster.Target, alg interp.Algorithm, win Tile, side, chunk, loadSide int) ([][]float64, *Computer, error) {
 	census, err := TakeCensus(ctx, paths, gdalio.SourceOptions{}, true, "")
@@ -118,15 +132,7 @@ func TestStreamedInvDistTreeEqualsInMemory(t *testing.T) {
 	one := []string{filepath.Join(dir, "a.csv")}
 	writeCSV(t, one[0], 3000, 1)
 	target := raster.NorthUp(450000-3, 5400000-2, 450000+205, 5400000+152, 110, 90)
-	masked := target
-	masked.Mask = func(row0, rows int, skip []bool) error {
-		for r := range rows {
-			for k := range target.Cols {
-				skip[r*target.Cols+k] = (row0+r)/20%2 == 0 && k > 50 || (k+row0+r)%7 == 0
-			}
-		}
-		return nil
-	}
+	masked := striped(target, 20, 50, 7)
 	alg, _, err := interp.ParseAlgorithm("invdist")
 	if err != nil {
 		t.Fatal(err)
@@ -270,15 +276,7 @@ func TestStreamedFarFieldEqualsInMemory(t *testing.T) {
 		sameBits(t, fmt.Sprintf("far field, tile %+v on its own", tl), got, window(want, target.Cols, tl))
 	}
 	// a mask (a template's nodata) skips nodes, whose powers the field is still built with
-	masked := target
-	masked.Mask = func(row0, rows int, skip []bool) error {
-		for r := range rows {
-			for k := range target.Cols {
-				skip[r*target.Cols+k] = (row0+r)/40%2 == 0 && k > 200 || (k+row0+r)%9 == 0
-			}
-		}
-		return nil
-	}
+	masked := striped(target, 40, 200, 9)
 	for _, a := range []string{"aidw", "range"} {
 		alg, _, _ := interp.ParseAlgorithm(a)
 		want := inMemory(t, one, gdalio.SourceOptions{}, masked, alg)
