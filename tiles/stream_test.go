@@ -266,6 +266,7 @@ func TestStreamedFarFieldEqualsInMemory(t *testing.T) {
 	want := inMemory(t, las, gdalio.SourceOptions{}, target, alg)
 	ts, _ := Split(target, 256)
 	for _, tl := range ts {
+		start := time.Now()
 		got, c, err := streamedWindow(context.Background(), las, target, alg, tl, tl.Cols, 1500, 50)
 		if err != nil {
 			t.Fatalf("tile %+v on its own: %v", tl, err)
@@ -274,6 +275,7 @@ func TestStreamedFarFieldEqualsInMemory(t *testing.T) {
 			t.Fatalf("tile %+v on its own: the far field was not used", tl)
 		}
 		sameBits(t, fmt.Sprintf("far field, tile %+v on its own", tl), got, window(want, target.Cols, tl))
+		t.Logf("far field, tile %+v on its own: %v", tl, time.Since(start))
 	}
 	// a mask (a template's nodata) skips nodes, whose powers the field is still built with
 	masked := striped(target, 40, 200, 9)
