@@ -16,6 +16,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -194,8 +195,19 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 	w := &Writer{path: path, format: format, create: opt.Create, cols: t.Cols, rows: t.Rows,
 		warn: warner(opt.Warn)}
 	w.errs = godalErrors(w.warn)
-	createFormat, createOpts, ext := format, opt.Create, filepath.Ext(path)
-	if !canCreate {
+	if strings.EqualFold(format, "GPKG") && !hasOption(opt.Create, "RASTER_TABLE") {
+		// the table is named after the file, as gdal_translate names it, not after the
+		// temporary name the driver sees
+		w.create = append(slices.Clip(opt.Create), "RASTER_TABLE="+strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
+	}
+	createFormat, createOpts, ext := format, w.create, filepath.Ext(path)
+	_, copyOnly := copyOnly[strings.ToUpper(format)]
+	if copyOnly {
+		if err := checkCopyType(format, dtype); err != nil {
+			return nil, err
+		}
+	}
+	if !canCreate || copyOnly {
 		if !canCopy {
 			return nil, fmt.Errorf("output format %s cannot write rasters", format)
 		}
@@ -215,6 +227,9 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 	var nodata *float64
 	if opt.SetNoData {
 		nodata = &opt.NoData
+		if nodataLost[format] {
+			w.warn(fmt.Sprintf("output format %s keeps no nodata value: nodata nodes hold %g as a value", format, opt.NoData))
+		}
 	}
 	if err := w.start(createFormat, createOpts, bands, dtype, size, t, wkt, nodata); err != nil {
 		w.Abort()
@@ -222,6 +237,25 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 	}
 	return w, nil
 }
+
+// copyOnly are the drivers that can Create but write some rasters right only through
+// CreateCopy, as gdal_translate does, each with the reason (GDAL 3.6).
+var copyOnly = map[string]string{
+	// a Float32, Int16 or UInt16 band is a gridded coverage, whose nodata (data_null) Create
+	// cannot set: SetNoDataValue fails without a message
+	"GPKG": "sets no nodata on a gridded coverage it creates",
+	// formats with a nodata value of their own: CreateCopy turns nodata nodes into it, Create
+	// keeps them as values
+	"GSBG":  "has its own nodata value (1.70141e38)",
+	"GS7BG": "has its own nodata value (1.70141e38)",
+	"ISIS3": "has its own nodata value (NULL) per type",
+	"ILWIS": "has its own nodata value per type",
+}
+
+// nodataLost are the drivers whose files keep no nodata value (GDAL 3.6): a nodata node is
+// written as a plain value, which the Writer warns about.
+var nodataLost = map[string]bool{"ARG": true, "FITS": true, "VICAR": true, "XYZ": true,
+	"Rasterlite": true, "HF2": true}
 
 // tiffOptions adds defaults to a GTiff's creation options unless given: BigTIFF when the file
 // may pass 4 GB, and band-interleaved bands, since bands are written one after the other
@@ -541,6 +575,19 @@ func driverCaps(format string) (canCreate, canCopy bool, err error) {
 		return false, false, errors.New("output format MEM keeps the raster in memory and writes no file")
 	}
 	return driverItem(d, "DCAP_CREATE") != "", driverItem(d, "DCAP_CREATECOPY") != "", nil
+}
+
+// checkCopyType refuses a data type that a copyOnly driver's Create would have refused at once
+// and its CreateCopy refuses only once the rows are written, by the types it declares
+// (DMD_CREATIONDATATYPES; none declared takes any).
+func checkCopyType(format string, dtype godal.DataType) error {
+	cf := C.CString(format)
+	defer C.free(unsafe.Pointer(cf))
+	types := strings.Fields(driverItem(C.GDALGetDriverByName(cf), "DMD_CREATIONDATATYPES"))
+	if len(types) == 0 || slices.Contains(types, dtype.String()) {
+		return nil
+	}
+	return fmt.Errorf("output format %s takes the types %s, not %s (-ot)", format, strings.Join(types, ", "), dtype)
 }
 
 // dataType parses -ot into the GDAL type and its size in bytes.
