@@ -62,7 +62,6 @@ var nodataSkips = map[string]string{
 	"SIGDEM": "keeps nodata -9999 whatever the band's",
 }
 
-
 // noGeoTransform are drivers that keep a geotransform only with a CRS they know.
 var noGeoTransform = map[string]string{
 	"ILWIS": "keeps georeferencing only with a CRS it can describe",
