@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aidw/aidw/internal/lastest"
+	"github.com/aidw/aidw/tiles"
 	"github.com/airbusgeo/godal"
 )
 
@@ -689,4 +691,37 @@ func latticeCSV(t *testing.T) string {
 		fmt.Fprintf(&csv, "%d,%d,%d\n", i%200, i/200, i%7)
 	}
 	return writeFile(t, t.TempDir(), "s.csv", csv.String())
+}
+
+// TestMosaicDestinationIsPlanFile: `aidw mosaic plan.json plan.tiles/tile-00000.tif` overwrote
+// a tile of its own plan (issue 27, defect 3). A destination that is the plan, one of its tiles
+// (by any path) or lies in its tile folder is refused, and the tiles stay as they were.
+func TestMosaicDestinationIsPlanFile(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	lastest.Survey(t, in, 1000, 1, false)
+	m, n := planJob(t, dir, "job.json", "-a", "invdistnn:radius=6", "-tr", "4", "4", "-tile", "20", in)
+	runTiles(t, m, n)
+	tile0 := tiles.TilePath(m, 0)
+	before, err := os.ReadFile(tile0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(tiles.TileDir(m), link); err != nil {
+		t.Fatal(err)
+	}
+	for _, dst := range []string{tile0, filepath.Join(link, filepath.Base(tile0)), filepath.Join(tiles.TileDir(m), "all.tif"), m} {
+		code, _, stderr := runAidw(t, "mosaic", "-q", m, dst)
+		if code != 1 || !strings.Contains(stderr, "give an") {
+			t.Errorf("mosaic to %s: exit %d, %q: want exit 1 refusing the destination", dst, code, stderr)
+		}
+	}
+	if after, _ := os.ReadFile(tile0); !slices.Equal(before, after) {
+		t.Fatalf("tile 0 was overwritten")
+	}
+	if _, err := os.Stat(filepath.Join(tiles.TileDir(m), "all.tif")); err == nil {
+		t.Errorf("a refused mosaic was written into the tile folder")
+	}
+	mosaic(t, m, filepath.Join(dir, "all.tif"))
 }
