@@ -371,7 +371,17 @@ func TestWhereOnCSV(t *testing.T) {
 // exit 1 (gdal_grid's), and `unknown command "..."` with exit 1; -h still prints usage on
 // stdout with exit 0.
 func TestUsageAndUnknownCommand(t *testing.T) {
-	for _, cmd := range []string{"grid", "cv"} {
+	// every command that parses its own arguments (plan and mosaic exited 0: issue 27, defect 6)
+	var cmds []string
+	for _, c := range newApp().Commands {
+		if c.SkipFlagParsing {
+			cmds = append(cmds, c.Name)
+		}
+	}
+	if len(cmds) < 4 {
+		t.Fatalf("commands %v: want grid, plan, mosaic and cv at least", cmds)
+	}
+	for _, cmd := range cmds {
 		code, stdout, stderr := runAidw(t, cmd)
 		if code != 1 || stdout != "" || !strings.HasPrefix(stderr, "Usage: aidw "+cmd+" ") {
 			t.Errorf("aidw %s: exit %d, stdout %q, stderr %.40q: want exit 1 and the usage on stderr", cmd, code, stdout, stderr)

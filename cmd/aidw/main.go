@@ -131,21 +131,8 @@ func newApp() *cli.App {
 			return cli.ShowAppHelp(c)
 		},
 		Commands: []*cli.Command{
-			{
-				Name:            "grid",
-				Usage:           "create a raster from scattered samples (gdal_grid's options)",
-				ArgsUsage:       gridUsage,
-				SkipFlagParsing: true,
-				Action: func(c *cli.Context) error {
-					args := c.Args().Slice()
-					if len(args) == 0 { // as gdal_grid: usage on stderr, exit 1
-						fmt.Fprint(c.App.ErrWriter, gridHelp())
-						return errUsage
-					}
-					if args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
-						fmt.Fprint(c.App.Writer, gridHelp())
-						return nil
-					}
+			argsCommand("grid", "create a raster from scattered samples (gdal_grid's options)", gridUsage, gridHelp,
+				func(c *cli.Context, args []string) error {
 					if isWorker(args) {
 						return runTileWorker(c.Context, args, c.App.Writer, c.App.ErrWriter)
 					}
@@ -154,64 +141,57 @@ func newApp() *cli.App {
 						return err
 					}
 					return protect(func() error { return runGrid(c.Context, a, c.App.Writer, c.App.ErrWriter) })
-				},
-			},
-			{
-				Name:            "plan",
-				Usage:           "plan a tiled job for many machines: a manifest of tiles that aidw grid --manifest computes one by one",
-				ArgsUsage:       planUsage,
-				SkipFlagParsing: true,
-				Action: func(c *cli.Context) error {
-					args := c.Args().Slice()
-					if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
-						fmt.Fprintln(c.App.Writer, "Usage: aidw plan "+planUsage)
-						return nil
-					}
+				}),
+			argsCommand("plan", "plan a tiled job for many machines: a manifest of tiles that aidw grid --manifest computes one by one",
+				planUsage, nil, func(c *cli.Context, args []string) error {
 					return runPlan(c.Context, args, c.App.Writer, c.App.ErrWriter)
-				},
-			},
-			{
-				Name:            "mosaic",
-				Usage:           "assemble the tiles of a plan into one raster",
-				ArgsUsage:       mosaicUsage,
-				SkipFlagParsing: true,
-				Action: func(c *cli.Context) error {
-					args := c.Args().Slice()
-					if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
-						fmt.Fprintln(c.App.Writer, "Usage: aidw mosaic "+mosaicUsage)
-						return nil
-					}
+				}),
+			argsCommand("mosaic", "assemble the tiles of a plan into one raster", mosaicUsage, nil,
+				func(c *cli.Context, args []string) error {
 					a, err := parseMosaicArgs(args)
 					if err != nil {
 						return err
 					}
 					return runMosaic(c.Context, a, c.App.Writer, c.App.ErrWriter)
-				},
-			},
+				}),
 			benchCommand(),
 			algorithmsCommand(),
-			{
-				Name:            "cv",
-				Usage:           "cross-validate algorithms over the samples (leave-one-out or k-fold)",
-				ArgsUsage:       cvUsage,
-				SkipFlagParsing: true,
-				Action: func(c *cli.Context) error {
-					args := c.Args().Slice()
-					if len(args) == 0 { // as gdal_grid: usage on stderr, exit 1
-						fmt.Fprintln(c.App.ErrWriter, "Usage: aidw cv "+cvUsage)
-						return errUsage
-					}
-					if args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
-						fmt.Fprintln(c.App.Writer, "Usage: aidw cv "+cvUsage)
-						return nil
-					}
+			argsCommand("cv", "cross-validate algorithms over the samples (leave-one-out or k-fold)", cvUsage, nil,
+				func(c *cli.Context, args []string) error {
 					a, err := parseCVArgs(args)
 					if err != nil {
 						return err
 					}
 					return protect(func() error { return runCV(c.Context, a, c.App.Writer, c.App.ErrWriter) })
-				},
-			},
+				}),
+		},
+	}
+}
+
+// argsCommand declares a command that parses its own arguments, gdal style, with the rule
+// every such command follows: called without arguments it prints its usage on stderr and exits
+// 1 (as gdal_grid does); -h, -help or --help print it on stdout, exit 0. help is the full help
+// text; nil makes it the usage line.
+func argsCommand(name, usage, argsUsage string, help func() string, run func(c *cli.Context, args []string) error) *cli.Command {
+	if help == nil {
+		help = func() string { return "Usage: aidw " + name + " " + argsUsage + "\n" }
+	}
+	return &cli.Command{
+		Name:            name,
+		Usage:           usage,
+		ArgsUsage:       argsUsage,
+		SkipFlagParsing: true,
+		Action: func(c *cli.Context) error {
+			args := c.Args().Slice()
+			switch {
+			case len(args) == 0:
+				fmt.Fprint(c.App.ErrWriter, help())
+				return errUsage
+			case args[0] == "-h" || args[0] == "--help" || args[0] == "-help":
+				fmt.Fprint(c.App.Writer, help())
+				return nil
+			}
+			return run(c, args)
 		},
 	}
 }
