@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/aidw/aidw/internal/lastest"
+	"github.com/aidw/aidw/kernels"
 	"github.com/aidw/aidw/tiles"
 	"github.com/airbusgeo/godal"
 )
@@ -734,4 +735,40 @@ func TestMosaicDestinationIsPlanFile(t *testing.T) {
 		t.Errorf("a refused mosaic was written into the tile folder")
 	}
 	mosaic(t, m, filepath.Join(dir, "all.tif"))
+}
+
+// TestGPUsAskedForAreRequired: where no GPU opens (the CPU build, a machine without one),
+// naming GPUs with -gpus was silently ignored while -device gpu was an error (issue 27, defect
+// 4); every way of asking for GPUs is now an error that names the GPUs as asked, and -gpus
+// with -device cpu is a contradiction.
+func TestGPUsAskedForAreRequired(t *testing.T) {
+	if engines, err := kernels.OpenEngines(nil); err == nil {
+		for _, e := range engines {
+			if c, ok := e.(io.Closer); ok {
+				c.Close()
+			}
+		}
+		t.Skip("a GPU opens here")
+	}
+	src, _ := filepath.Abs("../../testdata/n43_samples.csv")
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"-gpus", "3"}, "ERROR: -gpus 0,1,2: "},
+		{[]string{"-gpus", "0,1"}, "ERROR: -gpus 0,1: "},
+		{[]string{"-device", "gpu:5"}, "ERROR: -device gpu:5: "},
+		{[]string{"-device", "gpu"}, "ERROR: -device gpu: "},
+		{[]string{"-device", "cpu", "-gpus", "1"}, "ERROR: -gpus names GPUs but -device cpu"},
+	} {
+		dst := filepath.Join(t.TempDir(), "g.tif")
+		args := slices.Concat([]string{"grid", "-q", "-zfield", "elevation", "-a", "nearest", "-outsize", "8", "8"}, c.flags, []string{src, dst})
+		code, _, stderr := runAidw(t, args...)
+		if code != 1 || !strings.HasPrefix(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q: want exit 1 and %q", c.flags, code, stderr, c.want)
+		}
+		if _, err := os.Stat(dst); err == nil {
+			t.Errorf("%v: wrote %s", c.flags, dst)
+		}
+	}
 }
