@@ -23,6 +23,7 @@ import (
 	"syscall"
 	"unsafe"
 
+	"github.com/aidw/aidw/internal/bytesize"
 	"github.com/aidw/aidw/raster"
 	"github.com/airbusgeo/godal"
 )
@@ -639,8 +640,8 @@ func checkDisk(path string, t raster.Target) error {
 	}
 	nodes, free := float64(t.Cols)*float64(t.Rows), float64(fs.Bavail)*float64(fs.Bsize)
 	if nodes > free {
-		return fmt.Errorf("output size %dx%d (%.3g nodes) cannot fit in the %.1f GiB free beside %s",
-			t.Cols, t.Rows, nodes, free/(1<<30), path)
+		return fmt.Errorf("output size %dx%d (%.3g nodes) cannot fit in the %s free beside %s",
+			t.Cols, t.Rows, nodes, bytesize.Text(free), path)
 	}
 	return nil
 }
@@ -651,8 +652,8 @@ func checkMemory(cols, bytes int, what string) error {
 	if !ok || int64(bytes) <= avail {
 		return nil
 	}
-	return fmt.Errorf("output %d columns wide: %s needs %.1f GiB, more than the %.1f GiB of memory available",
-		cols, what, float64(bytes)/(1<<30), float64(avail)/(1<<30))
+	return fmt.Errorf("output %d columns wide: %s needs %s, more than the %s of memory available",
+		cols, what, bytesize.Text(float64(bytes)), bytesize.Text(float64(avail)))
 }
 
 // AvailableMemory reads MemAvailable from /proc/meminfo (Linux); ok is false elsewhere.

@@ -772,3 +772,27 @@ func TestGPUsAskedForAreRequired(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryFlagAndSizes: -memory 400 was taken as 400 bytes while -memory 0 asked for a unit,
+// and a small budget printed as "0.0 GiB" (issue 27, defect 7): every size needs a unit, and
+// sizes print in the unit that suits them.
+func TestMemoryFlagAndSizes(t *testing.T) {
+	for _, c := range []struct{ v, want string }{
+		{"400", "option -memory: give a unit, as 400MB"}, {"0", "option -memory: give a size of 1 byte or more"},
+		{"0MB", "1 byte or more"}, {"x", "not a size"},
+	} {
+		if _, err := parseGridArgs([]string{"-memory", c.v, "in.csv", "out.tif"}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("-memory %s: %v, want an error saying %q", c.v, err, c.want)
+		}
+	}
+	if a, err := parseGridArgs([]string{"-memory", "400mb", "in.csv", "out.tif"}); err != nil || a.tiles.memory != 400<<20 {
+		t.Errorf("-memory 400mb: %v", err)
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	lastest.Survey(t, in, 2000, 1, false)
+	code, _, stderr := runAidw(t, "grid", "-q", "-memory", "2KB", "-a", "invdistnn:radius=6", "-tr", "4", "4", in, filepath.Join(dir, "o.tif"))
+	if code != 1 || !strings.Contains(stderr, "memory budget of 2.0 KiB") {
+		t.Errorf("-memory 2KB: exit %d, %q: want exit 1 naming the budget as 2.0 KiB", code, stderr)
+	}
+}

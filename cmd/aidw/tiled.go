@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/aidw/aidw/gdalio"
+	"github.com/aidw/aidw/internal/bytesize"
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/lidar"
 	"github.com/aidw/aidw/raster"
@@ -34,34 +35,9 @@ func setTile(a *gridArgs, v []string) error {
 }
 
 func setMemory(a *gridArgs, v []string) error {
-	b, err := parseBytes(v[0])
-	if err != nil {
-		return fmt.Errorf("-memory %s: %w", v[0], err)
-	}
+	b, err := bytesize.Parse(v[0])
 	a.tiles.memory = b
-	return nil
-}
-
-// parseBytes reads a size: a number with an optional unit, B, KB, MB, GB, TB (powers of 1024;
-// KiB, MiB, ... too).
-func parseBytes(s string) (int64, error) {
-	t := strings.ToUpper(strings.TrimSpace(s))
-	mult := 1.0
-	for _, u := range []struct {
-		suffix string
-		m      float64
-	}{{"TIB", 1 << 40}, {"GIB", 1 << 30}, {"MIB", 1 << 20}, {"KIB", 1 << 10}, {"TB", 1 << 40}, {"GB", 1 << 30},
-		{"MB", 1 << 20}, {"KB", 1 << 10}, {"T", 1 << 40}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
-		if strings.HasSuffix(t, u.suffix) {
-			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.m
-			break
-		}
-	}
-	f, err := strconv.ParseFloat(t, 64)
-	if err != nil || !(f > 0) || math.IsInf(f, 0) {
-		return 0, fmt.Errorf("not a size: give a number and a unit, as 400MB or 8GB")
-	}
-	return int64(f * mult), nil
+	return err
 }
 
 // tileBytesPerPoint is what a loaded sample costs in a tile at the peak: the compact samples
@@ -214,8 +190,8 @@ func budgetSide(t raster.Target, f *tiles.Facts, rule tiles.Rule, bands int, bud
 		return points*tileBytesPerPoint + rows + tile
 	}
 	if need(16) > float64(budget) {
-		return 0, fmt.Errorf("the memory budget of %.1f GiB is too small for a tile of 16 x 16 nodes and its halo at this density (%.0f samples a tile): give a larger -memory",
-			float64(budget)/(1<<30), density*math.Pow(16*cell+2*halo, 2))
+		return 0, fmt.Errorf("the memory budget of %s is too small for a tile of 16 x 16 nodes and its halo at this density (%.0f samples a tile): give a larger -memory",
+			bytesize.Text(float64(budget)), density*math.Pow(16*cell+2*halo, 2))
 	}
 	lo, hi := 16, max(t.Cols, t.Rows, 16)
 	for lo < hi {
@@ -248,7 +224,7 @@ func globalBudget(t raster.Target, f *tiles.Facts, alg interp.Algorithm, bands i
 		nodes := float64(t.Cols) * float64(t.Rows)
 		if err := interp.CanStream(alg, f.N, nodes); err != nil {
 			return 0, 0, 0, fmt.Errorf("this algorithm weighs every sample at every node: its %d samples need about %s, more than half the memory budget of %s, and %v (a bounded form, with max_points or a radius, can be tiled)",
-				f.N, sizeText(float64(f.N)*tileBytesPerPoint), sizeText(float64(budget)), err)
+				f.N, bytesize.Text(float64(f.N)*tileBytesPerPoint), bytesize.Text(float64(budget)), err)
 		}
 		a, aidw := alg.(*interp.AIDW)
 		if aidw {
@@ -264,7 +240,7 @@ func globalBudget(t raster.Target, f *tiles.Facts, alg interp.Algorithm, bands i
 			// the far field's operators and tree stay for the whole run, beside a chunk or a tile
 			if fixed > float64(budget)/2 {
 				return 0, 0, 0, fmt.Errorf("aidw's far field over %d samples needs %s for its operators and tree, more than half the memory budget of %s: give -memory %s or more",
-					f.N, sizeText(fixed), sizeText(float64(budget)), sizeText(4*fixed))
+					f.N, bytesize.Text(fixed), bytesize.Text(float64(budget)), bytesize.Text(4*fixed))
 			} else {
 				half = (float64(budget) - fixed) / 2
 			}
@@ -285,7 +261,7 @@ func globalBudget(t raster.Target, f *tiles.Facts, alg interp.Algorithm, bands i
 	}
 	if need(16) > half {
 		return 0, 0, 0, fmt.Errorf("the memory budget of %s is too small for a tile of 16 x 16 nodes of a global form: give a larger -memory",
-			sizeText(float64(budget)))
+			bytesize.Text(float64(budget)))
 	}
 	side = largestSide(need, half, max(t.Cols, t.Rows, 16))
 	if density > 0 {
@@ -299,7 +275,7 @@ func globalBudget(t raster.Target, f *tiles.Facts, alg interp.Algorithm, bands i
 		}
 		if load(1) > half-need(side) {
 			return 0, 0, 0, fmt.Errorf("the memory budget of %s is too small for the samples around one node of a global form at this density: give a larger -memory",
-				sizeText(float64(budget)))
+				bytesize.Text(float64(budget)))
 		}
 		loadSide = largestSide(load, half-need(side), side)
 	}
@@ -318,19 +294,6 @@ func largestSide(need func(side int) float64, room float64, most int) int {
 		}
 	}
 	return lo
-}
-
-// sizeText writes a number of bytes in the unit that suits it.
-func sizeText(b float64) string {
-	for _, u := range []struct {
-		name string
-		size float64
-	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if b >= u.size {
-			return fmt.Sprintf("%.1f %s", b/u.size, u.name)
-		}
-	}
-	return fmt.Sprintf("%.0f bytes", b)
 }
 
 // runTiled is `aidw grid` tile by tile into the one output raster, or, when the output's
