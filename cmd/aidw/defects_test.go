@@ -255,6 +255,8 @@ func TestMessages(t *testing.T) {
 	dir := t.TempDir()
 	noZ := writeFile(t, dir, "noz.csv", "x,y,height\n1,2,3\n2,3,4\n")
 	garbage := writeFile(t, dir, "garbage.csv", "\x7fELF\x02\x01,\x00\x00\x1b[31mRED,\x01zz"+strings.Repeat("A", 200)+"\n1,2,3\n4,5,6\n")
+	fieldName := writeFile(t, dir, "f.geojson", `{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"\u001b[31mz\u0001":1},"geometry":{"type":"Point","coordinates":[1,2]}}]}`)
+	badVRT := writeFile(t, dir, "b.vrt", "<OGRVRTDataSource><OGRVRTLayer name=\"\x1b[31mx\x07\"><SrcDataSource>\x1b[2Jnothere\x01.csv</SrcDataSource></OGRVRTLayer></OGRVRTDataSource>")
 	garbageValue := writeFile(t, dir, "value.csv", "x,y,z\n1,2,3\n1,2,\x1b[2J\x1b[31mRED\x07\x00"+strings.Repeat("\xff", 100)+"\n")
 	for _, c := range []struct {
 		name string
@@ -266,6 +268,10 @@ func TestMessages(t *testing.T) {
 		{"bad a_srs", []string{"-a_srs", "garbage", noZ}, "-a_srs garbage: not a valid CRS ("},
 		{"binary header", []string{garbage}, `\x7fELF\x02\x01`},
 		{"binary value", []string{garbageValue}, `z value "\x1b[2J\x1b[31mRED\x07\x00\xff`},
+		// issue 27, defect 7: an OGR field name, GDAL's messages, libxml2's parser
+		{"field name", []string{"-zfield", "zz", fieldName}, `(fields: \x1b[31mz\x01)`},
+		{"malformed vrt", []string{badVRT}, `layer \x1b[31mx\x07`},
+		{"gdal message", []string{"-where", "\x1b[31m=", noZ}, `Occurred around : \x1b[31m=`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := t.TempDir()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/interp"
 )
 
@@ -73,13 +74,13 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	var ie *internalError
 	if errors.As(err, &ie) {
-		fmt.Fprintf(stderr, "ERROR: internal error: %s\n", oneLine(fmt.Sprint(ie.value)))
+		fmt.Fprintf(stderr, "ERROR: internal error: %s\n", gdalio.PrintableLine(oneLine(fmt.Sprint(ie.value))))
 		if os.Getenv("AIDW_DEBUG") != "" {
 			stderr.Write(ie.stack)
 		}
 		return 2
 	}
-	fmt.Fprintf(stderr, "ERROR: %v\n", err)
+	fmt.Fprintf(stderr, "ERROR: %s\n", gdalio.PrintableLine(err.Error()))
 	return 1
 }
 
