@@ -3,6 +3,7 @@ package gdalio
 /*
 #include <stdlib.h>
 #include <gdal.h>
+#include <cpl_vsi.h>
 */
 import "C"
 
@@ -202,10 +203,17 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 		w.create = append(slices.Clip(opt.Create), "RASTER_TABLE="+strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
 	}
 	createFormat, createOpts, ext := format, w.create, filepath.Ext(path)
+	var nodata *float64
+	if opt.SetNoData {
+		nodata = &opt.NoData
+		if nodataLost[format] {
+			w.warn(fmt.Sprintf("output format %s keeps no nodata value: nodata nodes hold %g as a value", format, opt.NoData))
+		}
+	}
 	_, copyOnly := copyOnly[strings.ToUpper(format)]
 	if copyOnly {
-		if err := checkCopyType(format, dtype); err != nil {
-			return nil, err
+		if err := probeCopy(format, w.create, filepath.Ext(path), bands, dtype, t, wkt, nodata); err != nil {
+			return nil, fmt.Errorf("output format %s: %w", format, err)
 		}
 	}
 	if !canCreate || copyOnly {
@@ -224,13 +232,6 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 	if w.tmp, err = reserve(path, ext); err != nil {
 		w.Abort()
 		return nil, err
-	}
-	var nodata *float64
-	if opt.SetNoData {
-		nodata = &opt.NoData
-		if nodataLost[format] {
-			w.warn(fmt.Sprintf("output format %s keeps no nodata value: nodata nodes hold %g as a value", format, opt.NoData))
-		}
 	}
 	if err := w.start(createFormat, createOpts, bands, dtype, size, t, wkt, nodata); err != nil {
 		w.Abort()
@@ -578,17 +579,48 @@ func driverCaps(format string) (canCreate, canCopy bool, err error) {
 	return driverItem(d, "DCAP_CREATE") != "", driverItem(d, "DCAP_CREATECOPY") != "", nil
 }
 
-// checkCopyType refuses a data type that a copyOnly driver's Create would have refused at once
-// and its CreateCopy refuses only once the rows are written, by the types it declares
-// (DMD_CREATIONDATATYPES; none declared takes any).
-func checkCopyType(format string, dtype godal.DataType) error {
-	cf := C.CString(format)
-	defer C.free(unsafe.Pointer(cf))
-	types := strings.Fields(driverItem(C.GDALGetDriverByName(cf), "DMD_CREATIONDATATYPES"))
-	if len(types) == 0 || slices.Contains(types, dtype.String()) {
-		return nil
+// probeCopy converts a raster of one node, with the output's bands, type, nodata,
+// georeferencing and creation options, into the format, in memory: a copyOnly driver's
+// CreateCopy runs only once the rows are written, so what it refuses (a data type, a band
+// count, an option) is found now, before the work, as its Create would have found it.
+func probeCopy(format string, co []string, ext string, bands int, dtype godal.DataType, t raster.Target,
+	wkt string, nodata *float64) error {
+	dir := fmt.Sprintf("/vsimem/aidw-probe-%d-%d/", os.Getpid(), tempSeq.Add(1))
+	cdir := C.CString(dir)
+	defer C.free(unsafe.Pointer(cdir))
+	defer C.VSIRmdirRecursive(cdir)
+	eh := godal.ErrLogger(godalErrors(func(string) {}))
+	ds, err := godal.Create(godal.GTiff, dir+"in.tif", bands, dtype, 1, 1, eh)
+	if err != nil {
+		return flat(err)
 	}
-	return fmt.Errorf("output format %s takes the types %s, not %s (-ot)", format, strings.Join(types, ", "), dtype)
+	err = ds.SetGeoTransform(t.GeoTransform, eh)
+	if err == nil && wkt != "" {
+		err = ds.SetProjection(wkt, eh)
+	}
+	value := []float64{1} // a node that is not nodata: some drivers refuse a raster without one
+	if nodata != nil && *nodata == 1 {
+		value[0] = 2
+	}
+	for _, b := range ds.Bands() {
+		if err == nil && nodata != nil {
+			err = b.SetNoData(*nodata, eh)
+		}
+		if err == nil {
+			err = b.Write(0, 0, value, 1, 1, eh)
+		}
+	}
+	if cerr := ds.Close(eh); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return flat(err)
+	}
+	args := []string{"-of", format}
+	for _, o := range co {
+		args = append(args, "-co", o)
+	}
+	return translate(context.Background(), dir+"in.tif", dir+"out"+ext, args, func(string) {})
 }
 
 // dataType parses -ot into the GDAL type and its size in bytes.

@@ -294,8 +294,20 @@ func TestWriterGPKGCoverage(t *testing.T) {
 	if id := ds.Metadata("IDENTIFIER"); id != "dem" {
 		t.Errorf("table %q, want dem", id)
 	}
-	if _, err := Create(filepath.Join(t.TempDir(), "x.gpkg"), tg, RasterOptions{Type: "Float64"}); err == nil ||
-		!strings.Contains(err.Error(), "Float32") {
-		t.Errorf("Float64 GeoPackage: %v, want an error naming the types it takes", err)
+	// what CreateCopy refuses is refused by Create, before the work
+	for _, c := range []struct {
+		opt  RasterOptions
+		want string
+	}{
+		{RasterOptions{Type: "Float64"}, "Float32"},
+		{RasterOptions{Type: "Float32", Bands: 6}, "band"},
+	} {
+		out := t.TempDir()
+		if _, err := Create(filepath.Join(out, "x.gpkg"), tg, c.opt); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want an error saying %q", c.opt, err, c.want)
+		}
+		if files := dirFiles(t, out); len(files) != 0 {
+			t.Errorf("%+v: left %v", c.opt, files)
+		}
 	}
 }
