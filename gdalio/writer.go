@@ -172,7 +172,7 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	canCreate, canCopy, err := driverCaps(format)
+	format, canCreate, canCopy, err := driverCaps(format)
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +197,7 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 	w := &Writer{path: path, format: format, create: opt.Create, cols: t.Cols, rows: t.Rows,
 		warn: warner(opt.Warn)}
 	w.errs = godalErrors(w.warn)
-	if strings.EqualFold(format, "GPKG") && !hasOption(opt.Create, "RASTER_TABLE") {
+	if format == "GPKG" && !hasOption(opt.Create, "RASTER_TABLE") {
 		// the table is named after the file, as gdal_translate names it, not after the
 		// temporary name the driver sees
 		w.create = append(slices.Clip(opt.Create), "RASTER_TABLE="+strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
@@ -210,7 +210,7 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 			w.warn(fmt.Sprintf("output format %s keeps no nodata value: nodata nodes hold %g as a value", format, opt.NoData))
 		}
 	}
-	_, copyOnly := copyOnly[strings.ToUpper(format)]
+	_, copyOnly := copyOnly[format]
 	if copyOnly {
 		if err := probeCopy(format, w.create, filepath.Ext(path), bands, dtype, t, wkt, nodata); err != nil {
 			return nil, fmt.Errorf("output format %s: %w", format, err)
@@ -565,18 +565,20 @@ func driverItem(d C.GDALDriverH, key string) string {
 	return C.GoString(v)
 }
 
-// driverCaps says whether the driver can Create and CreateCopy rasters.
-func driverCaps(format string) (canCreate, canCopy bool, err error) {
+// driverCaps gives the driver's own name for format (-of is any case) and whether it can
+// Create and CreateCopy rasters.
+func driverCaps(format string) (name string, canCreate, canCopy bool, err error) {
 	cf := C.CString(format)
 	defer C.free(unsafe.Pointer(cf))
 	d := C.GDALGetDriverByName(cf)
 	if d == nil || driverItem(d, "DCAP_RASTER") == "" {
-		return false, false, fmt.Errorf("output format %q is not a GDAL raster driver", format)
+		return "", false, false, fmt.Errorf("output format %q is not a GDAL raster driver", format)
 	}
 	if strings.EqualFold(format, "MEM") {
-		return false, false, errors.New("output format MEM keeps the raster in memory and writes no file")
+		return "", false, false, errors.New("output format MEM keeps the raster in memory and writes no file")
 	}
-	return driverItem(d, "DCAP_CREATE") != "", driverItem(d, "DCAP_CREATECOPY") != "", nil
+	name = C.GoString(C.GDALGetDriverShortName(d))
+	return name, driverItem(d, "DCAP_CREATE") != "", driverItem(d, "DCAP_CREATECOPY") != "", nil
 }
 
 // probeCopy converts a raster of one node, with the output's bands, type, nodata,
