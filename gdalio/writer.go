@@ -8,9 +8,11 @@ import "C"
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"math/rand/v2"
@@ -45,6 +47,8 @@ type RasterOptions struct {
 	Bands int
 	// Warn receives GDAL's warnings; nil prints them on stderr.
 	Warn func(msg string)
+	// Stdout receives a raster whose destination is /vsistdout/; nil means os.Stdout.
+	Stdout io.Writer
 }
 
 // Writer writes a raster row block by row block into a temporary dataset beside the
@@ -64,6 +68,8 @@ type Writer struct {
 	// driver that cannot Create (tmp is then a GTiff); final, once finished, the one of them
 	// that Publish renames.
 	tmp, copyTo, final string
+	// stdout, for a destination /vsistdout/, receives the finished raster's bytes.
+	stdout io.Writer
 }
 
 // tempInfix marks the temporary files of a Writer: <stem>.aidwtmp-<pid>-<random><ext>, so
@@ -75,6 +81,10 @@ const tempInfix = ".aidwtmp-"
 // writable, or path is a folder (other than a Zarr store, which a Zarr output replaces). It
 // creates nothing.
 func CheckDestination(path string) error {
+	if IsStdout(path) {
+		_, err := reserve(filepath.Join(os.TempDir(), stdoutStem), "")
+		return err
+	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() && !isZarrStore(path) {
 		return fmt.Errorf("destination %s is a directory", path)
 	}
@@ -163,12 +173,17 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() && !isZarrStore(path) {
 		return nil, fmt.Errorf("destination %s is a directory", path)
 	}
-	removeStale(path)
 	bands := max(opt.Bands, 1)
 	format, err := outputFormat(path, opt.Format)
 	if err != nil {
 		return nil, err
 	}
+	// the temporary files go beside the destination, or to TMPDIR for standard output
+	stage, err := stagePath(path, format)
+	if err != nil {
+		return nil, err
+	}
+	removeStale(stage)
 	canCreate, canCopy, err := driverCaps(format)
 	if err != nil {
 		return nil, err
@@ -184,7 +199,7 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 	if err := checkMemory(t.Cols, raster.BlockRows(t.Cols)*t.Cols*(8*bands+1), "a block of rows"); err != nil {
 		return nil, err
 	}
-	if err := checkDisk(path, t); err != nil {
+	if err := checkDisk(stage, t); err != nil {
 		return nil, err
 	}
 	wkt, err := srsWKT(opt.SRS)
@@ -193,22 +208,25 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 	}
 	w := &Writer{path: path, format: format, create: opt.Create, cols: t.Cols, rows: t.Rows,
 		warn: warner(opt.Warn)}
+	if IsStdout(path) {
+		w.stdout = cmp.Or[io.Writer](opt.Stdout, os.Stdout)
+	}
 	w.errs = godalErrors(w.warn)
-	createFormat, createOpts, ext := format, opt.Create, filepath.Ext(path)
+	createFormat, createOpts, ext := format, opt.Create, filepath.Ext(stage)
 	if !canCreate {
 		if !canCopy {
 			return nil, fmt.Errorf("output format %s cannot write rasters", format)
 		}
 		// a GTiff holds the rows until Commit copies them into the final format
 		createFormat, createOpts, ext = "GTiff", nil, ".tif"
-		if w.copyTo, err = reserve(path, filepath.Ext(path)); err != nil {
+		if w.copyTo, err = reserve(stage, filepath.Ext(stage)); err != nil {
 			return nil, err
 		}
 	}
 	if strings.EqualFold(createFormat, "GTiff") {
 		createOpts = tiffOptions(createOpts, bands)
 	}
-	if w.tmp, err = reserve(path, ext); err != nil {
+	if w.tmp, err = reserve(stage, ext); err != nil {
 		w.Abort()
 		return nil, err
 	}
@@ -329,7 +347,7 @@ func (w *Writer) CommitContext(ctx context.Context) error {
 	if err := w.Finish(ctx); err != nil {
 		return err
 	}
-	return w.Publish()
+	return w.PublishContext(ctx)
 }
 
 // Finish flushes and closes the raster and converts it when the driver can only CreateCopy,
@@ -361,12 +379,20 @@ func (w *Writer) Finish(ctx context.Context) error {
 	return nil
 }
 
-// Publish renames a finished raster into place.
-func (w *Writer) Publish() error {
+// Publish renames a finished raster into place, or copies it to standard output.
+func (w *Writer) Publish() error { return w.PublishContext(context.Background()) }
+
+// PublishContext is Publish, whose copy to standard output stops when ctx is done.
+func (w *Writer) PublishContext(ctx context.Context) error {
 	if w.final == "" {
 		return errors.New("writer is not finished")
 	}
-	if err := renameDataset(w.final, w.path); err != nil {
+	if w.stdout != nil {
+		if err := copyOut(ctx, w.final, w.stdout); err != nil {
+			w.Abort()
+			return fmt.Errorf("writing %s: %w", w.path, err)
+		}
+	} else if err := renameDataset(w.final, w.path); err != nil {
 		w.Abort()
 		return fmt.Errorf("writing %s: %w", w.path, flat(err))
 	}

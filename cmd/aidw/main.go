@@ -15,6 +15,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/interp"
 )
 
@@ -32,6 +33,9 @@ func main() {
 		s := <-sigs
 		cancel(signalError{s.(syscall.Signal)})
 	}()
+	// A closed pipe on standard output makes writes fail with EPIPE rather than killing the
+	// process mid-run, so that temporary files are removed (see exitCode).
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	setMemoryLimit()
 	err := newApp().RunContext(ctx, os.Args)
 	var se signalError
@@ -64,6 +68,11 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	if errors.Is(err, errUsage) {
 		return 1
+	}
+	if errors.Is(err, syscall.EPIPE) {
+		// the reader of standard output went away (| head): quiet, as a GDAL utility that
+		// SIGPIPE ended, with the status a shell gives one
+		return 128 + int(syscall.SIGPIPE)
 	}
 	endProgressLine()
 	var se signalError
@@ -153,7 +162,11 @@ func newApp() *cli.App {
 					if err != nil {
 						return err
 					}
-					return protect(func() error { return runGrid(c.Context, a, c.App.Writer, c.App.ErrWriter) })
+					out := c.App.Writer
+					if gdalio.IsStdout(a.dst) {
+						out = c.App.ErrWriter // the raster owns standard output
+					}
+					return protect(func() error { return runGrid(c.Context, a, out, c.App.ErrWriter) })
 				},
 			},
 			{
