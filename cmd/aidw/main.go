@@ -139,7 +139,7 @@ func newApp() *cli.App {
 			}
 			return cli.ShowAppHelp(c)
 		},
-		Commands: []*cli.Command{
+		Commands: append([]*cli.Command{
 			{
 				Name:            "grid",
 				Usage:           "create a raster from scattered samples (gdal_grid's options)",
@@ -225,7 +225,7 @@ func newApp() *cli.App {
 					return protect(func() error { return runCV(c.Context, a, c.App.Writer, c.App.ErrWriter) })
 				},
 			},
-		},
+		}, docsCommands()...),
 	}
 }
 
