@@ -37,7 +37,7 @@ func docsCommands() []*cli.Command {
 			Usage:  "print the man page (roff)",
 			Hidden: true,
 			Action: func(c *cli.Context) error {
-				_, err := c.App.Writer.Write(md2man.Render([]byte(manMarkdown(c.App))))
+				_, err := io.WriteString(c.App.Writer, manPage(c.App))
 				return err
 			},
 		},
@@ -135,6 +135,16 @@ func usageFlags(usage string) []docFlag {
 		out = append(out, f)
 	}
 	return out
+}
+
+// manPage is the man page in roff. go-md2man turns hyphenation off before .TH, and every
+// paragraph turns it back on (groff's man macros, register HY): off for good after .TH, and
+// lines left-adjusted, so that keys (max_points_per_quadrant) and flags stay whole.
+func manPage(app *cli.App) string {
+	page := string(md2man.Render([]byte(manMarkdown(app))))
+	head, rest, _ := strings.Cut(page, "\n.TH ")
+	title, body, _ := strings.Cut(rest, "\n")
+	return head + "\n.TH " + title + "\n.nr HY 0\n.nh\n.ad l\n" + body
 }
 
 // manMarkdown is the man page in go-md2man's Markdown.
