@@ -162,11 +162,7 @@ func newApp() *cli.App {
 					if err != nil {
 						return err
 					}
-					out := c.App.Writer
-					if gdalio.IsStdout(a.dst) {
-						out = c.App.ErrWriter // the raster owns standard output
-					}
-					return protect(func() error { return runGrid(c.Context, a, out, c.App.ErrWriter) })
+					return protect(func() error { return runGrid(c.Context, a, messages(c, a.dst), c.App.ErrWriter) })
 				},
 			},
 			{
@@ -198,7 +194,7 @@ func newApp() *cli.App {
 					if err != nil {
 						return err
 					}
-					return runMosaic(c.Context, a, c.App.Writer, c.App.ErrWriter)
+					return runMosaic(c.Context, a, messages(c, a.dst), c.App.ErrWriter)
 				},
 			},
 			benchCommand(),
@@ -227,6 +223,15 @@ func newApp() *cli.App {
 			},
 		}, docsCommands()...),
 	}
+}
+
+// messages is where a command that writes the raster dst prints its progress and reports:
+// standard output, unless the raster goes there (/vsistdout/), then standard error.
+func messages(c *cli.Context, dst string) io.Writer {
+	if gdalio.IsStdout(dst) {
+		return c.App.ErrWriter
+	}
+	return c.App.Writer
 }
 
 const gridUsage = `[-a <algorithm>[:<key>=<value>]...] [-zfield <field>] [-z_increase <v>] [-z_multiply <v>]
