@@ -27,14 +27,7 @@ func piped(t *testing.T, tmp string, stdin []byte, args ...string) (int, []byte,
 	var stdout bytes.Buffer
 	var stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("running aidw: %v", err)
-	}
-	return code, stdout.Bytes(), stderr.String()
+	return exitCodeOf(t, cmd), stdout.Bytes(), stderr.String()
 }
 
 // emptyDir fails unless dir holds nothing.
