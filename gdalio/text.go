@@ -60,12 +60,12 @@ func scanText(path string, opt SourceOptions, flt *sample.Filter, reserve func(i
 		return Source{}, err
 	}
 	defer in.Close()
-	var head bytes.Buffer
-	lay, err := detectLayout(io.TeeReader(in, &head), opt.ZField)
 	what := path
 	if IsStdin(path) {
 		what = "standard input"
 	}
+	var head bytes.Buffer
+	lay, err := detectLayout(io.TeeReader(in, &head), opt.ZField)
 	if err != nil {
 		return Source{}, fmt.Errorf("reading %s: %w", what, err)
 	}

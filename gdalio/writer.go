@@ -8,7 +8,6 @@ import "C"
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -47,8 +46,6 @@ type RasterOptions struct {
 	Bands int
 	// Warn receives GDAL's warnings; nil prints them on stderr.
 	Warn func(msg string)
-	// Stdout receives a raster whose destination is /vsistdout/; nil means os.Stdout.
-	Stdout io.Writer
 }
 
 // Writer writes a raster row block by row block into a temporary dataset beside the
@@ -209,7 +206,7 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 	w := &Writer{path: path, format: format, create: opt.Create, cols: t.Cols, rows: t.Rows,
 		warn: warner(opt.Warn)}
 	if IsStdout(path) {
-		w.stdout = cmp.Or[io.Writer](opt.Stdout, os.Stdout)
+		w.stdout = os.Stdout
 	}
 	w.errs = godalErrors(w.warn)
 	createFormat, createOpts, ext := format, opt.Create, filepath.Ext(stage)

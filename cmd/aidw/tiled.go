@@ -419,7 +419,7 @@ func runTiled(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads, s
 		done += float64(o.win.Cols) * float64(o.win.Rows)
 	}
 	for _, w := range finished {
-		if err := w.Publish(); err != nil {
+		if err := w.PublishContext(ctx); err != nil {
 			return err
 		}
 	}
