@@ -6,8 +6,8 @@
 # the binary holds). It depends on the shared libraries the binary links, GDAL's among them, as
 # dpkg-shlibdeps finds them on this machine (libgdal32 on Debian 12). AIDW_VERSION overrides the
 # version, by default the plugin's version with the commit's date and hash
-# (0.1.0+git20261127.abc1234). Needs Go; installs GDAL's dev package, dpkg-dev and python3 from
-# Debian when missing.
+# (0.1.0+git20261127.abc1234), and AIDW_MAINTAINER the maintainer (name <email>). Needs Go;
+# installs GDAL's dev package, dpkg-dev and python3 from Debian when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
@@ -48,9 +48,18 @@ cp "$(scripts/qgis-package.sh)" "$root/usr/share/aidw/qgis/"
 		lic=$(find "$dir" -maxdepth 1 -type f -iregex '.*/\(licen[cs]e\|copying\)\(\.md\|\.txt\)?' | sort | head -1)
 		[ -n "$lic" ] || { echo "deb.sh: no licence file in $dir" >&2; exit 1; }
 		printf '\n---- %s %s\n\n' "$mod" "$ver"
-		cat "$lic"
+		if head -5 "$lic" | grep -q 'Apache License' && grep -q 'Version 2.0' "$lic"; then
+			echo "The Apache License, Version 2.0: on Debian, /usr/share/common-licenses/Apache-2.0."
+			[ ! -f "$dir/NOTICE" ] || cat "$dir/NOTICE"
+		else
+			cat "$lic"
+		fi
 	done
 } >"$root/usr/share/doc/aidw/copyright"
+maintainer=${AIDW_MAINTAINER:-aidw developers <aidw@localhost>}
+printf 'aidw (%s) unstable; urgency=medium\n\n  * Built from %s.\n\n -- %s  %s\n' "$version" \
+	"$(git rev-parse HEAD 2>/dev/null || echo 'a source tree')" "$maintainer" "$(date -R)" |
+	gzip -9n >"$root/usr/share/doc/aidw/changelog.gz"
 
 # dpkg-shlibdeps reads the package's name from a debian/control of its own.
 mkdir -p "$work/src/debian"
@@ -62,7 +71,7 @@ cat >"$root/DEBIAN/control" <<CONTROL
 Package: aidw
 Version: $version
 Architecture: $arch
-Maintainer: ${AIDW_MAINTAINER:-aidw developers <aidw@localhost>}
+Maintainer: $maintainer
 Installed-Size: $(du -sk --exclude=DEBIAN "$root" | cut -f1)
 Depends: $depends
 Suggests: gdal-bin, qgis
