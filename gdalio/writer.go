@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"math/rand/v2"
@@ -67,6 +68,8 @@ type Writer struct {
 	// driver that cannot Create (tmp is then a GTiff); final, once finished, the one of them
 	// that Publish renames.
 	tmp, copyTo, final string
+	// stdout, for a destination /vsistdout/, receives the finished raster's bytes.
+	stdout io.Writer
 }
 
 // tempInfix marks the temporary files of a Writer: <stem>.aidwtmp-<pid>-<random><ext>, so
@@ -78,6 +81,10 @@ const tempInfix = ".aidwtmp-"
 // writable, or path is a folder (other than a Zarr store, which a Zarr output replaces). It
 // creates nothing.
 func CheckDestination(path string) error {
+	if IsStdout(path) {
+		_, err := reserve(filepath.Join(os.TempDir(), stdoutStem), "")
+		return err
+	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() && !isZarrStore(path) {
 		return fmt.Errorf("destination %s is a directory", path)
 	}
@@ -166,7 +173,6 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() && !isZarrStore(path) {
 		return nil, fmt.Errorf("destination %s is a directory", path)
 	}
-	removeStale(path)
 	bands := max(opt.Bands, 1)
 	format, err := outputFormat(path, opt.Format)
 	if err != nil {
@@ -176,6 +182,12 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
+	// the temporary files go beside the destination, or to TMPDIR for standard output
+	stage, err := stagePath(path, format)
+	if err != nil {
+		return nil, err
+	}
+	removeStale(stage)
 	dtype, size, err := dataType(opt.Type)
 	if err != nil {
 		return nil, err
@@ -187,7 +199,7 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 	if err := checkMemory(t.Cols, raster.BlockRows(t.Cols)*t.Cols*(8*bands+1), "a block of rows"); err != nil {
 		return nil, err
 	}
-	if err := checkDisk(path, t); err != nil {
+	if err := checkDisk(stage, t); err != nil {
 		return nil, err
 	}
 	wkt, err := srsWKT(opt.SRS)
@@ -196,13 +208,16 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 	}
 	w := &Writer{path: path, format: format, create: opt.Create, cols: t.Cols, rows: t.Rows,
 		warn: warner(opt.Warn)}
+	if IsStdout(path) {
+		w.stdout = os.Stdout
+	}
 	w.errs = godalErrors(w.warn)
 	if format == "GPKG" && !hasOption(opt.Create, "RASTER_TABLE") {
 		// the table is named after the file, as gdal_translate names it, not after the
 		// temporary name the driver sees
 		w.create = append(slices.Clip(opt.Create), "RASTER_TABLE="+strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
 	}
-	createFormat, createOpts, ext := format, w.create, filepath.Ext(path)
+	createFormat, createOpts, ext := format, w.create, filepath.Ext(stage)
 	var nodata *float64
 	if opt.SetNoData {
 		nodata = &opt.NoData
@@ -222,14 +237,14 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 		}
 		// a GTiff holds the rows until Commit copies them into the final format
 		createFormat, createOpts, ext = "GTiff", nil, ".tif"
-		if w.copyTo, err = reserve(path, filepath.Ext(path)); err != nil {
+		if w.copyTo, err = reserve(stage, filepath.Ext(stage)); err != nil {
 			return nil, err
 		}
 	}
 	if strings.EqualFold(createFormat, "GTiff") {
 		createOpts = tiffOptions(createOpts, bands)
 	}
-	if w.tmp, err = reserve(path, ext); err != nil {
+	if w.tmp, err = reserve(stage, ext); err != nil {
 		w.Abort()
 		return nil, err
 	}
@@ -365,7 +380,7 @@ func (w *Writer) CommitContext(ctx context.Context) error {
 	if err := w.Finish(ctx); err != nil {
 		return err
 	}
-	return w.Publish()
+	return w.PublishContext(ctx)
 }
 
 // Finish flushes and closes the raster and converts it when the driver can only CreateCopy,
@@ -397,12 +412,20 @@ func (w *Writer) Finish(ctx context.Context) error {
 	return nil
 }
 
-// Publish renames a finished raster into place.
-func (w *Writer) Publish() error {
+// Publish renames a finished raster into place, or copies it to standard output.
+func (w *Writer) Publish() error { return w.PublishContext(context.Background()) }
+
+// PublishContext is Publish, whose copy to standard output stops when ctx is done.
+func (w *Writer) PublishContext(ctx context.Context) error {
 	if w.final == "" {
 		return errors.New("writer is not finished")
 	}
-	if err := renameDataset(w.final, w.path); err != nil {
+	if w.stdout != nil {
+		if err := copyOut(ctx, w.final, w.stdout); err != nil {
+			w.Abort()
+			return fmt.Errorf("writing %s: %w", w.path, err)
+		}
+	} else if err := renameDataset(w.final, w.path); err != nil {
 		w.Abort()
 		return fmt.Errorf("writing %s: %w", w.path, flat(err))
 	}

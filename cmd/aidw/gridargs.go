@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/interp"
 
 	"github.com/aidw/aidw/lidar"
@@ -50,6 +51,8 @@ type gridArgs struct {
 	tap                  bool   // -tap: the extent snaps outwards to whole multiples of -tr
 
 	tiles tileArgs // -tile, -memory (tiled.go)
+
+	stdin *gdalio.Stdin // standard input, when a source names it (set by runGrid)
 }
 
 // flagSpec is one flag: how many values follow it and what to do with them.

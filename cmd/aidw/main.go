@@ -33,6 +33,9 @@ func main() {
 		s := <-sigs
 		cancel(signalError{s.(syscall.Signal)})
 	}()
+	// A closed pipe on standard output makes writes fail with EPIPE rather than killing the
+	// process mid-run, so that temporary files are removed (see exitCode).
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	setMemoryLimit()
 	err := newApp().RunContext(ctx, os.Args)
 	var se signalError
@@ -65,6 +68,11 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	if errors.Is(err, errUsage) {
 		return 1
+	}
+	if errors.Is(err, syscall.EPIPE) {
+		// the reader of standard output went away (| head): quiet, as a GDAL utility that
+		// SIGPIPE ended, with the status a shell gives one
+		return 128 + int(syscall.SIGPIPE)
 	}
 	endProgressLine()
 	var se signalError
@@ -131,7 +139,7 @@ func newApp() *cli.App {
 			}
 			return cli.ShowAppHelp(c)
 		},
-		Commands: []*cli.Command{
+		Commands: append([]*cli.Command{
 			argsCommand("grid", "create a raster from scattered samples (gdal_grid's options)", gridUsage, gridHelp,
 				func(c *cli.Context, args []string) error {
 					if isWorker(args) {
@@ -141,7 +149,7 @@ func newApp() *cli.App {
 					if err != nil {
 						return err
 					}
-					return protect(func() error { return runGrid(c.Context, a, c.App.Writer, c.App.ErrWriter) })
+					return protect(func() error { return runGrid(c.Context, a, messages(c, a.dst), c.App.ErrWriter) })
 				}),
 			argsCommand("plan", "plan a tiled job for many machines: a manifest of tiles that aidw grid --manifest computes one by one",
 				planUsage, nil, func(c *cli.Context, args []string) error {
@@ -153,7 +161,7 @@ func newApp() *cli.App {
 					if err != nil {
 						return err
 					}
-					return runMosaic(c.Context, a, c.App.Writer, c.App.ErrWriter)
+					return runMosaic(c.Context, a, messages(c, a.dst), c.App.ErrWriter)
 				}),
 			benchCommand(),
 			algorithmsCommand(),
@@ -165,7 +173,7 @@ func newApp() *cli.App {
 					}
 					return protect(func() error { return runCV(c.Context, a, c.App.Writer, c.App.ErrWriter) })
 				}),
-		},
+		}, docsCommands()...),
 	}
 }
 
@@ -195,6 +203,15 @@ func argsCommand(name, usage, argsUsage string, help func() string, run func(c *
 			return run(c, args)
 		},
 	}
+}
+
+// messages is where a command that writes the raster dst prints its progress and reports:
+// standard output, unless the raster goes there (/vsistdout/), then standard error.
+func messages(c *cli.Context, dst string) io.Writer {
+	if gdalio.IsStdout(dst) {
+		return c.App.ErrWriter
+	}
+	return c.App.Writer
 }
 
 const gridUsage = `[-a <algorithm>[:<key>=<value>]...] [-zfield <field>] [-z_increase <v>] [-z_multiply <v>]

@@ -47,6 +47,9 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if a.preview != "" {
 		return fmt.Errorf("-preview: give it to aidw mosaic, which sees the whole raster")
 	}
+	if slices.ContainsFunc(a.srcs, gdalio.IsStdin) {
+		return fmt.Errorf("standard input cannot be the source of a plan, whose tiles read it again: save it to a file")
+	}
 	if err := gdalio.SetConfig(a.config); err != nil {
 		return err
 	}

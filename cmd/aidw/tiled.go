@@ -71,7 +71,7 @@ func (a *gridArgs) budget() int64 {
 func runTiledIfAsked(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads int, stdout, stderr io.Writer) (bool, error) {
 	side := a.tiles.side
 	if side == 0 {
-		declared, ok := declaredLASPoints(a.srcs)
+		declared, ok := declaredLASPoints(a.inputs())
 		budget := a.budget()
 		switch {
 		case isBatch(a.dst):
@@ -84,6 +84,13 @@ func runTiledIfAsked(ctx context.Context, a *gridArgs, alg interp.Algorithm, thr
 		return true, runTiled(ctx, a, alg, threads, 0, budget, stdout, stderr)
 	}
 	return true, runTiled(ctx, a, alg, threads, side, 0, stdout, stderr)
+}
+
+// rereads says whether the run may read its inputs more than once, which standard input
+// cannot be without a spill: a tiled run (as runTiledIfAsked decides for inputs other than
+// LAS/LAZ, which are spilled anyway) takes a census before it loads its tiles.
+func (a *gridArgs) rereads() bool {
+	return a.tiles.side > 0 || a.tiles.memory > 0 || isBatch(a.dst)
 }
 
 // declaredLASPoints is the number of points the headers of the inputs declare; ok is false unless
@@ -131,7 +138,7 @@ func prepareTiled(ctx context.Context, a *gridArgs, spill bool) (*tiledJob, erro
 		}
 	}
 	opt := a.sourceOptions()
-	census, err := tiles.TakeCensus(ctx, a.srcs, opt, spill, "")
+	census, err := tiles.TakeCensus(ctx, a.inputs(), opt, spill, "")
 	if err != nil {
 		return nil, err
 	}
@@ -375,7 +382,7 @@ func runTiled(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads, s
 		done += float64(o.win.Cols) * float64(o.win.Rows)
 	}
 	for _, w := range finished {
-		if err := w.Publish(); err != nil {
+		if err := w.PublishContext(ctx); err != nil {
 			return err
 		}
 	}
