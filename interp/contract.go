@@ -8,8 +8,8 @@ import (
 // An algorithm's contract with the rest of aidw is declared beside its code, in its own file:
 // its Declaration (options, engines) and the optional capabilities below, which the tiles,
 // the memory plan and the engines ask for through the functions of this file. An algorithm
-// that declares a capability not gets the safe fallback each function names, so that a new
-// algorithm written as its own file and one line of Registry runs everywhere.
+// that does not declare a capability gets the safe fallback each function names, so that a
+// new algorithm written as its own file and one line of Registry runs everywhere.
 
 // GPUAccuracy is how close an algorithm's GPU raster is to the CPU engine's.
 type GPUAccuracy int
