@@ -108,7 +108,8 @@ func protect(run func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			ie := &internalError{value: r, stack: debug.Stack()}
-			if pe, ok := r.(*interp.PanicError); ok {
+			var pe *interp.PanicError
+			if e, ok := r.(error); ok && errors.As(e, &pe) {
 				ie.value, ie.stack = pe.Value, pe.Stack
 			}
 			err = ie
