@@ -7,7 +7,6 @@ package gdalio
 import "C"
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -22,6 +21,7 @@ import (
 	"syscall"
 	"unsafe"
 
+	"github.com/aidw/aidw/internal/memory"
 	"github.com/aidw/aidw/raster"
 	"github.com/airbusgeo/godal"
 )
@@ -608,20 +608,9 @@ func checkMemory(cols, bytes int, what string) error {
 		cols, what, float64(bytes)/(1<<30), float64(avail)/(1<<30))
 }
 
-// AvailableMemory reads MemAvailable from /proc/meminfo (Linux); ok is false elsewhere.
+// AvailableMemory is the memory this process may take: the tightest of /proc/meminfo, its
+// memory cgroup and GOMEMLIMIT (Linux); ok is false elsewhere.
 func AvailableMemory() (int64, bool) {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) >= 2 && fields[0] == "MemAvailable:" {
-			kb, err := strconv.ParseInt(fields[1], 10, 64)
-			return kb << 10, err == nil
-		}
-	}
-	return 0, false
+	l, ok := memory.Available()
+	return l.Bytes, ok
 }
