@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/internal/lastest"
 	"github.com/aidw/aidw/tiles"
 )
@@ -150,7 +151,7 @@ func TestPlanIdempotentAndRefusals(t *testing.T) {
 	if err := gone.Run(); err != nil {
 		t.Fatal(err)
 	}
-	stale := filepath.Join(filepath.Dir(tile1), fmt.Sprintf("tile-00001.aidwtmp-%d-1f.tif", gone.Process.Pid))
+	stale := gdalio.TempNameOf(tile1, gone.Process.Pid)
 	if err := os.WriteFile(stale, []byte("half"), 0o600); err != nil {
 		t.Fatal(err)
 	}
