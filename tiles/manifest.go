@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -240,3 +242,76 @@ const (
 	MetaPlan = "AIDW_PLAN"
 	MetaTile = "AIDW_TILE"
 )
+
+// Proof is the record, beside a tile raster (ProofPath), that it was written whole: the plan
+// and tile it belongs to and the raster's size and SHA-256. A raster renamed into place is
+// whole when written, but a file system can still lose its end (a node that fails before its
+// writes reach the shared storage, a copy cut short), and GDAL opens many a truncated GeoTIFF.
+type Proof struct {
+	Plan   string `json:"plan"`
+	Tile   int    `json:"tile"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// ProofPath is the proof of completion of the tile raster at tilePath.
+func ProofPath(tilePath string) string { return tilePath + ".done" }
+
+// WriteProof records, atomically, that the tile raster at tilePath, tile i of the plan with
+// hash plan, is complete as it is now.
+func WriteProof(tilePath, plan string, i int) error {
+	size, sum, err := fileSum(tilePath)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(Proof{plan, i, size, sum})
+	if err != nil {
+		return err
+	}
+	return gdalio.WriteAtomic(ProofPath(tilePath), append(b, '\n'))
+}
+
+// ErrForeign marks a tile raster of another plan or another tile.
+var ErrForeign = errors.New("of another plan")
+
+// CheckProof says why the tile raster at tilePath is not tile i of the plan with hash plan,
+// complete: its proof is missing or unreadable, names another plan or tile (ErrForeign), or
+// records another size or checksum than the raster's now. nil means it is proven.
+func CheckProof(tilePath, plan string, i int) error {
+	b, err := os.ReadFile(ProofPath(tilePath))
+	if err != nil {
+		return errors.New("no record of its completion")
+	}
+	var p Proof
+	if err := json.Unmarshal(b, &p); err != nil {
+		return fmt.Errorf("its record of completion is unreadable: %w", err)
+	}
+	if p.Plan != plan || p.Tile != i {
+		return ErrForeign
+	}
+	size, sum, err := fileSum(tilePath)
+	switch {
+	case err != nil:
+		return err
+	case size != p.Size:
+		return fmt.Errorf("%d bytes, %d when written", size, p.Size)
+	case sum != p.SHA256:
+		return fmt.Errorf("its checksum is not the one recorded when written")
+	}
+	return nil
+}
+
+// fileSum is the size and hex SHA-256 of a file.
+func fileSum(path string) (int64, string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return 0, "", fmt.Errorf("reading %s: %w", path, err)
+	}
+	return n, hex.EncodeToString(h.Sum(nil)), nil
+}

@@ -381,10 +381,13 @@ func spillPlanned(ctx context.Context, a *gridArgs, t raster.Target, planned til
 	return census, nil
 }
 
-// tileDone says whether dst is tile i of plan m, finished. A raster there of another plan is
-// replaced.
+// tileDone says whether dst is tile i of plan m, finished and proven whole. A raster there of
+// another plan, or damaged, is replaced.
 func tileDone(dst string, m *tiles.Manifest, i int) (bool, error) {
 	if _, err := os.Stat(dst); errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if tiles.CheckProof(dst, m.Hash, i) != nil {
 		return false, nil
 	}
 	r, err := gdalio.OpenRaster(dst)
@@ -406,8 +409,13 @@ func tileOptions(m *tiles.Manifest) gdalio.RasterOptions {
 }
 
 // writeTile writes tile i's bands to dst through a temporary file renamed into place, with
-// the plan's hash and the tile's index as metadata.
+// the plan's hash and the tile's index as metadata, then the proof of its completion. An
+// earlier proof goes first: a worker killed in between leaves a tile without one, computed
+// again.
 func writeTile(dst string, m *tiles.Manifest, i int, bands [][]float64) error {
+	if err := os.Remove(tiles.ProofPath(dst)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("tile %d: %w", i, err)
+	}
 	tl := m.Tiles[i]
 	w, err := gdalio.Create(dst, tl.Tile.Target(m.Output.Target()), tileOptions(m))
 	if err != nil {
@@ -429,5 +437,8 @@ func writeTile(dst string, m *tiles.Manifest, i int, bands [][]float64) error {
 		w.Abort()
 		return err
 	}
-	return w.Commit()
+	if err := w.Commit(); err != nil {
+		return err
+	}
+	return tiles.WriteProof(dst, m.Hash, i)
 }

@@ -180,6 +180,23 @@ func TestPlanIdempotentAndRefusals(t *testing.T) {
 		t.Fatalf("the stale temporary %s is still there", stale)
 	}
 	mosaic(t, m, dst)
+	// a tile cut short on the shared storage: the mosaic names it, a worker computes it again
+	whole, _ := os.ReadFile(tile1)
+	if err := os.Truncate(tile1, int64(len(whole)/2)); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runAidw(t, "mosaic", m, dst)
+	if code == 0 || !strings.Contains(stderr, "1 damaged (1: ") {
+		t.Fatalf("mosaic with tile 1 truncated: exit %d, %q", code, stderr)
+	}
+	code, stdout, stderr = runAidw(t, "grid", "--manifest", m, "--tile", "1")
+	if code != 0 || strings.Contains(stdout, "done already") {
+		t.Fatalf("rerun of a truncated tile: exit %d, %q %q", code, stdout, stderr)
+	}
+	if again, _ := os.ReadFile(tile1); string(again) != string(whole) {
+		t.Fatalf("tile 1 computed again: %d bytes, %d before", len(again), len(whole))
+	}
+	mosaic(t, m, dst)
 	// another plan at the same path: the old tiles are not its own
 	keep := filepath.Join(dir, "keep.tif")
 	os.Rename(tiles.TilePath(m, 2), keep)
