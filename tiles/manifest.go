@@ -3,6 +3,7 @@ package tiles
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -11,13 +12,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/raster"
 )
 
 // ManifestVersion is the version of the manifest's JSON shape.
-const ManifestVersion = 2
+const ManifestVersion = 3
 
 // Manifest is a planned tiled job: everything a worker needs to compute one tile on its own,
 // on any machine that sees the inputs at the same paths, and everything the mosaic needs to
@@ -103,6 +105,9 @@ func (l *LAS) Inputs() (Inputs, error) {
 			return Inputs{}, err
 		}
 		f.Path = abs
+		if f.Fingerprint, err = TakeFingerprint(abs); err != nil {
+			return Inputs{}, err
+		}
 		in.Files = append(in.Files, f)
 	}
 	return in, nil
@@ -314,4 +319,63 @@ func fileSum(path string) (int64, string, error) {
 		return 0, "", fmt.Errorf("reading %s: %w", path, err)
 	}
 	return n, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Fingerprint tells an input changed after planning from the one planned, cheaply: its size,
+// modification time and a hash of its head (a LAS/LAZ file's header and VLRs, where its
+// extent, scales and CRS are; another file's first headBytes). Workers and the mosaic refuse
+// a plan whose inputs changed: tiles of old and new data would be mixed.
+type Fingerprint struct {
+	Size    int64  `json:"size"`
+	ModTime string `json:"mtime"`
+	Head    string `json:"head_sha256"`
+}
+
+// headBytes is how much of a file that is not LAS/LAZ its fingerprint hashes, and the most of
+// a LAS/LAZ file's header and VLRs.
+const headBytes = 1 << 20
+
+// TakeFingerprint is the fingerprint of the file at path now.
+func TakeFingerprint(path string) (Fingerprint, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Fingerprint{}, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return Fingerprint{}, err
+	}
+	n := int64(headBytes)
+	var hdr [100]byte
+	if _, err := io.ReadFull(f, hdr[:]); err == nil && string(hdr[:4]) == "LASF" {
+		n = min(n, int64(binary.LittleEndian.Uint32(hdr[96:]))) // offset to the point records
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, n)); err != nil {
+		return Fingerprint{}, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return Fingerprint{st.Size(), st.ModTime().UTC().Format(time.RFC3339Nano), hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// Check refuses inputs that changed since the plan was made, naming the first.
+func (in Inputs) Check() error {
+	for _, f := range in.Files {
+		now, err := TakeFingerprint(f.Path)
+		var why string
+		switch {
+		case err != nil:
+			why = err.Error()
+		case now.Size != f.Size:
+			why = fmt.Sprintf("%d bytes, %d when planned", now.Size, f.Size)
+		case now.ModTime != f.ModTime:
+			why = fmt.Sprintf("modified at %s, %s when planned", now.ModTime, f.ModTime)
+		case now.Head != f.Head:
+			why = "its header differs from the one planned"
+		default:
+			continue
+		}
+		return fmt.Errorf("input %s changed after planning (%s): plan again", f.Path, why)
+	}
+	return nil
 }

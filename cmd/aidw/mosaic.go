@@ -140,6 +140,9 @@ func runMosaic(ctx context.Context, a *mosaicArgs, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	if err := m.Inputs.Check(); err != nil {
+		return err
+	}
 	if err := gdalio.CheckDestination(a.dst); err != nil {
 		return err
 	}

@@ -260,6 +260,9 @@ func runTileWorker(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
+	if err := m.Inputs.Check(); err != nil {
+		return err
+	}
 	i, err := tileIndex(w, len(m.Tiles))
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/internal/lastest"
@@ -195,6 +196,30 @@ func TestPlanIdempotentAndRefusals(t *testing.T) {
 	}
 	if again, _ := os.ReadFile(tile1); string(again) != string(whole) {
 		t.Fatalf("tile 1 computed again: %d bytes, %d before", len(again), len(whole))
+	}
+	mosaic(t, m, dst)
+	// an input touched, or its header rewritten in place, after planning: refused by name
+	files, _ := filepath.Glob(filepath.Join(in, "*.la?"))
+	touched := files[len(files)-1]
+	st, _ = os.Stat(touched)
+	head, _ := os.ReadFile(touched)
+	for _, change := range []func(){
+		func() { os.Chtimes(touched, st.ModTime(), st.ModTime().Add(time.Hour)) },
+		func() {
+			f, _ := os.OpenFile(touched, os.O_WRONLY, 0)
+			f.WriteAt([]byte{head[10] ^ 1}, 10) // the project ID, a field no reader checks
+			f.Close()
+			os.Chtimes(touched, st.ModTime(), st.ModTime())
+		},
+	} {
+		change()
+		for _, args := range [][]string{{"mosaic", m, dst}, {"grid", "--manifest", m, "--tile", "0"}} {
+			if code, _, stderr := runAidw(t, args...); code == 0 || !strings.Contains(stderr, "input "+touched+" changed after planning") {
+				t.Fatalf("%v over a changed input: exit %d, %q", args, code, stderr)
+			}
+		}
+		os.WriteFile(touched, head, 0o644)
+		os.Chtimes(touched, st.ModTime(), st.ModTime())
 	}
 	mosaic(t, m, dst)
 	// another plan at the same path: the old tiles are not its own
