@@ -81,7 +81,11 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		budget := a.budget()
 		if c.Rule().Family == tiles.Global {
 			// each tile streams every sample past its nodes when they do not fit (runTileWorker)
-			side, _, _, err = globalBudget(j.target, j.facts, alg, c.Bands(), budget)
+			var chunk, loadSide int
+			side, chunk, loadSide, err = globalBudget(j.target, j.facts, alg, c.Bands(), budget)
+			if err == nil {
+				err = checkSpillPasses(j.target, j.facts, alg, c.Bands(), budget, side, chunk, loadSide)
+			}
 		} else {
 			side, err = budgetSide(j.target, j.facts, c.Rule(), c.Bands(), budget)
 		}
@@ -326,7 +330,10 @@ func runTileWorker(ctx context.Context, args []string, stdout, stderr io.Writer)
 	cfg := tiles.Config{Target: target, Alg: alg, Engines: engines, Threads: threads}
 	var src tiles.Source = m.Inputs.LAS(a.sourceOptions(), target)
 	if rule, err := tiles.RuleFor(alg, facts.N); err == nil && rule.Family == tiles.Global {
-		_, chunk, loadSide, err := globalBudget(target, &facts, alg, len(m.Output.Bands), a.budget())
+		side, chunk, loadSide, err := globalBudget(target, &facts, alg, len(m.Output.Bands), a.budget())
+		if err == nil {
+			err = checkSpillPasses(target, &facts, alg, len(m.Output.Bands), a.budget(), side, chunk, loadSide)
+		}
 		if err != nil {
 			return err
 		}

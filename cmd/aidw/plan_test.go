@@ -443,3 +443,27 @@ func TestPlanLikeTemplateRelativePaths(t *testing.T) {
 	}
 	sameRaster(t, "-like plan", got, want)
 }
+
+// A budget so small that a global form would read its spill thousands of times is refused up
+// front, naming a budget that works; that budget is taken (issue 28).
+func TestTinyBudgetRefusedUpFront(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	lastest.Survey(t, in, 20000, 3, false)
+	grid := []string{"-a", "aidw:farfield=no", "-txe", "450000", "450200", "-tye", "5400000", "5400150", "-outsize", "400", "300"}
+	for _, cmd := range [][]string{
+		append(append([]string{"grid", "-q", "-memory", "1MB"}, grid...), in, filepath.Join(dir, "o.tif")),
+		append(append([]string{"plan", "-q", "-memory", "1MB"}, grid...), in, filepath.Join(dir, "p.json")),
+	} {
+		code, _, stderr := runAidw(t, cmd...)
+		_, named, found := strings.Cut(stderr, "give -memory ")
+		if code == 0 || !strings.Contains(stderr, "samples stream from the spill") || !found {
+			t.Fatalf("%v: exit %d, %q; want a refusal naming a budget", cmd[:4], code, stderr)
+		}
+		budget, _, _ := strings.Cut(named, " or more")
+		planned := filepath.Join(dir, "ok.json")
+		if code, _, stderr := runAidw(t, append(append([]string{"plan", "-q", "-memory", budget}, grid...), in, planned)...); code != 0 {
+			t.Fatalf("plan under the budget named, %s: exit %d, %q", budget, code, stderr)
+		}
+	}
+}

@@ -366,6 +366,9 @@ func runTiled(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads, s
 		}
 		if rule.Family == tiles.Global {
 			side, cfg.StreamChunk, cfg.LoadSide, err = globalBudget(j.target, j.facts, alg, len(interp.BandNames(alg)), budget)
+			if err == nil {
+				err = checkSpillPasses(j.target, j.facts, alg, len(interp.BandNames(alg)), budget, side, cfg.StreamChunk, cfg.LoadSide)
+			}
 		} else {
 			side, err = budgetSide(j.target, j.facts, rule, len(interp.BandNames(alg)), budget)
 		}
