@@ -38,6 +38,9 @@ type Manifest struct {
 	Halo HaloInfo `json:"halo"`
 	// Inputs are the job's LAS/LAZ files with the boxes of their points that pass the filters.
 	Inputs Inputs `json:"inputs"`
+	// Spill is the directory of the samples the census spilled (absolute), which the tiles
+	// read when the inputs are not LAS/LAZ; "" when they read the inputs.
+	Spill string `json:"spill,omitempty"`
 	// TileSize is the tile side in nodes; Tiles the tiles in row-major order.
 	TileSize int           `json:"tile_size"`
 	Tiles    []PlannedTile `json:"tiles"`
@@ -94,19 +97,27 @@ type Inputs struct {
 }
 
 // Inputs returns the record of the job's inputs, with absolute paths.
-func (l *LAS) Inputs() (Inputs, error) {
+func (l *LAS) Inputs() (Inputs, error) { return inputsOf(l.Files) }
+
+// Inputs returns the record of the job's inputs of any kind, with absolute paths.
+func (c *Census) Inputs() (Inputs, error) { return inputsOf(c.Files) }
+
+func inputsOf(files []InputFile) (Inputs, error) {
 	in := Inputs{Files: []InputFile{}}
-	for _, f := range l.Files {
+	for _, f := range files {
 		if f.Points == 0 {
 			continue
 		}
-		abs, err := filepath.Abs(f.Path)
-		if err != nil {
-			return Inputs{}, err
-		}
-		f.Path = abs
-		if f.Fingerprint, err = TakeFingerprint(abs); err != nil {
-			return Inputs{}, err
+		// an OGR datasource that is no file (a database, a /vsi path) is kept as given
+		if _, err := os.Stat(f.Path); err == nil {
+			abs, err := filepath.Abs(f.Path)
+			if err != nil {
+				return Inputs{}, err
+			}
+			f.Path = abs
+			if f.Fingerprint, err = TakeFingerprint(abs); err != nil {
+				return Inputs{}, err
+			}
 		}
 		in.Files = append(in.Files, f)
 	}
@@ -346,6 +357,10 @@ func TakeFingerprint(path string) (Fingerprint, error) {
 	if err != nil {
 		return Fingerprint{}, err
 	}
+	fp := Fingerprint{Size: st.Size(), ModTime: st.ModTime().UTC().Format(time.RFC3339Nano)}
+	if st.IsDir() { // a folder datasource (shapefiles): its own entry's time
+		return fp, nil
+	}
 	n := int64(headBytes)
 	var hdr [100]byte
 	if _, err := io.ReadFull(f, hdr[:]); err == nil && string(hdr[:4]) == "LASF" {
@@ -355,12 +370,16 @@ func TakeFingerprint(path string) (Fingerprint, error) {
 	if _, err := io.Copy(h, io.NewSectionReader(f, 0, n)); err != nil {
 		return Fingerprint{}, fmt.Errorf("reading %s: %w", path, err)
 	}
-	return Fingerprint{st.Size(), st.ModTime().UTC().Format(time.RFC3339Nano), hex.EncodeToString(h.Sum(nil))}, nil
+	fp.Head = hex.EncodeToString(h.Sum(nil))
+	return fp, nil
 }
 
 // Check refuses inputs that changed since the plan was made, naming the first.
 func (in Inputs) Check() error {
 	for _, f := range in.Files {
+		if f.ModTime == "" {
+			continue // not a file
+		}
 		now, err := TakeFingerprint(f.Path)
 		var why string
 		switch {
@@ -378,4 +397,9 @@ func (in Inputs) Check() error {
 		return fmt.Errorf("input %s changed after planning (%s): plan again", f.Path, why)
 	}
 	return nil
+}
+
+// SpillDir is the directory of a plan's spilled samples: <plan stem>.samples beside the plan.
+func SpillDir(manifestPath string) string {
+	return strings.TrimSuffix(manifestPath, filepath.Ext(manifestPath)) + ".samples"
 }

@@ -30,9 +30,13 @@ into plan.tiles/tile-<i>.tif, and the tiles are assembled by
 
     aidw mosaic plan.json out.tif
 
+Each tile reads the LAS/LAZ inputs where its samples lie; other inputs (text, OGR) are read
+once, by aidw plan, into plan.samples/ beside the plan, which the tiles read.
+
 The tile side is -tile <nodes>, or the one -memory <size> (default half the free memory)
 allows. A global form (every sample at every node) whose samples do not fit half the worker's
-budget streams them past each tile's nodes from a spill in TMPDIR, as aidw grid -memory does.`
+budget streams them past each tile's nodes from plan.samples/, or from a spill of the LAS/LAZ
+inputs in TMPDIR, as aidw grid -memory does.`
 
 // runPlan is `aidw plan`: the census of the inputs, the job's facts and the tiles, written
 // into the manifest.
@@ -60,11 +64,14 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := gdalio.CheckDestination(a.dst); err != nil {
 		return err
 	}
-	j, err := prepareTiled(ctx, a, false)
+	// the tiles read LAS/LAZ inputs by region; others are spilled once, here, for them
+	_, allLAS := declaredLASPoints(a.srcs)
+	j, err := prepareTiled(ctx, a, !allLAS)
 	if err != nil {
 		return err
 	}
-	las, err := j.census.LAS(j.target)
+	defer j.census.Close()
+	src, in, err := planSource(j)
 	if err != nil {
 		return err
 	}
@@ -72,7 +79,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	c, err := tiles.NewComputer(tiles.Config{Target: j.target, Alg: alg, Threads: threads}, j.facts, las)
+	c, err := tiles.NewComputer(tiles.Config{Target: j.target, Alg: alg, Threads: threads}, j.facts, src)
 	if err != nil {
 		return err
 	}
@@ -92,10 +99,6 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err != nil {
 			return err
 		}
-	}
-	in, err := las.Inputs()
-	if err != nil {
-		return err
 	}
 	planned, err := c.Plan(side, in)
 	if err != nil {
@@ -133,6 +136,14 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		Inputs:   in,
 		TileSize: side,
 		Tiles:    planned,
+	}
+	if j.census.Spill != nil {
+		if m.Spill, err = filepath.Abs(tiles.SpillDir(a.dst)); err != nil {
+			return err
+		}
+		if err := j.census.Spill.Save(m.Spill); err != nil {
+			return err
+		}
 	}
 	if err := m.Write(a.dst); err != nil {
 		return err
@@ -329,6 +340,15 @@ func runTileWorker(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	cfg := tiles.Config{Target: target, Alg: alg, Engines: engines, Threads: threads}
 	var src tiles.Source = m.Inputs.LAS(a.sourceOptions(), target)
+	var saved *tiles.Spill
+	if m.Spill != "" {
+		cx, cy := target.Centre()
+		if saved, err = tiles.OpenSpill(m.Spill, cx, cy, facts.N); err != nil {
+			return err
+		}
+		defer saved.Close()
+		src = saved
+	}
 	if rule, err := tiles.RuleFor(alg, facts.N); err == nil && rule.Family == tiles.Global {
 		side, chunk, loadSide, err := globalBudget(target, &facts, alg, len(m.Output.Bands), a.budget())
 		if err == nil {
@@ -338,12 +358,15 @@ func runTileWorker(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return err
 		}
 		if chunk > 0 {
-			spill, err := spillPlanned(ctx, a, target, facts)
-			if err != nil {
-				return err
+			if saved == nil {
+				spill, err := spillPlanned(ctx, a, target, facts)
+				if err != nil {
+					return err
+				}
+				defer spill.Close()
+				src = spill.Spill
 			}
-			defer spill.Close()
-			src, cfg.StreamChunk, cfg.LoadSide = spill.Spill, chunk, loadSide
+			cfg.StreamChunk, cfg.LoadSide = chunk, loadSide
 			if !w.quiet {
 				fmt.Fprintf(stdout, "tile %d: the %d samples stream past its nodes, %d at a time\n", i, facts.N, chunk)
 			}
@@ -370,6 +393,21 @@ func runTileWorker(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return fmt.Errorf("tile %d (column %d, row %d): %w", i, tl.Col0, tl.Row0, err)
 	}
 	return writeTile(dst, m, i, out)
+}
+
+// planSource is what a plan's tiles read, with the record of the inputs: the LAS/LAZ inputs
+// themselves, or the census's spill of other inputs.
+func planSource(j *tiledJob) (tiles.Source, tiles.Inputs, error) {
+	if j.census.Spill != nil {
+		in, err := j.census.Inputs()
+		return j.census.Spill, in, err
+	}
+	las, err := j.census.LAS(j.target)
+	if err != nil {
+		return nil, tiles.Inputs{}, err
+	}
+	in, err := las.Inputs()
+	return las, in, err
 }
 
 // spillPlanned takes the census of the plan's inputs into a spill file, from which a tile of

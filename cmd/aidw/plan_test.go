@@ -467,3 +467,44 @@ func TestTinyBudgetRefusedUpFront(t *testing.T) {
 		}
 	}
 }
+
+// A plan takes what grid takes: over a CSV and over a GeoPackage, the census spills the samples
+// once beside the plan, the tiles read them there, and the mosaic is the one-shot raster, bit
+// for bit, for a bounded and a global form (issue 28).
+func TestPlanTextAndOGRInputs(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "pts.csv")
+	surveyLineCSV(t, csv, 5000)
+	gpkg := filepath.Join(dir, "pts.gpkg")
+	if _, err := exec.LookPath("ogr2ogr"); err != nil {
+		t.Skip("ogr2ogr is not installed")
+	}
+	if out, err := exec.Command("ogr2ogr", "-f", "GPKG", gpkg, csv, "-nln", "pts",
+		"-oo", "X_POSSIBLE_NAMES=x", "-oo", "Y_POSSIBLE_NAMES=y", "-oo", "AUTODETECT_TYPE=YES").CombinedOutput(); err != nil {
+		t.Fatalf("ogr2ogr: %v: %s", err, out)
+	}
+	for _, c := range []struct {
+		in  string
+		alg string
+	}{
+		{csv, "invdistnn:radius=8:max_points=12"},
+		{csv, "aidw"},
+		{gpkg, "aidw:max_points=12"},
+		{gpkg, "average:radius1=6:radius2=6"},
+	} {
+		grid := []string{"-a", c.alg, "-zfield", "z", "-txe", "450000", "450200", "-tye", "5400000", "5400150", "-outsize", "80", "60"}
+		want := filepath.Join(dir, "want.tif")
+		if code, _, stderr := runAidw(t, append(append(append([]string{"grid", "-q"}, grid...), c.in), want)...); code != 0 {
+			t.Fatalf("%s on %s: exit %d: %s", c.alg, c.in, code, stderr)
+		}
+		m, n := planJob(t, dir, "plan.json", append(grid, "-tile", "25", c.in)...)
+		if _, err := os.Stat(tiles.SpillDir(m)); err != nil || n != 12 {
+			t.Fatalf("%s on %s: %d tiles, samples %v", c.alg, c.in, n, err)
+		}
+		runTiles(t, m, n)
+		got := filepath.Join(dir, "got.tif")
+		mosaic(t, m, got)
+		sameRaster(t, c.alg+" on "+filepath.Base(c.in), readRaster(t, got, 1), readRaster(t, want, 1))
+		os.RemoveAll(tiles.TileDir(m))
+	}
+}
