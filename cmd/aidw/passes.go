@@ -12,10 +12,15 @@ import (
 // maxSpillPasses bounds how many times a streamed global form may read its spill whole. A
 // budget far too small for the job does not fail, it makes the tiles tiny and many, and each
 // tile reads every sample again (and AIDW's powers load the spill once more for each block of
-// the tile): exact AIDW over 400,000 samples under -memory 4MB took 225 tiles of 65 blocks,
-// 14,625 passes (a run under -memory 1MB was stopped after 46 minutes, having read its 9.6 MB
-// spill about 5,000 times, against 4.7 CPU-s in memory).
+// the tile): exact AIDW over 400,000 samples onto 1000 x 1000 nodes under -memory 4MB would
+// take 225 tiles of 65 blocks, 14,625 passes (a run under -memory 1MB was stopped after 46
+// minutes, having read its 9.6 MB spill about 5,000 times, against 4.7 CPU-s in memory).
 const maxSpillPasses = 256
+
+// maxStreamed is how many samples in all a run may stream from its spill before its passes
+// count: many passes over a small spill cost little (6,120 samples read 444 times, 2.7e6 in
+// all, stream in a fraction of a second), while the run above read 2e9.
+const maxStreamed = 1 << 28
 
 // spillPasses is how many times a run of tiles of side nodes, streaming chunks of chunk
 // samples and loading AIDW's powers in blocks of loadSide nodes, reads its spill whole: a
@@ -37,25 +42,38 @@ func spillPasses(t raster.Target, f *tiles.Facts, alg interp.Algorithm, side, ch
 }
 
 // checkSpillPasses refuses, before any work, a global form's layout (globalBudget's) that would
-// read the spill more than maxSpillPasses times, naming the smallest budget above it that
-// reads it fewer, from budgets 1 MiB x 1.25^k (the passes do not fall steadily as the budget
-// grows, so the search tries each).
+// read the spill more than maxSpillPasses times and more than maxStreamed samples, naming the
+// smallest budget from which every larger one reads it fewer, of the budgets 1 MiB x 1.25^k
+// (the passes do not fall steadily as the budget grows).
 func checkSpillPasses(t raster.Target, f *tiles.Facts, alg interp.Algorithm, bands int, budget int64, side, chunk, loadSide int) error {
+	tooMany := func(passes float64) bool { return passes > maxSpillPasses && passes*float64(f.N) > maxStreamed }
 	passes := spillPasses(t, f, alg, side, chunk, loadSide)
-	if passes <= maxSpillPasses {
+	if !tooMany(passes) {
 		return nil
 	}
 	why := fmt.Sprintf("the memory budget of %s would make the %d samples stream from the spill %.0f times (tiles of %d x %d nodes)",
 		sizeText(float64(budget)), f.N, passes, side, side)
+	// the smallest budget from which every larger one works, up to one that holds every
+	// sample (which streams none)
+	from := int64(0)
 	for k := int64(1 << 20); k < 1<<50; k += k / 4 {
 		b := roundBudget(k)
 		if b <= budget {
 			continue
 		}
 		s, c, l, err := globalBudget(t, f, alg, bands, b)
-		if err == nil && spillPasses(t, f, alg, s, c, l) <= maxSpillPasses {
-			return fmt.Errorf("%s: give -memory %s or more", why, sizeText(float64(b)))
+		switch {
+		case err != nil || tooMany(spillPasses(t, f, alg, s, c, l)):
+			from = 0
+		case from == 0:
+			from = b
 		}
+		if err == nil && c == 0 {
+			break
+		}
+	}
+	if from > 0 {
+		return fmt.Errorf("%s: give -memory %s or more", why, sizeText(float64(from)))
 	}
 	return fmt.Errorf("%s: no budget reads them fewer than %d times", why, maxSpillPasses)
 }

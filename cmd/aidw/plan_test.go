@@ -449,8 +449,8 @@ func TestPlanLikeTemplateRelativePaths(t *testing.T) {
 func TestTinyBudgetRefusedUpFront(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in")
-	lastest.Survey(t, in, 20000, 3, false)
-	grid := []string{"-a", "aidw:farfield=no", "-txe", "450000", "450200", "-tye", "5400000", "5400150", "-outsize", "400", "300"}
+	lastest.Survey(t, in, 60000, 3, false)
+	grid := []string{"-a", "aidw:farfield=no", "-txe", "450000", "450200", "-tye", "5400000", "5400150", "-outsize", "1000", "750"}
 	for _, cmd := range [][]string{
 		append(append([]string{"grid", "-q", "-memory", "1MB"}, grid...), in, filepath.Join(dir, "o.tif")),
 		append(append([]string{"plan", "-q", "-memory", "1MB"}, grid...), in, filepath.Join(dir, "p.json")),
