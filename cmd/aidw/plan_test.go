@@ -358,52 +358,98 @@ func TestPlanXargs(t *testing.T) {
 	}
 }
 
-// deploy/k8s/aidw-tiles.yaml is an Indexed Job with retries per index whose pods run aidw grid
-// --manifest: its command, with JOB_COMPLETION_INDEX set as Kubernetes sets it, computes
-// every tile, and the mosaic is the in-memory run.
-func TestKubernetesIndexedJob(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "deploy", "k8s", "aidw-tiles.yaml"))
+// The Kubernetes manifests (deploy/k8s) run the image that scripts/image.sh builds: they name
+// its tag, leave its entrypoint (aidw) to run their arguments, share one ReadWriteMany volume of
+// a configurable storage class, and their four steps, run here in order with the volume as a
+// folder (plan, the Indexed Job's pods by JOB_COMPLETION_INDEX with the tile count taken from
+// the plan's log as deploy/k8s/README.md takes it, mosaic), give the one-shot raster (issue 28).
+func TestKubernetesManifests(t *testing.T) {
+	root := filepath.Join("..", "..")
+	script, err := os.ReadFile(filepath.Join(root, "scripts", "image.sh"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	yaml := string(b)
-	for _, want := range []string{"kind: Job", "completionMode: Indexed", "backoffLimitPerIndex: 2", "restartPolicy: Never", "mountPath: /data"} {
-		if !strings.Contains(yaml, want) {
-			t.Fatalf("the Job lacks %q", want)
-		}
+	_, tag, _ := strings.Cut(string(script), "IMAGE=${AIDW_IMAGE:-")
+	tag, _, _ = strings.Cut(tag, "}")
+	if !strings.Contains(string(script), `ENTRYPOINT ["/usr/local/bin/aidw"]`) || tag == "" {
+		t.Fatalf("scripts/image.sh: no aidw entrypoint or default tag (%q)", tag)
 	}
-	var command []string
-	for _, line := range strings.Split(yaml, "\n") {
-		if l := strings.TrimSpace(line); strings.HasPrefix(l, "command:") {
-			if err := json.Unmarshal([]byte(strings.TrimSpace(strings.TrimPrefix(l, "command:"))), &command); err != nil {
-				t.Fatalf("command %q: %v", l, err)
+	data := t.TempDir() // stands for the volume at /data
+	steps := map[string][]string{}
+	for _, name := range []string{"10-volume", "20-plan", "30-tiles", "40-mosaic"} {
+		b, err := os.ReadFile(filepath.Join(root, "deploy", "k8s", name+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		yaml := string(b)
+		for _, line := range strings.Split(yaml, "\n") {
+			l := strings.TrimSpace(line)
+			switch {
+			case strings.HasPrefix(l, "command:"):
+				t.Fatalf("%s overrides the image's entrypoint: %s", name, l)
+			case strings.HasPrefix(l, "image:") && strings.Fields(l)[1] != tag:
+				t.Fatalf("%s runs %s, not scripts/image.sh's %s", name, l, tag)
+			case strings.HasPrefix(l, "args:"):
+				var args []string
+				if err := json.Unmarshal([]byte(strings.TrimPrefix(l, "args:")), &args); err != nil {
+					t.Fatalf("%s: %q: %v", name, l, err)
+				}
+				for k, a := range args {
+					args[k] = strings.ReplaceAll(a, "/data", data)
+				}
+				steps[name] = args
+			}
+		}
+		want := map[string][]string{
+			"10-volume": {`accessModes: ["ReadWriteMany"]`, `storageClassName: "${AIDW_STORAGE_CLASS}"`},
+			"20-plan":   {"claimName: aidw-data", "mountPath: /data"},
+			"30-tiles":  {"completionMode: Indexed", "completions: ${AIDW_TILES}", "backoffLimitPerIndex: 2", "restartPolicy: Never", "claimName: aidw-data", "mountPath: /data"},
+			"40-mosaic": {"claimName: aidw-data", "mountPath: /data"},
+		}[name]
+		for _, w := range want {
+			if !strings.Contains(yaml, w) {
+				t.Fatalf("%s lacks %q", name, w)
 			}
 		}
 	}
-	if len(command) < 4 || command[0] != "aidw" || command[1] != "grid" {
-		t.Fatalf("the pods run %q", command)
+	plan, tile, mos := steps["20-plan"], steps["30-tiles"], steps["40-mosaic"]
+	if len(plan) < 3 || plan[0] != "plan" || len(tile) < 3 || tile[0] != "grid" || tile[1] != "--manifest" || len(mos) < 3 || mos[0] != "mosaic" {
+		t.Fatalf("the steps run %q, %q, %q", plan, tile, mos)
 	}
-	data := t.TempDir() // stands for the volume at /data
-	in := filepath.Join(data, "survey")
-	lastest.Survey(t, in, 3000, 7, false)
-	grid := []string{"-a", "invdistnn:radius=6:max_points=10", "-tr", "3", "3"}
-	want := filepath.Join(data, "want.tif")
-	if code, _, stderr := runAidw(t, append(append(append([]string{"grid", "-q"}, grid...), in), want)...); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+	lastest.Survey(t, filepath.Join(data, "survey"), 3000, 7, false)
+	for k := range plan[:len(plan)-1] {
+		if plan[k] == "-tile" {
+			plan[k+1] = "40" // several tiles over this small survey
+		}
 	}
-	m, n := planJob(t, data, "plan.json", append(grid, "-tile", "25", in)...)
-	args := make([]string, 0, len(command)-1)
-	for _, a := range command[1:] {
-		args = append(args, strings.ReplaceAll(a, "/data", data))
+	code, stdout, stderr := runAidw(t, plan...)
+	_, count, _ := strings.Cut(stdout, ": ")
+	var n int
+	if _, err := fmt.Sscanf(count, "%d tiles of ", &n); code != 0 || err != nil || n < 2 {
+		t.Fatalf("the plan step: exit %d, %q %q: no tile count", code, stdout, stderr)
 	}
 	for i := range n {
-		if code, _, stderr := runAidwEnv(t, []string{"SLURM_ARRAY_TASK_ID=", fmt.Sprintf("JOB_COMPLETION_INDEX=%d", i)}, args...); code != 0 {
+		if code, _, stderr := runAidwEnv(t, []string{"SLURM_ARRAY_TASK_ID=", fmt.Sprintf("JOB_COMPLETION_INDEX=%d", i)}, tile...); code != 0 {
 			t.Fatalf("pod %d: exit %d: %s", i, code, stderr)
 		}
 	}
-	got := filepath.Join(data, "dem.tif")
-	mosaic(t, m, got)
-	sameRaster(t, "indexed job", readRaster(t, got, 1), readRaster(t, want, 1))
+	if code, _, stderr := runAidw(t, mos...); code != 0 {
+		t.Fatalf("the mosaic step: exit %d: %s", code, stderr)
+	}
+	want := filepath.Join(data, "want.tif")
+	oneShot := []string{"grid", "-q"}
+	for k := 1; k < len(plan)-1; k++ {
+		if plan[k] == "-tile" {
+			k++ // in memory
+			continue
+		}
+		oneShot = append(oneShot, plan[k])
+	}
+	oneShot = append(oneShot, want)
+	if code, _, stderr := runAidw(t, oneShot...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	sameRaster(t, "the Kubernetes steps", readRaster(t, mos[len(mos)-1], 1), readRaster(t, want, 1))
 }
 
 // A plan with a -like template (its nodata nodes stay nodata) and relative paths, its workers
