@@ -36,7 +36,8 @@ type Manifest struct {
 	Facts     Facts  `json:"facts"`
 	// Halo is the algorithm's halo rule (a record: workers derive it again from the algorithm).
 	Halo HaloInfo `json:"halo"`
-	// Inputs are the job's LAS/LAZ files with the boxes of their points that pass the filters.
+	// Inputs are the job's input files with the boxes of their points that pass the filters
+	// and their fingerprints.
 	Inputs Inputs `json:"inputs"`
 	// Spill is the directory of the samples the census spilled (absolute), which the tiles
 	// read when the inputs are not LAS/LAZ; "" when they read the inputs.
