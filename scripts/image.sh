@@ -50,7 +50,7 @@ mmdebstrap --mode=root --variant=essential --include=libgdal32,ca-certificates \
 	}
 
 say "importing $IMAGE"
-podman import --change 'ENTRYPOINT ["/usr/local/bin/aidw"]' --change 'WORKDIR /data' \
+podman import --quiet --change 'ENTRYPOINT ["/usr/local/bin/aidw"]' --change 'WORKDIR /data' \
 	--message "aidw $(git rev-parse --short HEAD 2>/dev/null || echo dev) on Debian 12" \
 	"$WORK/rootfs.tar" "$IMAGE" >/dev/null
 if [[ -n ${AIDW_IMAGE_ARCHIVE:-} ]]; then
