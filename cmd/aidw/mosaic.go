@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -68,16 +70,27 @@ func parseMosaicArgs(args []string) (*mosaicArgs, error) {
 	return a, nil
 }
 
-// openTiles opens every tile raster of plan m and checks that it is the plan's; it fails
-// naming every tile missing or foreign.
+// openTiles opens every tile raster of plan m and checks that it is the plan's and proven
+// whole; it fails naming every tile missing, foreign or damaged.
 func openTiles(mpath string, m *tiles.Manifest) ([]*gdalio.Reader, error) {
 	readers := make([]*gdalio.Reader, len(m.Tiles))
-	var missing, foreign []string
+	var missing, foreign, damaged []string
 	for i, tl := range m.Tiles {
 		p := tiles.TilePath(mpath, i)
+		if _, err := os.Stat(p); err != nil {
+			missing = append(missing, strconv.Itoa(i))
+			continue
+		}
+		if err := tiles.CheckProof(p, m.Hash, i); errors.Is(err, tiles.ErrForeign) {
+			foreign = append(foreign, strconv.Itoa(i))
+			continue
+		} else if err != nil {
+			damaged = append(damaged, fmt.Sprintf("%d: %v", i, err))
+			continue
+		}
 		r, err := gdalio.OpenRaster(p)
 		if err != nil {
-			missing = append(missing, strconv.Itoa(i))
+			damaged = append(damaged, fmt.Sprintf("%d: %v", i, err))
 			continue
 		}
 		if r.Metadata(tiles.MetaPlan) != m.Hash || r.Metadata(tiles.MetaTile) != strconv.Itoa(i) ||
@@ -88,7 +101,7 @@ func openTiles(mpath string, m *tiles.Manifest) ([]*gdalio.Reader, error) {
 		}
 		readers[i] = r
 	}
-	if len(missing) > 0 || len(foreign) > 0 {
+	if len(missing) > 0 || len(foreign) > 0 || len(damaged) > 0 {
 		closeAll(readers)
 		var why []string
 		if len(missing) > 0 {
@@ -96,6 +109,9 @@ func openTiles(mpath string, m *tiles.Manifest) ([]*gdalio.Reader, error) {
 		}
 		if len(foreign) > 0 {
 			why = append(why, fmt.Sprintf("%d of another plan (%s)", len(foreign), abbreviate(foreign)))
+		}
+		if len(damaged) > 0 {
+			why = append(why, fmt.Sprintf("%d damaged (%s)", len(damaged), strings.Join(damaged[:min(len(damaged), 5)], "; ")))
 		}
 		return nil, fmt.Errorf("%s: %d tiles, %s in %s: run aidw grid --manifest %s --tile <i> for those",
 			mpath, len(m.Tiles), strings.Join(why, " and "), tiles.TileDir(mpath), mpath)
@@ -122,6 +138,9 @@ func closeAll(rs []*gdalio.Reader) {
 func runMosaic(ctx context.Context, a *mosaicArgs, stdout, stderr io.Writer) error {
 	m, err := tiles.ReadManifest(a.manifest)
 	if err != nil {
+		return err
+	}
+	if err := m.Inputs.Check(); err != nil {
 		return err
 	}
 	if err := gdalio.CheckDestination(a.dst); err != nil {

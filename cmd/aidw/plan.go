@@ -30,9 +30,13 @@ into plan.tiles/tile-<i>.tif, and the tiles are assembled by
 
     aidw mosaic plan.json out.tif
 
+Each tile reads the LAS/LAZ inputs where its samples lie; other inputs (text, OGR) are read
+once, by aidw plan, into plan.samples/ beside the plan, which the tiles read.
+
 The tile side is -tile <nodes>, or the one -memory <size> (default half the free memory)
 allows. A global form (every sample at every node) whose samples do not fit half the worker's
-budget streams them past each tile's nodes from a spill in TMPDIR, as aidw grid -memory does.`
+budget streams them past each tile's nodes from plan.samples/, or from a spill of the LAS/LAZ
+inputs in TMPDIR, as aidw grid -memory does.`
 
 // runPlan is `aidw plan`: the census of the inputs, the job's facts and the tiles, written
 // into the manifest.
@@ -63,11 +67,14 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := gdalio.CheckDestination(a.dst); err != nil {
 		return err
 	}
-	j, err := prepareTiled(ctx, a, false)
+	// the tiles read LAS/LAZ inputs by region; others are spilled once, here, for them
+	_, allLAS := declaredLASPoints(a.srcs)
+	j, err := prepareTiled(ctx, a, !allLAS)
 	if err != nil {
 		return err
 	}
-	las, err := j.census.LAS(j.target)
+	defer j.census.Close()
+	src, in, err := planSource(j)
 	if err != nil {
 		return err
 	}
@@ -85,11 +92,7 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		side = plan.Side
 	}
-	c, err := tiles.NewComputer(tiles.Config{Target: j.target, Alg: alg, Threads: threads, Plan: plan}, j.facts, las)
-	if err != nil {
-		return err
-	}
-	in, err := las.Inputs()
+	c, err := tiles.NewComputer(tiles.Config{Target: j.target, Alg: alg, Threads: threads, Plan: plan}, j.facts, src)
 	if err != nil {
 		return err
 	}
@@ -129,6 +132,14 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		Inputs:   in,
 		TileSize: side,
 		Tiles:    planned,
+	}
+	if j.census.Spill != nil {
+		if m.Spill, err = filepath.Abs(tiles.SpillDir(a.dst)); err != nil {
+			return err
+		}
+		if err := j.census.Spill.Save(m.Spill); err != nil {
+			return err
+		}
 	}
 	if err := m.Write(a.dst); err != nil {
 		return err
@@ -260,6 +271,9 @@ func runTileWorker(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
+	if err := m.Inputs.Check(); err != nil {
+		return err
+	}
 	i, err := tileIndex(w, len(m.Tiles))
 	if err != nil {
 		return err
@@ -322,17 +336,28 @@ func runTileWorker(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	cfg := tiles.Config{Target: target, Alg: alg, Engines: engines, Threads: threads}
 	var src tiles.Source = m.Inputs.LAS(a.sourceOptions(), target)
+	var saved *tiles.Spill
+	if m.Spill != "" {
+		cx, cy := target.Centre()
+		if saved, err = tiles.OpenSpill(m.Spill, cx, cy, facts.N); err != nil {
+			return err
+		}
+		defer saved.Close()
+		src = saved
+	}
 	if tiles.RuleFor(alg, facts.N).Family == tiles.Global {
 		if cfg.Plan, err = tiles.PlanFor(target, &facts, alg, len(m.Output.Bands), a.budget()); err != nil {
 			return err
 		}
 		if chunk := cfg.Plan.Chunk; chunk > 0 {
-			spill, err := spillPlanned(ctx, a, target, facts)
-			if err != nil {
-				return err
+			if saved == nil {
+				spill, err := spillPlanned(ctx, a, target, facts)
+				if err != nil {
+					return err
+				}
+				defer spill.Close()
+				src = spill.Spill
 			}
-			defer spill.Close()
-			src = spill.Spill
 			if !w.quiet {
 				fmt.Fprintf(stdout, "tile %d: the %d samples stream past its nodes, %d at a time\n", i, facts.N, chunk)
 			}
@@ -361,6 +386,21 @@ func runTileWorker(ctx context.Context, args []string, stdout, stderr io.Writer)
 	return writeTile(dst, m, i, out)
 }
 
+// planSource is what a plan's tiles read, with the record of the inputs: the LAS/LAZ inputs
+// themselves, or the census's spill of other inputs.
+func planSource(j *tiledJob) (tiles.Source, tiles.Inputs, error) {
+	if j.census.Spill != nil {
+		in, err := j.census.Inputs()
+		return j.census.Spill, in, err
+	}
+	las, err := j.census.LAS(j.target)
+	if err != nil {
+		return nil, tiles.Inputs{}, err
+	}
+	in, err := las.Inputs()
+	return las, in, err
+}
+
 // spillPlanned takes the census of the plan's inputs into a spill file, from which a tile of
 // a global form streams every sample past its nodes in the job's order, as aidw grid -memory
 // does; the census must find the facts the plan recorded.
@@ -380,10 +420,13 @@ func spillPlanned(ctx context.Context, a *gridArgs, t raster.Target, planned til
 	return census, nil
 }
 
-// tileDone says whether dst is tile i of plan m, finished. A raster there of another plan is
-// replaced.
+// tileDone says whether dst is tile i of plan m, finished and proven whole. A raster there of
+// another plan, or damaged, is replaced.
 func tileDone(dst string, m *tiles.Manifest, i int) (bool, error) {
 	if _, err := os.Stat(dst); errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if tiles.CheckProof(dst, m.Hash, i) != nil {
 		return false, nil
 	}
 	r, err := gdalio.OpenRaster(dst)
@@ -405,8 +448,13 @@ func tileOptions(m *tiles.Manifest) gdalio.RasterOptions {
 }
 
 // writeTile writes tile i's bands to dst through a temporary file renamed into place, with
-// the plan's hash and the tile's index as metadata.
+// the plan's hash and the tile's index as metadata, then the proof of its completion. An
+// earlier proof goes first: a worker killed in between leaves a tile without one, computed
+// again.
 func writeTile(dst string, m *tiles.Manifest, i int, bands [][]float64) error {
+	if err := os.Remove(tiles.ProofPath(dst)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("tile %d: %w", i, err)
+	}
 	tl := m.Tiles[i]
 	w, err := gdalio.Create(dst, tl.Tile.Target(m.Output.Target()), tileOptions(m))
 	if err != nil {
@@ -428,5 +476,8 @@ func writeTile(dst string, m *tiles.Manifest, i int, bands [][]float64) error {
 		w.Abort()
 		return err
 	}
-	return w.Commit()
+	if err := w.Commit(); err != nil {
+		return err
+	}
+	return tiles.WriteProof(dst, m.Hash, i)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/internal/bytesize"
+	"github.com/aidw/aidw/internal/memory"
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/lidar"
 	"github.com/aidw/aidw/raster"
@@ -40,18 +41,25 @@ func setMemory(a *gridArgs, v []string) error {
 	return err
 }
 
-// defaultBudget is the share of the free memory a run takes when -memory is not given.
-func defaultBudget() int64 {
-	if avail, ok := gdalio.AvailableMemory(); ok {
-		return avail / 2
+// defaultBudget is the share of the free memory a run takes when -memory is not given, and
+// what bounded it (the machine, the cgroup or GOMEMLIMIT).
+func defaultBudget() (int64, string) {
+	if avail, ok := memory.Available(); ok {
+		return avail.Bytes / 2, "half of the " + avail.String()
 	}
-	return 4 << 30
+	return 4 << 30, "no memory limit found"
 }
 
 // budget is -memory, or the default share of the free memory.
 func (a *gridArgs) budget() int64 {
+	b, _ := a.budgetOrigin()
+	return b
+}
+
+// budgetOrigin is the budget and where it came from.
+func (a *gridArgs) budgetOrigin() (int64, string) {
 	if a.tiles.memory > 0 {
-		return a.tiles.memory
+		return a.tiles.memory, "-memory"
 	}
 	return defaultBudget()
 }
@@ -64,7 +72,7 @@ func runTiledIfAsked(ctx context.Context, a *gridArgs, alg interp.Algorithm, thr
 	side := a.tiles.side
 	if side == 0 {
 		declared, ok := declaredLASPoints(a.inputs())
-		budget := a.budget()
+		budget, origin := a.budgetOrigin()
 		switch {
 		case isBatch(a.dst):
 			// one raster per input is a tiled run, whatever its size
@@ -72,6 +80,11 @@ func runTiledIfAsked(ctx context.Context, a *gridArgs, alg interp.Algorithm, thr
 			// other inputs declare no count: held to a budget, they are spilled and tiled
 		case !ok || tiles.Fits(declared, budget):
 			return false, nil
+		default:
+			if !a.quiet {
+				fmt.Fprintf(stderr, "The inputs declare %d points, more than the memory budget of %s holds (%s): the run is tiled.\n",
+					declared, bytesize.Text(float64(budget)), origin)
+			}
 		}
 		return true, runTiled(ctx, a, alg, threads, 0, budget, stdout, stderr)
 	}
@@ -181,6 +194,10 @@ func runTiled(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads, s
 	cfg := tiles.Config{Target: j.target, Alg: alg, Engines: engines, Threads: threads}
 	if side == 0 {
 		if cfg.Plan, err = tiles.PlanFor(j.target, j.facts, alg, len(interp.BandNames(alg)), budget); err != nil {
+			if a.tiles.memory == 0 {
+				_, origin := defaultBudget()
+				err = fmt.Errorf("%w (the budget is %s)", err, origin)
+			}
 			return err
 		}
 		side = cfg.Plan.Side
