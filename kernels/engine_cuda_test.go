@@ -177,9 +177,20 @@ func TestEngineSupports(t *testing.T) {
 		"aidw:diagnostics=yes":        false,
 		"aidw:max_points=65":          false,
 		"invdist:power=3":             true,
-		"invdist:radius1=5:radius2=5": false,
-		"invdistnn":                   false,
-		"nearest":                     false,
+		"invdist:radius1=5:radius2=5": true,
+		"invdist:radius1=5:radius2=5:max_points=3":            false,
+		"invdist:radius1=5:radius2=5:angle=10":                false,
+		"invdistnn":                                           true,
+		"invdistnn:power=1.5":                                 false,
+		"invdistnn:max_points=64":                             false,
+		"invdistnn:max_points=63":                             true,
+		"invdistnn:min_points_per_quadrant=1":                 false,
+		"nearest":                                             true,
+		"nearest:radius1=3:angle=5":                           false,
+		"maximum:radius1=2:radius2=2":                         true,
+		"maximum":                                             false,
+		"average_distance_pts:radius1=2:radius2=2":            false,
+		"count:radius1=2:radius2=2:max_points_per_quadrant=2": false,
 	} {
 		a, _, err := interp.ParseAlgorithm(spec)
 		if err != nil {
