@@ -30,6 +30,8 @@ type Engine struct {
 	chunkNodes int
 	// FarField says when the global weighting sums distant samples by the far field.
 	FarField FarFieldMode
+	// tieOrders counts the problems that needed gdal's quadtree order on the device (tests).
+	tieOrders int
 }
 
 // NewEngine returns the engine running on dev.

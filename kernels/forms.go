@@ -44,7 +44,7 @@ func gdalForm(d interp.DeviceParams, pr *problem) {
 		pr.Half = math.Inf(1) // every cell
 	}
 	if d.Form == interp.DeviceInvDistNN {
-		pr.NQ = int64(d.MaxPoints) + 1
+		pr.NQ, pr.MaxPoints = int64(d.MaxPoints)+1, int64(d.MaxPoints)
 		pr.Half = d.Radius // the exact-hit square's half-side
 	}
 }

@@ -85,6 +85,7 @@ func (pp *prepared) mayNeedRanks() bool {
 // uploadRanks puts gdal's quadtree order of the samples on the device, in cell order, and
 // tells the kernels where it is (device thread only).
 func (pp *prepared) uploadRanks() error {
+	pp.e.tieOrders++
 	ranks := interp.DeviceTieRanks(pp.p)
 	rank, err := cuda.UploadStagedNew(pp.e.dev, ranks)
 	if err != nil {
