@@ -97,7 +97,7 @@ func indexSamplesOn(d *cuda.Device, s *sample.Samples, given *grid.Layout,
 type builder struct {
 	d      *cuda.Device
 	given  *grid.Layout // the layout to build on, else the samples' own
-	n      int // samples the buffers hold
+	n      int          // samples the buffers hold
 	cells  int
 	ix     index
 	box    buf    // float64 partial boxes, then the box
