@@ -37,6 +37,9 @@ type DeviceSearch struct {
 	R1, R2 float64
 	Square float64
 	Stat   DeviceStat // DeviceWindow
+	// Quadrants are DeviceInvDistNN's per-quadrant limits (gdal 3.6's quadrant search, see
+	// quadrantPick), active when either is positive.
+	Quadrants QuadrantLimits
 }
 
 // Half is the half-side of the square of cells the search visits: max(R1, R2), as
@@ -129,15 +132,16 @@ func withSearch(d DeviceParams, p *Problem, r1, r2, angle float64) (DeviceParams
 	return d, why == "", why
 }
 
-// DeviceParams implements DeviceAlgorithm: gdal's invdistnn, without per-quadrant options.
+// DeviceParams implements DeviceAlgorithm: gdal's invdistnn, with per-quadrant options or not.
 func (a *InvDistNN) DeviceParams(p *Problem, _ Bounds) (DeviceParams, bool, string) {
 	d := DeviceParams{Form: DeviceInvDistNN, Power: a.Power, Smooth2: a.Smoothing * a.Smoothing,
 		Radius: a.Radius, MaxPoints: a.MaxPoints, MinPoints: a.MinPoints, NoData: a.NodataValue,
 		ExactHit: exactHitD2}
+	d.Search.Quadrants = a.QuadrantLimits
 	switch {
-	case a.active():
-		return d, false, "invdistnn with per-quadrant options runs on the CPU only"
-	case a.MaxPoints == 0:
+	case a.active() && a.MaxPoints == 0 && a.MaxPerQuadrant == 0:
+		return d, false, "invdistnn's quadrant search without max_points or max_points_per_quadrant runs on the CPU only"
+	case !a.active() && a.MaxPoints == 0:
 		return d, false, "invdistnn without max_points runs on the CPU only"
 	case p != nil && !(a.Radius > 0):
 		return d, false, "invdistnn: Radius value should be strictly positive"

@@ -40,7 +40,8 @@ func TestDeviceParamsGDALForms(t *testing.T) {
 		{"count:radius1=2:radius2=4", 200, true, DeviceWindow, 4, false},
 		{"average_distance_pts:radius1=2:radius2=2", 200, false, DeviceGlobal, 0, false},
 		{"invdistnn:radius=3:max_points=12", 200, true, DeviceInvDistNN, 0, false},
-		{"invdistnn:radius=3:max_points_per_quadrant=3", 200, false, DeviceInvDistNN, 0, false},
+		{"invdistnn:radius=3:max_points_per_quadrant=3", 200, true, DeviceInvDistNN, 0, false},
+		{"invdistnn:radius=3:max_points=0:min_points_per_quadrant=3", 200, false, DeviceInvDistNN, 0, false},
 		{"invdist:radius1=3:radius2=2", 200, true, DeviceEllipse, 0, false},
 		{"invdist:radius1=3:radius2=2:max_points=5", 200, false, DeviceEllipse, 0, false},
 	} {

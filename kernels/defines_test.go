@@ -30,7 +30,7 @@ func TestSourcesAgree(t *testing.T) {
 		},
 		"farfield.cuh": {"FF_BLOCK": farBlock, "FF_BATCH": farBatch, "FF_NEAR": farfield.NearR},
 		"forms.cuh": {
-			"FLAG_RANKS": flagRanks, "STAT_AVERAGE": int(interp.DeviceAverage), "STAT_COUNT": int(interp.DeviceCount),
+			"FLAG_RANKS": flagRanks, "QUAD_KEEP": quadKeep, "STAT_AVERAGE": int(interp.DeviceAverage), "STAT_COUNT": int(interp.DeviceCount),
 			"STAT_MINIMUM": int(interp.DeviceMinimum), "STAT_MAXIMUM": int(interp.DeviceMaximum),
 			"STAT_RANGE": int(interp.DeviceRange), "STAT_DISTANCE": int(interp.DeviceDistance),
 		},
@@ -146,7 +146,7 @@ func TestKernelNamesInPTX(t *testing.T) {
 	for _, k := range nodeKs {
 		names = append(names, invdistnnKernel(k))
 	}
-	names = append(names, "gather_ranks")
+	names = append(names, "gather_ranks", invdistnnQuadKernel)
 	for _, o := range farOrders {
 		leaves, parents, weigh := farKernels(o)
 		names = append(names, leaves, parents, weigh)

@@ -395,6 +395,114 @@ INVDISTNN_KERNEL(16)
 INVDISTNN_KERNEL(32)
 INVDISTNN_KERNEL(64)
 
+// ---- invdistnn's quadrant search -------------------------------------------------------------
+
+// QUAD_KEEP nearest samples of each quadrant are kept: the most the search takes from one
+// (the Go side sends it no larger max_points or max_points_per_quadrant).
+#define QUAD_KEEP 32
+
+// quad_keep inserts sample q of key k (d2 + smooth2) into a quadrant's list, sorted by key and
+// gdal's order (interp's pickQuadrants), keeping the l first; without the order, an equal key
+// sets tie.
+__device__ __forceinline__ void quad_keep(const Problem &P, double *key, int *pos, int &kept, int l, double k, int q,
+                                          bool &tie) {
+    if (kept == l && k >= key[l - 1]) {
+        if (k > key[l - 1]) return;
+        if (!P.rank) {
+            tie = true;
+            return;
+        }
+        if (P.rank[q] > P.rank[pos[l - 1]]) return;
+    }
+    int i = kept < l ? kept++ : l - 1;
+    while (i > 0) {
+        const double pk = key[i - 1];
+        if (k > pk) break;
+        if (k == pk) {
+            if (!P.rank) {
+                tie = true;
+                break;
+            }
+            if (P.rank[q] > P.rank[pos[i - 1]]) break;
+        }
+        key[i] = pk;
+        pos[i] = pos[i - 1];
+        i--;
+    }
+    key[i] = k;
+    pos[i] = q;
+}
+
+// invdistnn_quad is gdal's invdistnn with min/max_points_per_quadrant: the samples within the
+// radius taken from the quadrants 0, 1, 2, 3, 0, ... in turn, nearest first (interp's
+// quadrantPick), and weighed in the order taken.
+extern "C" __global__ void invdistnn_quad(const Problem *__restrict__ pp, i64 row0, i64 first, i64 count,
+                                          const int *__restrict__ list, double *out) {
+    const Problem &P = *pp;
+    const i64 j = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= count) return;
+    double x, y;
+    node_xy(P, row0, node_index(first, list, j), x, y);
+    const int m = (int)P.maxPoints, maxPer = (int)P.maxPerQuad, minPer = (int)P.minPerQuad;
+    int l = QUAD_KEEP;
+    if (m > 0) l = min(l, m);
+    if (maxPer > 0) l = min(l, maxPer);
+    double key[4][QUAD_KEEP];
+    int pos[4][QUAD_KEEP], kept[4] = {0, 0, 0, 0};
+    bool tie = false;
+    double nearest = INF_D;
+    const CellSpan c = cell_span(P, x, y, P.half);
+    for (int r = c.r0; r <= c.r1; r++) {
+        const i64 rb = (i64)r * P.cols;
+        for (int q = P.start[rb + c.c0], e = P.start[rb + c.c1 + 1]; q < e; q++) {
+            const double dx = __dsub_rn(P.xy[q].x, x), dy = __dsub_rn(P.xy[q].y, y);
+            const double dd = __dadd_rn(__dmul_rn(dx, dx), __dmul_rn(dy, dy));
+            if (!(dd <= P.r2)) continue;
+            nearest = fmin(nearest, dd);
+            const int quad = (dx >= 0 ? 1 : 0) | (dy >= 0 ? 2 : 0);
+            quad_keep(P, key[quad], pos[quad], kept[quad], l, __dadd_rn(dd, P.smooth2), q, tie);
+        }
+    }
+    if (__dadd_rn(nearest, P.smooth2) < P.hitD2 || P.r2 < P.hitD2) {
+        const int h = invdistnn_hit(P, x, y, P.half);
+        if (h == -2) {
+            need_ranks(P);
+            return;
+        }
+        if (h >= 0) {
+            out[j] = P.z[h];
+            return;
+        }
+    }
+    if (tie) {
+        need_ranks(P);
+        return;
+    }
+    const int whole = (int)P.power;
+    int next[4] = {0, 0, 0, 0}, done = 0, n = 0;
+    double num = 0, den = 0;
+    for (int q = 0;; q = (q + 1) & 3) {
+        if (next[q] == kept[q] || maxPer > 0 && next[q] >= maxPer) {
+            done |= 1 << q;
+            if (done == 15) break;
+            continue;
+        }
+        const double w = inv_power(key[q][next[q]], whole);
+        num = __dadd_rn(num, __dmul_rn(w, P.z[pos[q][next[q]]]));
+        den = __dadd_rn(den, w);
+        next[q]++;
+        if (m > 0 && ++n >= m) break;
+    }
+    n = next[0] + next[1] + next[2] + next[3];
+    for (int q = 0; q < 4; q++) {
+        if (next[q] < minPer) {
+            out[j] = P.nodata;
+            return;
+        }
+    }
+    out[j] = n < P.minPoints || den == 0 ? P.nodata : __ddiv_rn(num, den);
+}
+
 // gather_ranks puts gdal's order of each sample (rank, input order) into cell order.
 extern "C" __global__ void gather_ranks(const int *__restrict__ order, const int *__restrict__ rank, i64 n,
                                         int *__restrict__ out) {

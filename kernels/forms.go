@@ -21,6 +21,13 @@ var formKernels = map[interp.DeviceForm]string{
 // forms.cuh, one for each of nodeKs).
 func invdistnnKernel(k int) string { return fmt.Sprintf("invdistnn_%d", k) }
 
+// invdistnnQuadKernel is invdistnn's kernel with the quadrant search; it keeps the quadKeep
+// nearest of each quadrant (QUAD_KEEP of forms.cuh), so it takes at most that many from one.
+const (
+	invdistnnQuadKernel = "invdistnn_quad"
+	quadKeep            = 32
+)
+
 // flagRanks is FLAG_RANKS of forms.cuh: a node met a tie that gdal's quadtree order breaks.
 const flagRanks = 1
 
@@ -46,6 +53,8 @@ func gdalForm(d interp.DeviceParams, pr *problem) {
 	if d.Form == interp.DeviceInvDistNN {
 		pr.NQ, pr.MaxPoints = int64(d.MaxPoints)+1, int64(d.MaxPoints)
 		pr.Half = d.Radius // the exact-hit square's half-side
+		q := s.Quadrants
+		pr.MinPerQuad, pr.MaxPerQuad = int64(q.MinPerQuadrant), int64(q.MaxPerQuadrant)
 	}
 }
 
@@ -55,9 +64,32 @@ func whyNotForm(d interp.DeviceParams) string {
 	switch {
 	case weighs && !(d.Power >= 0 && d.Power <= 8 && d.Power == math.Trunc(d.Power)):
 		return fmt.Sprintf("the GPU engine weighs by whole powers 0 to 8, not %g", d.Power)
+	case quadrants(d):
+		if l := perQuadrant(d); l > quadKeep {
+			return fmt.Sprintf("the GPU engine's quadrant search takes at most %d samples from a quadrant, not %d", quadKeep, l)
+		}
 	case d.Form == interp.DeviceInvDistNN && d.MaxPoints+1 > MaxK:
 		return fmt.Sprintf("the GPU engine keeps at most %d neighbours, not max_points=%d (and one more)", MaxK,
 			d.MaxPoints)
 	}
 	return ""
+}
+
+// quadrants says whether d is invdistnn's quadrant search.
+func quadrants(d interp.DeviceParams) bool {
+	q := d.Search.Quadrants
+	return d.Form == interp.DeviceInvDistNN && (q.MinPerQuadrant > 0 || q.MaxPerQuadrant > 0)
+}
+
+// perQuadrant is the most samples the quadrant search takes from one quadrant: max_points or
+// max_points_per_quadrant, the smaller where both are set.
+func perQuadrant(d interp.DeviceParams) int {
+	m, per := d.MaxPoints, d.Search.Quadrants.MaxPerQuadrant
+	switch {
+	case m > 0 && per > 0:
+		return min(m, per)
+	case per > 0:
+		return per
+	}
+	return m
 }

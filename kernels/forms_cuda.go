@@ -12,11 +12,15 @@ import (
 // ---- forms.cuh
 
 // gdalFormKernel runs the kernel of a gdal_grid form over count nodes (invdistnn's of list
-// size k of nodeKs).
-func gdalFormKernel(d *cuda.Device, form interp.DeviceForm, k int, prob buf, row0, first, count int, list,
+// size k of nodeKs, or its quadrant search).
+func gdalFormKernel(d *cuda.Device, form interp.DeviceForm, quad bool, k int, prob buf, row0, first, count int, list,
 	out buf) error {
 	name, ok := formKernels[form]
-	if !ok {
+	switch {
+	case ok:
+	case quad:
+		name = invdistnnQuadKernel
+	default:
 		name = invdistnnKernel(k)
 	}
 	return d.Launch(name, cuda.Over(count, nodeBlock), ptr(prob), i64(row0), i64(first), i64(count), ptr(list),
@@ -57,7 +61,9 @@ func (c *chunker) runForm(row0, first, n int) error {
 	pp := c.pp
 	d := pp.e.dev
 	for {
-		if err := gdalFormKernel(d, pp.w.form, kmax(pp.host.NQ), pp.prob, row0, first, n, c.list, c.out); err != nil {
+		quad := pp.host.MinPerQuad > 0 || pp.host.MaxPerQuad > 0
+		if err := gdalFormKernel(d, pp.w.form, quad, kmax(pp.host.NQ), pp.prob, row0, first, n, c.list,
+			c.out); err != nil {
 			return err
 		}
 		if pp.host.Rank != 0 || !pp.mayNeedRanks() {

@@ -48,6 +48,7 @@ struct Problem {
     i64 stat;               // the window's statistic (interp.DeviceStat)
     const int *rank;        // gdal's quadtree order of the samples in cell order, or null
     int *flags;             // FLAG_* of forms.cuh, set by the nodes that need what is missing
+    i64 minPerQuad, maxPerQuad;  // invdistnn's quadrant search (both 0: none)
 };
 
 // problem_size lets Go check that both sides agree on the layout.

@@ -34,6 +34,7 @@ type problem struct {
 	Stat                         int64
 	Rank                         devPtr
 	Flags                        devPtr
+	MinPerQuad, MaxPerQuad       int64
 }
 
 // weighting is an algorithm mapped onto the kernels: its form, the algorithm's part of the

@@ -106,7 +106,8 @@ for name, pts in (("uniform", uniform), ("clustered", clustered), ("duplicated",
 PY
 for set in uniform clustered duplicated collinear; do
 	for alg in nearest nearest:radius1=15:radius2=15 invdistnn:radius=30:max_points=12 \
-		invdistnn:power=3:smoothing=0.5:radius=25:max_points=20:min_points=3 average:radius1=20:radius2=15 \
+		invdistnn:power=3:smoothing=0.5:radius=25:max_points=20:min_points=3 \
+		invdistnn:radius=30:max_points=12:min_points_per_quadrant=1:max_points_per_quadrant=4 average:radius1=20:radius2=15 \
 		minimum:radius1=20:radius2=20 maximum:radius1=20:radius2=12 range:radius1=20:radius2=20 \
 		count:radius1=15:radius2=15 average_distance:radius1=20:radius2=20 invdist:radius1=30:radius2=20 \
 		invdist:power=3:smoothing=1:radius1=25:radius2=25:min_points=2; do
