@@ -66,7 +66,8 @@ func whyNotForm(d interp.DeviceParams) string {
 		return fmt.Sprintf("the GPU engine weighs by whole powers 0 to 8, not %g", d.Power)
 	case quadrants(d):
 		if l := perQuadrant(d); l > quadKeep {
-			return fmt.Sprintf("the GPU engine's quadrant search takes at most %d samples from a quadrant, not %d", quadKeep, l)
+			return fmt.Sprintf("the GPU engine's quadrant search takes at most %d samples from a quadrant, not %d",
+				quadKeep, l)
 		}
 	case d.Form == interp.DeviceInvDistNN && d.MaxPoints+1 > MaxK:
 		return fmt.Sprintf("the GPU engine keeps at most %d neighbours, not max_points=%d (and one more)", MaxK,
