@@ -279,31 +279,30 @@ func (ps *pairSpan) lanes(pb *pairBuf) (counts [pairSpanLanes]int, lastIn uint16
 }
 
 // lanesRanked is lanes with the candidates' ranks at hand, without a branch on the samples
-// (which of a candidate's lanes take it is not foreseeable): each lane's next place takes
-// every candidate, and the lanes that take it move on.
+// (which of a candidate's lanes take it is not foreseeable): each lane keeps the greatest of
+// its candidates' rank<<32 | place (-1 for a candidate outside its square), and its next
+// place takes every candidate, the lanes that take it moving on.
 func (pb *pairBuf) lanesRanked() (counts [pairSpanLanes]int, lastIn uint16) {
-	var lastRank [pairSpanLanes]int32
-	var lastC [pairSpanLanes]uint32
-	for k := range lastRank {
-		lastRank[k] = -1 // below every rank
+	var last [pairSpanLanes]int64
+	for k := range last {
+		last[k] = -1
 	}
 	lx, ly := pb.lx, pb.ly
 	for _, key := range pb.keys {
 		c := uint32(key)
-		sq, in, r := pb.sq[c], pb.in[c], pb.rank[c]
+		sq, in := pb.sq[c], pb.in[c]
+		rc := int64(pb.rank[c])<<32 | int64(c)
 		x, y := pb.x[c], pb.y[c]
 		for k := range pairSpanLanes {
-			if sq>>k&1 != 0 && r > lastRank[k] {
-				lastRank[k], lastC[k] = r, c
-			}
+			last[k] = max(last[k], rc|(int64(sq>>k&1)-1))
 			p := counts[k]*pairSpanLanes + k
 			lx[p], ly[p] = x, y
 			counts[k] += int(in >> k & 1)
 		}
 	}
-	for k, r := range lastRank {
-		if r >= 0 {
-			lastIn |= pb.in[lastC[k]] & (1 << k)
+	for k, rc := range last {
+		if rc >= 0 {
+			lastIn |= pb.in[uint32(rc)] & (1 << k)
 		}
 	}
 	return counts, lastIn
