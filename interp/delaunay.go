@@ -87,18 +87,36 @@ func delaunay(x, y []float64) (tr *triangulation, err error) {
 		}
 		return cmp.Compare(a.id, b.id)
 	})
-	sw := newSweep(x, y, cx, cy, n)
-	sw.seed(i0, i1, i2)
+	// The sweep runs on the points relabelled in its order, k for order[k], so that the points
+	// it meets together (those near the hull as it grows) lie together in memory; the
+	// predicates see the same coordinates, so the triangles are the same, labelled back after.
+	sx, sy := make([]float64, n), make([]float64, n)
+	var s0, s1, s2 int32
 	for k, o := range order {
-		i := o.id
-		if k > 0 && x[i] == x[order[k-1].id] && y[i] == y[order[k-1].id] || i == i0 || i == i1 || i == i2 {
+		sx[k], sy[k] = x[o.id], y[o.id]
+		switch o.id {
+		case i0:
+			s0 = int32(k)
+		case i1:
+			s1 = int32(k)
+		case i2:
+			s2 = int32(k)
+		}
+	}
+	sw := newSweep(sx, sy, cx, cy, n)
+	sw.seed(s0, s1, s2)
+	for k := range int32(n) {
+		if k > 0 && sx[k] == sx[k-1] && sy[k] == sy[k-1] || k == s0 || k == s1 || k == s2 {
 			continue
 		}
 		// A point as far from the centre as every point before it lies outside their hull, or
 		// repeats one of them, and then sees no hull edge and is left out. (Only the seed's
 		// vertices come first out of that order, at the rounded centre's distances: a point
 		// within rounding of one of them could be left out too.)
-		sw.insert(i)
+		sw.insert(k)
+	}
+	for j, k := range sw.tri {
+		sw.tri[j] = order[k].id
 	}
 	return &triangulation{tri: sw.tri, half: sw.half}, nil
 }
