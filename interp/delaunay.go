@@ -115,10 +115,61 @@ func delaunay(x, y []float64) (tr *triangulation, err error) {
 		// within rounding of one of them could be left out too.)
 		sw.insert(k)
 	}
-	for j, k := range sw.tri {
-		sw.tri[j] = order[k].id
+	tri, half := spatialOrder(sw.tri, sw.half, sx, sy)
+	for j, k := range tri {
+		tri[j] = order[k].id
 	}
-	return &triangulation{tri: sw.tri, half: sw.half}, nil
+	return &triangulation{tri: tri, half: half}, nil
+}
+
+// spatialOrder renumbers the triangles (tri, half) of the points (x, y) in the row-major order
+// of the cells of their centroids, about 8 triangles a cell, so that the triangles a walk
+// through the triangulation meets, and those of the next node of a row, lie together in
+// memory. The triangles stay the same.
+func spatialOrder(tri, half []int32, x, y []float64) (_, _ []int32) {
+	nt := len(tri) / 3
+	if nt < 2 {
+		return tri, half
+	}
+	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for i := range x {
+		minX, maxX = min(minX, x[i]), max(maxX, x[i])
+		minY, maxY = min(minY, y[i]), max(maxY, y[i])
+	}
+	cell := math.Sqrt((maxX - minX) * (maxY - minY) * 8 / float64(nt))
+	if !(cell > 0) {
+		return tri, half
+	}
+	cols := max(1, min(int((maxX-minX)/cell)+1, 1<<12))
+	rows := max(1, min(int((maxY-minY)/cell)+1, 1<<12))
+	key := make([]int32, nt)
+	count := make([]int32, cols*rows+1)
+	for t := range nt {
+		a, b, c := tri[3*t], tri[3*t+1], tri[3*t+2]
+		col := min(max(int(((x[a]+x[b]+x[c])/3-minX)/cell), 0), cols-1)
+		row := min(max(int(((y[a]+y[b]+y[c])/3-minY)/cell), 0), rows-1)
+		key[t] = int32(row*cols + col)
+		count[key[t]+1]++
+	}
+	for k := 1; k < len(count); k++ {
+		count[k] += count[k-1]
+	}
+	for t, k := range key { // key becomes the new number
+		key[t] = count[k]
+		count[k]++
+	}
+	tri2, half2 := make([]int32, len(tri)), make([]int32, len(half))
+	for t, nt := range key {
+		for k := range int32(3) {
+			tri2[3*nt+k] = tri[3*int32(t)+k]
+			if h := half[3*int32(t)+k]; h >= 0 {
+				half2[3*nt+k] = 3*key[h/3] + h%3
+			} else {
+				half2[3*nt+k] = -1
+			}
+		}
+	}
+	return tri2, half2
 }
 
 // checkSpan refuses coordinates the sweep cannot compute with: not finite, or spread so wide

@@ -247,10 +247,12 @@ func newTriLocator(s *sample.Samples, t *triangulation) *triLocator {
 	if nt == 0 {
 		return l
 	}
+	// The samples' box: the vertices' but for samples left out within rounding of a vertex
+	// (repeats, see delaunay), which move only where the seeds' cells lie.
 	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-	for _, v := range t.tri {
-		minX, maxX = min(minX, s.X[v]), max(maxX, s.X[v])
-		minY, maxY = min(minY, s.Y[v]), max(maxY, s.Y[v])
+	for i, x := range s.X {
+		minX, maxX = min(minX, x), max(maxX, x)
+		minY, maxY = min(minY, s.Y[i]), max(maxY, s.Y[i])
 	}
 	// About two triangles per cell.
 	l.cell = math.Sqrt((maxX - minX) * (maxY - minY) * 2 / float64(nt))
