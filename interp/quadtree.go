@@ -32,7 +32,7 @@ type quadItems struct {
 func (q quadItems) slice(lo, hi int) quadItems { return quadItems{q.id[lo:hi], q.x[lo:hi], q.y[lo:hi]} }
 
 // node places items, the samples that reach a node of rectangle r, in input order; tmp and
-// quarter are room of at least their length.
+// quarter are room of their length, and node leaves both items and tmp as room.
 func (b *quadBuild) node(r quadRect, items, tmp quadItems, quarter []uint8) {
 	id := b.nodes
 	b.nodes++
@@ -90,12 +90,10 @@ func (b *quadBuild) node(r quadRect, items, tmp quadItems, quarter []uint8) {
 		at[q]++
 	}
 	b.take(id, tmp.id[:count[4]])
-	copy(items.id, tmp.id[:n])
-	copy(items.x, tmp.x[:n])
-	copy(items.y, tmp.y[:n])
+	// The quarters' samples now lie in tmp, and items is their room.
 	for j := range quads {
 		lo, hi := start[j], start[j]+count[j]
-		b.node(quads[j], items.slice(lo, hi), tmp.slice(lo, hi), quarter[lo:hi])
+		b.node(quads[j], tmp.slice(lo, hi), items.slice(lo, hi), quarter[lo:hi])
 	}
 }
 
