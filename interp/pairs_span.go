@@ -34,7 +34,9 @@ type pairSpan struct {
 	p     *Problem
 	ix    *grid.Index
 	order *gdalOrder
-	// h is the search square's half side; r1s and r2s the squared radii.
+	ar    searchArea
+	// h is the search square's half side; r1s and r2s the squared radii, as squarePairs
+	// squares them.
 	h, r1s, r2s float64
 	// rank is each sample's place in gdal's order, in the index's order (outside a Partial
 	// job, whose comparisons gdalOrder.compare must see), built on first use: the
@@ -61,7 +63,7 @@ func newPairSpan(m *Metric, p *Problem, ix *grid.Index, ar searchArea, order *gd
 	if !ar.Square || ar.Angle != 0 || ar.all() {
 		return nil
 	}
-	return &pairSpan{m: m, p: p, ix: ix, order: order, h: ar.half(), r1s: ar.R1 * ar.R1, r2s: ar.R2 * ar.R2,
+	return &pairSpan{m: m, p: p, ix: ix, order: order, ar: ar, h: ar.half(), r1s: ar.R1 * ar.R1, r2s: ar.R2 * ar.R2,
 		idBytes: (bits.Len(uint(len(ix.Order))) + 7) / 8}
 }
 
@@ -144,8 +146,7 @@ func (ps *pairSpan) group(sc *scratch, row, col0, n int, skip []bool, out []floa
 
 // node is one node on its own, as the node-by-node form computes it.
 func (ps *pairSpan) node(sc *scratch, x, y float64) float64 {
-	sum, pairs := ps.m.squarePairs(sc, ps.p.Samples, ps.ix, searchArea{R1: math.Sqrt(ps.r1s), R2: math.Sqrt(ps.r2s), Square: true},
-		ps.order, -1, x, y)
+	sum, pairs := ps.m.squarePairs(sc, ps.p.Samples, ps.ix, ps.ar, ps.order, -1, x, y)
 	return ps.m.mean(sum, pairs)
 }
 

@@ -12,8 +12,9 @@ import (
 // node-by-node form (Metric.squarePairs) gives, bit for bit, with each of pairSums's
 // kernels, whatever the run's ends, with skipped nodes left alone: on uniform and lattice
 // samples (many exactly on the radius or the square's side), with repeated ones, plain and
-// compact, radii equal or not or one of them 0, min_points and nodata, on north-up targets
-// with nodes closer and farther apart than the radius, and on a flipped and a rotated target.
+// compact, in a Partial job, radii equal or not or one of them 0, min_points and nodata, on
+// north-up targets with nodes closer and farther apart than the radius, and on a flipped and a
+// rotated target.
 func TestPairSpanMatchesNodes(t *testing.T) {
 	has512, has2 := haveAVX512, haveAVX2FMA
 	defer func() { haveAVX512, haveAVX2FMA = has512, has2 }()
@@ -34,15 +35,22 @@ func TestPairSpanMatchesNodes(t *testing.T) {
 		}
 		haveAVX512, haveAVX2FMA = k[0], k[1]
 		for tname, tg := range targets {
-			for _, c := range []struct{ lattice, compact bool }{{false, false}, {true, false}, {true, true}} {
+			for _, c := range []struct{ lattice, compact, job bool }{{false, false, false}, {true, false, false},
+				{true, true, false}, {false, false, true}} {
 				s := windowSamples(1500, c.lattice, c.compact, false, 1500, tg)
 				for _, alg := range algs {
-					what := fmt.Sprintf("%s %s lattice=%v compact=%v %s", kname, tname, c.lattice, c.compact, alg)
+					what := fmt.Sprintf("%s %s lattice=%v compact=%v job=%v %s", kname, tname, c.lattice, c.compact, c.job, alg)
 					a, _, err := ParseAlgorithm(alg)
 					if err != nil {
 						t.Fatalf("%s: %v", what, err)
 					}
 					p := &Problem{Samples: s, Target: tg, Alg: a}
+					if c.job {
+						// a Partial job's samples, whose order comes from comparisons that the
+						// job must see (gdalOrder.compare)
+						x0, y0, x1, y1 := s.Bounds()
+						p.Job = &Job{N: s.Len(), Bounds: [4]float64{x0 - 1, y0 - 1, x1 + 1, y1 + 1}, Partial: true}
+					}
 					b, err := a.(cpuAlgorithm).bind(p, p.index())
 					if err != nil {
 						t.Fatalf("%s: %v", what, err)
