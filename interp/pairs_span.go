@@ -22,8 +22,9 @@ import (
 // the same. Their order is the same, ascending ID, and so is the order of the sums: a lane adds
 // the distance of its pair (a,b) for a before b in its own list, row after row, as
 // pairDistances does, with the same operations (a masked-off lane adds nothing). The last
-// sample of each node's square in gdal's order is found with the same comparisons, in the
-// same order, as squarePairs makes them.
+// sample of each node's square in gdal's order is the one of greatest rank, or, in a Partial
+// job (whose order tells the job what it compared), the one found with the comparisons that
+// squarePairs makes, in the same order.
 
 // pairSpanLanes is how many nodes a group holds: a lane each in pairSums.
 const pairSpanLanes = 8
