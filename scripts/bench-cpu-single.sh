@@ -15,6 +15,7 @@ cd "$(dirname "$0")/.."
 rounds=${1:-3} base=${2:-}
 scripts/deps.sh >&2
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+commit="$(git rev-parse --short HEAD)$(git diff --quiet -- . ':!bench/results' || echo ' (uncommitted changes)')"
 go build -o "$work/aidw" ./cmd/aidw
 n=1000000 size=1000 n_all=20000
 [ -n "${QUICK:-}" ] && n=100000 size=300 n_all=5000
@@ -52,20 +53,25 @@ for i in $(seq "$rounds"); do
   done
 done
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
-same="identical"
+# The last round's rasters: aidw's against the baseline's, and without AVX-512 against with it.
+same="" avx=""
 for f in "$work"/a-*.bin; do
-  cmp -s "$f" "${f/a-/n-}" || same="DIFFERENT ($(basename "$f"))"
-  if [ -n "$base" ] && ! cmp -s "$f" "${f/a-/b-}"; then same="$same; DIFFERENT from the baseline ($(basename "$f"))"; fi
+  c=$(basename "$f" .bin); c=${c#a-}
+  if [ -n "$base" ]; then
+    cmp -s "$f" "$work/b-$c.bin" && same="$same $c: identical;" || same="$same $c: DIFFERENT;"
+  fi
+  cmp -s "$f" "$work/n-$c.bin" && avx="$avx $c: identical;" || avx="$avx $c: different;"
 done
 
 echo "# aidw grid (CPU engine) vs gdal_grid $(gdal_grid --version | cut -d, -f1 | cut -d' ' -f2), one thread, CPU time"
 echo
-echo "- date: $(date -u '+%F %H:%M UTC'), commit: $(git rev-parse --short HEAD)$(git diff --quiet -- . ':!bench/results' || echo ' (uncommitted changes)')"
+echo "- date: $(date -u '+%F %H:%M UTC'), commit: $commit"
 echo "- machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(free -g | awk '/Mem:/{print $2}') GiB, shared with other work; load average $load0 at the start, $load1 at the end"
 echo "- command: \`scripts/bench-cpu-single.sh $rounds${base:+ <baseline>}\`: $rounds interleaved rounds, medians; CPU time is user+sys of the whole command (read, index, grid, write ENVI Float64), seconds"
 echo "- one thread: \`gdal_grid --config GDAL_NUM_THREADS 1\`, \`aidw grid -threads 1\`; every thread: GDAL_NUM_THREADS=ALL_CPUS and aidw's default, wall time"
 echo "- inputs: $n uniform samples over a 10 km square (UTM) onto ${size}x${size} nodes, \`$ext\`; all-samples invdist: $n_all samples"
-echo "- aidw rasters with and without AVX-512${base:+, and those of the baseline}: $same"
+[ -n "$base" ] && echo "- aidw's rasters against the baseline's (ENVI Float64, cmp):$same"
+echo "- aidw's rasters without AVX-512 against those with it:$avx"
 echo
 awk -v base="$base" '
   function median(s,   a, k, i, j, x) {
