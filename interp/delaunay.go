@@ -90,10 +90,10 @@ func delaunay(x, y []float64) (tr *triangulation, err error) {
 	// The sweep runs on the points relabelled in its order, k for order[k], so that the points
 	// it meets together (those near the hull as it grows) lie together in memory; the
 	// predicates see the same coordinates, so the triangles are the same, labelled back after.
-	sx, sy := make([]float64, n), make([]float64, n)
+	sx, sy, ids := make([]float64, n), make([]float64, n), make([]int32, n)
 	var s0, s1, s2 int32
 	for k, o := range order {
-		sx[k], sy[k] = x[o.id], y[o.id]
+		sx[k], sy[k], ids[k] = x[o.id], y[o.id], o.id
 		switch o.id {
 		case i0:
 			s0 = int32(k)
@@ -103,6 +103,7 @@ func delaunay(x, y []float64) (tr *triangulation, err error) {
 			s2 = int32(k)
 		}
 	}
+	order = nil // ids has what the rest needs of it
 	sw := newSweep(sx, sy, cx, cy, n)
 	sw.seed(s0, s1, s2)
 	for k := range int32(n) {
@@ -115,21 +116,21 @@ func delaunay(x, y []float64) (tr *triangulation, err error) {
 		// within rounding of one of them could be left out too.)
 		sw.insert(k)
 	}
-	tri, half := spatialOrder(sw.tri, sw.half, sx, sy)
-	for j, k := range tri {
-		tri[j] = order[k].id
+	spatialOrder(sw.tri, sw.half, sx, sy)
+	for j, k := range sw.tri {
+		sw.tri[j] = ids[k]
 	}
-	return &triangulation{tri: tri, half: half}, nil
+	return &triangulation{tri: sw.tri, half: sw.half}, nil
 }
 
-// spatialOrder renumbers the triangles (tri, half) of the points (x, y) in the row-major order
-// of the cells of their centroids, about 8 triangles a cell, so that the triangles a walk
-// through the triangulation meets, and those of the next node of a row, lie together in
-// memory. The triangles stay the same.
-func spatialOrder(tri, half []int32, x, y []float64) (_, _ []int32) {
+// spatialOrder renumbers the triangles (tri, half) of the points (x, y), in place, in the
+// row-major order of the cells of their centroids, about 8 triangles a cell, so that the
+// triangles a walk through the triangulation meets, and those of the next node of a row, lie
+// together in memory. The triangles stay the same.
+func spatialOrder(tri, half []int32, x, y []float64) {
 	nt := len(tri) / 3
 	if nt < 2 {
-		return tri, half
+		return
 	}
 	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for i := range x {
@@ -138,38 +139,41 @@ func spatialOrder(tri, half []int32, x, y []float64) (_, _ []int32) {
 	}
 	cell := math.Sqrt((maxX - minX) * (maxY - minY) * 8 / float64(nt))
 	if !(cell > 0) {
-		return tri, half
+		return
 	}
 	cols := max(1, min(int((maxX-minX)/cell)+1, 1<<12))
 	rows := max(1, min(int((maxY-minY)/cell)+1, 1<<12))
-	key := make([]int32, nt)
+	to := make([]int32, nt) // each triangle's cell, then its new number
 	count := make([]int32, cols*rows+1)
 	for t := range nt {
 		a, b, c := tri[3*t], tri[3*t+1], tri[3*t+2]
 		col := min(max(int(((x[a]+x[b]+x[c])/3-minX)/cell), 0), cols-1)
 		row := min(max(int(((y[a]+y[b]+y[c])/3-minY)/cell), 0), rows-1)
-		key[t] = int32(row*cols + col)
-		count[key[t]+1]++
+		to[t] = int32(row*cols + col)
+		count[to[t]+1]++
 	}
 	for k := 1; k < len(count); k++ {
 		count[k] += count[k-1]
 	}
-	for t, k := range key { // key becomes the new number
-		key[t] = count[k]
+	for t, k := range to {
+		to[t] = count[k]
 		count[k]++
 	}
-	tri2, half2 := make([]int32, len(tri)), make([]int32, len(half))
-	for t, nt := range key {
-		for k := range int32(3) {
-			tri2[3*nt+k] = tri[3*int32(t)+k]
-			if h := half[3*int32(t)+k]; h >= 0 {
-				half2[3*nt+k] = 3*key[h/3] + h%3
-			} else {
-				half2[3*nt+k] = -1
-			}
+	for e, h := range half {
+		if h >= 0 {
+			half[e] = 3*to[h/3] + h%3
 		}
 	}
-	return tri2, half2
+	// Each swap puts one triangle in its place.
+	for t := range int32(nt) {
+		for u := to[t]; u != t; u = to[t] {
+			for k := range int32(3) {
+				tri[3*t+k], tri[3*u+k] = tri[3*u+k], tri[3*t+k]
+				half[3*t+k], half[3*u+k] = half[3*u+k], half[3*t+k]
+			}
+			to[t], to[u] = to[u], u
+		}
+	}
 }
 
 // checkSpan refuses coordinates the sweep cannot compute with: not finite, or spread so wide
