@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/aidw/aidw/raster"
 )
 
 // The group form of average_distance_pts (pairSpan) gives every node the value the
@@ -19,13 +17,6 @@ func TestPairSpanMatchesNodes(t *testing.T) {
 	has512, has2 := haveAVX512, haveAVX2FMA
 	defer func() { haveAVX512, haveAVX2FMA = has512, has2 }()
 	kernels := map[string][2]bool{"avx512": {true, true}, "avx2": {false, true}, "go": {false, false}}
-	targets := map[string]raster.Target{
-		"north-up":  raster.NorthUp(450990, 5400990, 451610, 5401610, 62, 62),
-		"fine":      raster.NorthUp(451003.3, 5400990, 451590.1, 5401550.7, 97, 83),
-		"coarse":    raster.NorthUp(450900, 5400900, 451700, 5401700, 20, 20),
-		"flipped-x": {Cols: 40, Rows: 30, GeoTransform: [6]float64{451610, -15, 0, 5401000, 0, 20}},
-		"rotated":   {Cols: 30, Rows: 30, GeoTransform: [6]float64{451000, 17, 3, 5401600, 2, -19}},
-	}
 	algs := []string{"average_distance_pts:radius=50", "average_distance_pts:radius1=50:radius2=30:nodata=-9",
 		"average_distance_pts:radius1=40:radius2=0:nodata=-1", "average_distance_pts:radius=30:min_points=40:nodata=NaN"}
 	rng := rand.New(rand.NewPCG(7, 8))
@@ -34,7 +25,7 @@ func TestPairSpanMatchesNodes(t *testing.T) {
 			continue // the CPU has not got it
 		}
 		haveAVX512, haveAVX2FMA = k[0], k[1]
-		for tname, tg := range targets {
+		for tname, tg := range spanTargets {
 			for _, c := range []struct{ lattice, compact, job bool }{{false, false, false}, {true, false, false},
 				{true, true, false}, {false, false, true}} {
 				s := windowSamples(1500, c.lattice, c.compact, false, 1500, tg)
