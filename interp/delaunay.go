@@ -116,21 +116,23 @@ func delaunay(x, y []float64) (tr *triangulation, err error) {
 		// within rounding of one of them could be left out too.)
 		sw.insert(k)
 	}
-	spatialOrder(sw.tri, sw.half, sx, sy)
-	for j, k := range sw.tri {
-		sw.tri[j] = ids[k]
+	tri, half := spatialOrder(sw.tri, sw.half, sx, sy)
+	for j, k := range tri {
+		tri[j] = ids[k]
 	}
-	return &triangulation{tri: sw.tri, half: sw.half}, nil
+	return &triangulation{tri: tri, half: half}, nil
 }
 
-// spatialOrder renumbers the triangles (tri, half) of the points (x, y), in place, in the
+// spatialOrder returns the triangles (tri, half) of the points (x, y) renumbered in the
 // row-major order of the cells of their centroids, about 8 triangles a cell, so that the
 // triangles a walk through the triangulation meets, and those of the next node of a row, lie
-// together in memory. The triangles stay the same.
-func spatialOrder(tri, half []int32, x, y []float64) {
+// together in memory. The triangles stay the same. It copies them: a permutation in place
+// follows its cycles from one random place to the next, a fifth of linear's time on a million
+// samples, where the copy's writes go at random but independently of each other.
+func spatialOrder(tri, half []int32, x, y []float64) (_, _ []int32) {
 	nt := len(tri) / 3
 	if nt < 2 {
-		return
+		return tri, half
 	}
 	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for i := range x {
@@ -139,7 +141,7 @@ func spatialOrder(tri, half []int32, x, y []float64) {
 	}
 	cell := math.Sqrt((maxX - minX) * (maxY - minY) * 8 / float64(nt))
 	if !(cell > 0) {
-		return
+		return tri, half
 	}
 	cols := max(1, min(int((maxX-minX)/cell)+1, 1<<12))
 	rows := max(1, min(int((maxY-minY)/cell)+1, 1<<12))
@@ -159,21 +161,18 @@ func spatialOrder(tri, half []int32, x, y []float64) {
 		to[t] = count[k]
 		count[k]++
 	}
-	for e, h := range half {
-		if h >= 0 {
-			half[e] = 3*to[h/3] + h%3
-		}
-	}
-	// Each swap puts one triangle in its place.
-	for t := range int32(nt) {
-		for u := to[t]; u != t; u = to[t] {
-			for k := range int32(3) {
-				tri[3*t+k], tri[3*u+k] = tri[3*u+k], tri[3*t+k]
-				half[3*t+k], half[3*u+k] = half[3*u+k], half[3*t+k]
+	tri2, half2 := make([]int32, len(tri)), make([]int32, len(half))
+	for t, u := range to {
+		for k := range int32(3) {
+			e := 3*int32(t) + k
+			tri2[3*u+k] = tri[e]
+			half2[3*u+k] = -1
+			if h := half[e]; h >= 0 {
+				half2[3*u+k] = 3*to[h/3] + h%3
 			}
-			to[t], to[u] = to[u], u
 		}
 	}
+	return tri2, half2
 }
 
 // checkSpan refuses coordinates the sweep cannot compute with: not finite, or spread so wide
