@@ -81,10 +81,10 @@ type pairBuf struct {
 	// has the bits of the lanes with more than b samples.
 	lx, ly []float64
 	mask   []uint16
-	// k is the group's nodes for pairMasks; msq and min its bits for one cell row's samples,
+	// k is the group's nodes for pairMasks; msq and mel its bits for one cell row's samples,
 	// cx and cy their coordinates when the index is compact.
 	k        pairMaskKernel
-	msq, min []uint16
+	msq, mel []uint16
 	cx, cy   []float64
 }
 
@@ -194,17 +194,17 @@ func (ps *pairSpan) candidates(pb *pairBuf, xs, ys *[pairSpanLanes]float64, live
 		}
 		px, py := pb.coords(ix, lo, hi)
 		if cap(pb.msq) < len(px) {
-			pb.msq, pb.min = make([]uint16, len(px)), make([]uint16, len(px))
+			pb.msq, pb.mel = make([]uint16, len(px)), make([]uint16, len(px))
 		}
-		msq, min := pb.msq[:len(px)], pb.min[:len(px)]
-		pairMasks(k, px, py, msq, min)
+		msq, mel := pb.msq[:len(px)], pb.mel[:len(px)]
+		pairMasks(k, px, py, msq, mel)
 		for j, sq := range msq {
 			if sq == 0 {
 				continue
 			}
 			pb.keys = append(pb.keys, uint64(ix.Order[lo+j])<<32|uint64(len(pb.x)))
 			pb.x, pb.y = append(pb.x, px[j]), append(pb.y, py[j])
-			pb.sq, pb.in = append(pb.sq, sq), append(pb.in, min[j])
+			pb.sq, pb.in = append(pb.sq, sq), append(pb.in, mel[j])
 			if rank != nil {
 				pb.rank = append(pb.rank, rank[lo+j])
 			}
