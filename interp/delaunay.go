@@ -87,20 +87,92 @@ func delaunay(x, y []float64) (tr *triangulation, err error) {
 		}
 		return cmp.Compare(a.id, b.id)
 	})
-	sw := newSweep(x, y, cx, cy, n)
-	sw.seed(i0, i1, i2)
+	// The sweep runs on the points relabelled in its order, k for order[k], so that the points
+	// it meets together (those near the hull as it grows) lie together in memory; the
+	// predicates see the same coordinates, so the triangles are the same, labelled back after.
+	sx, sy, ids := make([]float64, n), make([]float64, n), make([]int32, n)
+	var s0, s1, s2 int32
 	for k, o := range order {
-		i := o.id
-		if k > 0 && x[i] == x[order[k-1].id] && y[i] == y[order[k-1].id] || i == i0 || i == i1 || i == i2 {
+		sx[k], sy[k], ids[k] = x[o.id], y[o.id], o.id
+		switch o.id {
+		case i0:
+			s0 = int32(k)
+		case i1:
+			s1 = int32(k)
+		case i2:
+			s2 = int32(k)
+		}
+	}
+	order = nil // ids has what the rest needs of it
+	sw := newSweep(sx, sy, cx, cy, n)
+	sw.seed(s0, s1, s2)
+	for k := range int32(n) {
+		if k > 0 && sx[k] == sx[k-1] && sy[k] == sy[k-1] || k == s0 || k == s1 || k == s2 {
 			continue
 		}
 		// A point as far from the centre as every point before it lies outside their hull, or
 		// repeats one of them, and then sees no hull edge and is left out. (Only the seed's
 		// vertices come first out of that order, at the rounded centre's distances: a point
 		// within rounding of one of them could be left out too.)
-		sw.insert(i)
+		sw.insert(k)
 	}
-	return &triangulation{tri: sw.tri, half: sw.half}, nil
+	tri, half := spatialOrder(sw.tri, sw.half, sx, sy)
+	for j, k := range tri {
+		tri[j] = ids[k]
+	}
+	return &triangulation{tri: tri, half: half}, nil
+}
+
+// spatialOrder returns the triangles (tri, half) of the points (x, y) renumbered in the
+// row-major order of the cells of their centroids, about 8 triangles a cell, so that the
+// triangles a walk through the triangulation meets, and those of the next node of a row, lie
+// together in memory. The triangles stay the same. It copies them: a permutation in place
+// follows its cycles from one random place to the next, a fifth of linear's time on a million
+// samples, where the copy's writes go at random but independently of each other.
+func spatialOrder(tri, half []int32, x, y []float64) (_, _ []int32) {
+	nt := len(tri) / 3
+	if nt < 2 {
+		return tri, half
+	}
+	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for i := range x {
+		minX, maxX = min(minX, x[i]), max(maxX, x[i])
+		minY, maxY = min(minY, y[i]), max(maxY, y[i])
+	}
+	cell := math.Sqrt((maxX - minX) * (maxY - minY) * 8 / float64(nt))
+	if !(cell > 0) {
+		return tri, half
+	}
+	cols := max(1, min(int((maxX-minX)/cell)+1, 1<<12))
+	rows := max(1, min(int((maxY-minY)/cell)+1, 1<<12))
+	to := make([]int32, nt) // each triangle's cell, then its new number
+	count := make([]int32, cols*rows+1)
+	for t := range nt {
+		a, b, c := tri[3*t], tri[3*t+1], tri[3*t+2]
+		col := min(max(int(((x[a]+x[b]+x[c])/3-minX)/cell), 0), cols-1)
+		row := min(max(int(((y[a]+y[b]+y[c])/3-minY)/cell), 0), rows-1)
+		to[t] = int32(row*cols + col)
+		count[to[t]+1]++
+	}
+	for k := 1; k < len(count); k++ {
+		count[k] += count[k-1]
+	}
+	for t, k := range to {
+		to[t] = count[k]
+		count[k]++
+	}
+	tri2, half2 := make([]int32, len(tri)), make([]int32, len(half))
+	for t, u := range to {
+		for k := range int32(3) {
+			e := 3*int32(t) + k
+			tri2[3*u+k] = tri[e]
+			half2[3*u+k] = -1
+			if h := half[e]; h >= 0 {
+				half2[3*u+k] = 3*to[h/3] + h%3
+			}
+		}
+	}
+	return tri2, half2
 }
 
 // checkSpan refuses coordinates the sweep cannot compute with: not finite, or spread so wide

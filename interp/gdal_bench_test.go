@@ -90,6 +90,7 @@ var gdalRadiusAlgorithms = []string{
 	"range:radius=50",
 	"count:radius=50",
 	"average_distance:radius=50",
+	"average_distance_pts:radius=50",
 	"nearest:radius=50",
 	"linear",
 }

@@ -258,29 +258,68 @@ func newTriLocator(s *sample.Samples, t *triangulation) *triLocator {
 	if nt == 0 {
 		return l
 	}
+	// The samples' box: the vertices' but for samples left out within rounding of a vertex
+	// (repeats, see delaunay), which move only where the seeds' cells lie.
 	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-	for _, v := range t.tri {
-		minX, maxX = min(minX, s.X[v]), max(maxX, s.X[v])
-		minY, maxY = min(minY, s.Y[v]), max(maxY, s.Y[v])
+	for i, x := range s.X {
+		minX, maxX = min(minX, x), max(maxX, x)
+		minY, maxY = min(minY, s.Y[i]), max(maxY, s.Y[i])
 	}
 	// About two triangles per cell.
 	l.cell = math.Sqrt((maxX - minX) * (maxY - minY) * 2 / float64(nt))
 	l.minX, l.minY = minX, minY
 	l.cols = max(1, min(int((maxX-minX)/l.cell)+1, 1<<14))
 	l.rows = max(1, min(int((maxY-minY)/l.cell)+1, 1<<14))
-	l.seed = make([]int32, l.cols*l.rows)
-	tri := int32(0)
+	l.seed = seeds(s, t, l)
+	return l
+}
+
+// seeds gives each of l's cells a triangle to start walks from: the first whose centroid is
+// in the cell, else the last one given before it in boustrophedon order (the first given for
+// those before any). Where a walk starts does not change what it finds, only how far it goes;
+// one pass over the triangles, whose samples' places it reads independently of each other,
+// takes a fraction of the time of walking from cell to cell.
+func seeds(s *sample.Samples, t *triangulation, l *triLocator) []int32 {
+	seed := make([]int32, l.cols*l.rows)
+	for i := range seed {
+		seed[i] = -1
+	}
+	inv := 1 / l.cell
+	for tr := range int32(t.triangles()) {
+		a, b, c := t.tri[3*tr], t.tri[3*tr+1], t.tri[3*tr+2]
+		x := (s.X[a] + s.X[b] + s.X[c]) / 3
+		y := (s.Y[a] + s.Y[b] + s.Y[c]) / 3
+		col := min(max(int((x-l.minX)*inv), 0), l.cols-1)
+		row := min(max(int((y-l.minY)*inv), 0), l.rows-1)
+		if k := row*l.cols + col; seed[k] < 0 {
+			seed[k] = tr
+		}
+	}
+	last, first := int32(-1), int32(-1)
 	for r := range l.rows {
 		for c := range l.cols {
 			col := c
 			if r%2 == 1 {
-				col = l.cols - 1 - c // boustrophedon: each walk starts next to the last
+				col = l.cols - 1 - c
 			}
-			tri, _, _ = l.walk(tri, l.minX+(float64(col)+0.5)*l.cell, l.minY+(float64(r)+0.5)*l.cell)
-			l.seed[r*l.cols+col] = tri
+			k := r*l.cols + col
+			switch {
+			case seed[k] >= 0:
+				last = seed[k]
+				if first < 0 {
+					first = last
+				}
+			case last >= 0:
+				seed[k] = last
+			}
 		}
 	}
-	return l
+	for k, tr := range seed {
+		if tr < 0 {
+			seed[k] = first
+		}
+	}
+	return seed
 }
 
 // interpolate is value without a reach.

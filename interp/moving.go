@@ -297,6 +297,11 @@ func (m *Metric) bindContext(ctx context.Context, p *Problem, ix *grid.Index) (b
 		return nil, err
 	}
 	b := skipping{f: f, less: func(ctx context.Context) (nodeWithout, error) { return m.search(ctx, p, ix, n-1) }}
+	if m.Kind == AverageDistancePts && !m.active() {
+		if ps := newPairSpan(m, p, ix, gdalArea(m.Radius1, m.Radius2, m.Angle, n), p.newGDALOrder()); ps != nil {
+			return &pairSpanSkipping{b, ps}, nil
+		}
+	}
 	if stat, ok := metricStats[m.Kind]; ok && !m.active() {
 		ar := gdalArea(m.Radius1, m.Radius2, m.Angle, n)
 		if w := newWindowSpan(p, ix, ar, stat, m.MinPoints, m.NodataValue, b.f); w != nil {

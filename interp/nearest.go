@@ -137,7 +137,10 @@ func (nn *gdalNearest) inSquare(sc *scratch, skip int32, x, y, h float64) float6
 	}
 	first := sc.nb[0]
 	unique := len(sc.nb) == 1 || sc.nb[1].D2 > first.D2
-	if unique && inSquare(nn.s, first.ID, x, y, h) {
+	// D2 below h² rounded puts the sample in the square without reading its place again (a
+	// cache miss in a large survey): float64(dx*dx) <= D2 < float64(h*h) gives |dx| < h, as
+	// rounding is monotone, and the same for dy.
+	if unique && (first.D2 < h*h || inSquare(nn.s, first.ID, x, y, h)) {
 		return nn.s.Z[first.ID]
 	}
 	sc.nb = sc.within(nn.ix, x, y, 2*(h*h), skip)

@@ -466,69 +466,6 @@ func (r quadRect) split() (a, b quadRect) {
 	return a, b
 }
 
-type quadNode struct {
-	rect  quadRect
-	items []int32
-	sub   int32 // index of the first of 4 subnodes, 0 when none
-}
-
-type quadtree struct {
-	x, y  []float64
-	nodes []quadNode
-}
-
-// add is CPLQuadTreeNodeAddFeatureAlg1 for a point.
-func (t *quadtree) add(n, i int32) {
-	px, py := t.x[i], t.y[i]
-	for {
-		if sub := t.nodes[n].sub; sub != 0 {
-			k := int32(0)
-			for k < 4 && !t.nodes[sub+k].rect.contains(px, py) {
-				k++
-			}
-			if k == 4 {
-				break
-			}
-			n = sub + k
-			continue
-		}
-		if len(t.nodes[n].items) < quadBucket || !t.split(n, px, py) {
-			break
-		}
-	}
-	t.nodes[n].items = append(t.nodes[n].items, i)
-}
-
-// split gives node n four subnodes and redispatches its samples, if a sample at (px,py) fits a
-// quarter and the quarters differ from the node (a node of zero size never splits).
-func (t *quadtree) split(n int32, px, py float64) bool {
-	r := t.nodes[n].rect
-	h1, h2 := r.split()
-	q1, q2 := h1.split()
-	q3, q4 := h2.split()
-	quads := [4]quadRect{q1, q2, q3, q4}
-	fits := false
-	for _, q := range quads {
-		if q.same(r) {
-			return false
-		}
-		fits = fits || q.contains(px, py)
-	}
-	if !fits {
-		return false
-	}
-	sub := int32(len(t.nodes))
-	for _, q := range quads {
-		t.nodes = append(t.nodes, quadNode{rect: q})
-	}
-	old := t.nodes[n].items
-	t.nodes[n].items, t.nodes[n].sub = nil, sub
-	for _, i := range old {
-		t.add(n, i)
-	}
-	return true
-}
-
 // gdalQuadtreeRanks builds gdal's quadtree over the samples in absolute coordinates, as gdal
 // sees them, and returns each sample's rank in its pre-order walk.
 func gdalQuadtreeRanks(s *sample.Samples) []int32 {
@@ -543,49 +480,27 @@ func gdalQuadtreeRanks(s *sample.Samples) []int32 {
 // tree is the whole job's but for leaves of at most a bucket that reach outside region.
 func gdalQuadtreeIn(s *sample.Samples, root *quadRect, region *[4]float64) (rank, leaf []int32, unsure []bool) {
 	n := s.Len()
-	t := &quadtree{x: make([]float64, n), y: make([]float64, n)}
+	items := quadItems{id: make([]int32, n), x: make([]float64, n), y: make([]float64, n)}
 	for i := range n {
 		x, y := s.XY(int32(i))
-		t.x[i], t.y[i] = x+s.OriginX, y+s.OriginY
+		items.id[i], items.x[i], items.y[i] = int32(i), x+s.OriginX, y+s.OriginY
 	}
 	if root == nil {
-		root = &quadRect{t.x[0], t.y[0], t.x[0], t.y[0]}
+		root = &quadRect{items.x[0], items.y[0], items.x[0], items.y[0]}
 		for i := 1; i < n; i++ {
-			root.minX, root.maxX = min(root.minX, t.x[i]), max(root.maxX, t.x[i])
-			root.minY, root.maxY = min(root.minY, t.y[i]), max(root.maxY, t.y[i])
+			root.minX, root.maxX = min(root.minX, items.x[i]), max(root.maxX, items.x[i])
+			root.minY, root.maxY = min(root.minY, items.y[i]), max(root.maxY, items.y[i])
 		}
 	}
-	if region == nil {
-		if rank := quadtreeRanksParallel(t.x, t.y, *root); rank != nil {
-			return rank, nil, nil
-		}
-	}
-	t.nodes = append(make([]quadNode, 0, n/4+1), quadNode{rect: *root})
-	for i := range n {
-		t.add(0, int32(i))
-	}
-	rank = make([]int32, n)
+	b := &quadBuild{rank: make([]int32, n)}
 	if region != nil {
-		leaf, unsure = make([]int32, n), make([]bool, len(t.nodes))
+		b.leaf, b.region = make([]int32, n), region
 	}
-	next := int32(0)
-	stack := []int32{0}
-	for len(stack) > 0 {
-		id := stack[len(stack)-1]
-		nd := &t.nodes[id]
-		stack = stack[:len(stack)-1]
-		for _, i := range nd.items {
-			rank[i] = next
-			next++
-			if leaf != nil {
-				leaf[i] = id
-			}
-		}
-		if nd.sub != 0 {
-			stack = append(stack, nd.sub+3, nd.sub+2, nd.sub+1, nd.sub)
-		} else if r := nd.rect; unsure != nil && len(nd.items) <= quadBucket {
-			unsure[id] = !(r.minX > region[0] && r.minY > region[1] && r.maxX < region[2] && r.maxY < region[3])
-		}
+	tmp := quadItems{id: make([]int32, n), x: make([]float64, n), y: make([]float64, n)}
+	b.node(*root, items, tmp, make([]uint8, n))
+	if region != nil {
+		// every node a sample is in, leaf or not, has its mark
+		b.unsure = append(b.unsure, make([]bool, int(b.nodes)-len(b.unsure))...)
 	}
-	return rank, leaf, unsure
+	return b.rank, b.leaf, b.unsure
 }

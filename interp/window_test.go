@@ -75,16 +75,19 @@ func TestWindowSpanMatchesNodes(t *testing.T) {
 	}
 }
 
+// spanTargets are targets over windowSamples' square for the run forms' tests: north-up with
+// nodes closer and farther apart than the radius, flipped, and rotated.
+var spanTargets = map[string]raster.Target{
+	"north-up":  raster.NorthUp(450990, 5400990, 451610, 5401610, 62, 62),
+	"fine":      raster.NorthUp(451003.3, 5400990, 451590.1, 5401550.7, 97, 83),
+	"coarse":    raster.NorthUp(450900, 5400900, 451700, 5401700, 20, 20),
+	"flipped-x": {Cols: 40, Rows: 30, GeoTransform: [6]float64{451610, -15, 0, 5401000, 0, 20}},
+	"rotated":   {Cols: 30, Rows: 30, GeoTransform: [6]float64{451000, 17, 3, 5401600, 2, -19}},
+}
+
 func testWindowSpan(t *testing.T) {
-	targets := map[string]raster.Target{
-		"north-up":  raster.NorthUp(450990, 5400990, 451610, 5401610, 62, 62),
-		"fine":      raster.NorthUp(451003.3, 5400990, 451590.1, 5401550.7, 97, 83),
-		"coarse":    raster.NorthUp(450900, 5400900, 451700, 5401700, 20, 20),
-		"flipped-x": {Cols: 40, Rows: 30, GeoTransform: [6]float64{451610, -15, 0, 5401000, 0, 20}},
-		"rotated":   {Cols: 30, Rows: 30, GeoTransform: [6]float64{451000, 17, 3, 5401600, 2, -19}},
-	}
 	rng := rand.New(rand.NewPCG(5, 6))
-	for tname, tg := range targets {
+	for tname, tg := range spanTargets {
 		for _, c := range []struct {
 			n                     int
 			lattice, compact, odd bool

@@ -1,0 +1,390 @@
+package interp
+
+import (
+	"math"
+	"math/bits"
+	"slices"
+	"sync"
+
+	"github.com/aidw/aidw/grid"
+)
+
+// average_distance_pts on gdal's quadtree (an unrotated search with more than 100 samples)
+// computed pairSpanLanes nodes of a row's run at once. Node by node (Metric.squarePairs) each
+// node lists its samples, sorts them by ID and sums the distances of their pairs one by one:
+// about q²/2 square roots for q samples, and a sort, per node. Here the group's nodes share
+// one scan of the cells and one sort of the candidates, and then each node's pairs are summed
+// in a lane of its own, all lanes at once (pairSums): the square roots of eight nodes take one
+// instruction.
+//
+// It gives the node-by-node values bit for bit. A node's samples are the same: the candidates
+// cover every node's square, and each node takes those that pass squarePairs's tests, written
+// the same. Their order is the same, ascending ID, and so is the order of the sums: a lane adds
+// the distance of its pair (a,b) for a before b in its own list, row after row, as
+// pairDistances does, with the same operations (a masked-off lane adds nothing). The last
+// sample of each node's square in gdal's order is the one of greatest rank, or, in a Partial
+// job (whose order tells the job what it compared), the one found with the comparisons that
+// squarePairs makes, in the same order.
+
+// pairSpanLanes is how many nodes a group holds: a lane each in pairSums.
+const pairSpanLanes = 8
+
+// pairSpan is average_distance_pts over gdal's quadtree search, bound to a problem.
+type pairSpan struct {
+	m     *Metric
+	p     *Problem
+	ix    *grid.Index
+	order *gdalOrder
+	ar    searchArea
+	// h is the search square's half side; r1s and r2s the squared radii, as squarePairs
+	// squares them.
+	h, r1s, r2s float64
+	// rank is each sample's place in gdal's order, in the index's order (outside a Partial
+	// job, whose comparisons gdalOrder.compare must see), built on first use: the
+	// candidates read it in runs instead of at random.
+	rankOnce sync.Once
+	rank     []int32
+	// idBytes is how many bytes the largest sample ID takes.
+	idBytes int
+}
+
+// pairSpanSkipping is a skipping form that also computes runs of nodes.
+type pairSpanSkipping struct {
+	skipping
+	ps *pairSpan
+}
+
+func (b *pairSpanSkipping) span(sc *scratch, row, col0, col1 int, skip []bool, out []float64) {
+	b.ps.span(sc, row, col0, col1, skip, out)
+}
+
+// newPairSpan returns the run form of average_distance_pts over ar, or nil when ar is not
+// gdal's quadtree search.
+func newPairSpan(m *Metric, p *Problem, ix *grid.Index, ar searchArea, order *gdalOrder) *pairSpan {
+	if !ar.Square || ar.Angle != 0 || ar.all() {
+		return nil
+	}
+	return &pairSpan{m: m, p: p, ix: ix, order: order, ar: ar, h: ar.half(), r1s: ar.R1 * ar.R1, r2s: ar.R2 * ar.R2,
+		idBytes: (bits.Len(uint(len(ix.Order))) + 7) / 8}
+}
+
+// pairBuf is a worker's room for a group of nodes.
+type pairBuf struct {
+	// keys are the candidates, ID<<32 | place in x, y, rank; sq and in their lanes' bits: in
+	// the node's square, and in its ellipse as well; rank their ranks (see pairSpan.rank).
+	keys   []uint64
+	spare  []uint64
+	x, y   []float64
+	sq, in []uint16
+	rank   []int32
+	// lx and ly are the lanes' samples, a lane's samples at stride pairSpanLanes; mask[b]
+	// has the bits of the lanes with more than b samples.
+	lx, ly []float64
+	mask   []uint16
+	// k is the group's nodes for pairMasks; msq and mel its bits for one cell row's samples,
+	// cx and cy their coordinates when the index is compact.
+	k        pairMaskKernel
+	msq, mel []uint16
+	cx, cy   []float64
+}
+
+// span implements spanner.
+func (ps *pairSpan) span(sc *scratch, row, col0, col1 int, skip []bool, out []float64) {
+	for g := col0; g < col1; g += pairSpanLanes {
+		n := min(pairSpanLanes, col1-g)
+		var gskip []bool
+		if skip != nil {
+			gskip = skip[g-col0 : g-col0+n]
+		}
+		ps.group(sc, row, g, n, gskip, out[g-col0:g-col0+n])
+	}
+}
+
+// group computes the n (at most pairSpanLanes) nodes of row row from column col0 on.
+func (ps *pairSpan) group(sc *scratch, row, col0, n int, skip []bool, out []float64) {
+	var xs, ys [pairSpanLanes]float64
+	live := uint16(0)
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for k := range n {
+		if skip != nil && skip[k] {
+			continue
+		}
+		xs[k], ys[k] = ps.p.NodeXY(col0+k, row)
+		live |= 1 << k
+		x0, y0, x1, y1 = min(x0, xs[k]), min(y0, ys[k]), max(x1, xs[k]), max(y1, ys[k])
+	}
+	if live == 0 {
+		return
+	}
+	if x1-x0 > 4*ps.h || y1-y0 > 4*ps.h || math.IsNaN(x0+y0+x1+y1) {
+		// nodes far apart (a rotated or very coarse target): each on its own
+		for k := range n {
+			if live&(1<<k) != 0 {
+				out[k] = ps.node(sc, xs[k], ys[k])
+			}
+		}
+		return
+	}
+	pb := &sc.pairs
+	ps.candidates(pb, &xs, &ys, live, x0, y0, x1, y1)
+	counts, lastIn := ps.lanes(pb)
+	var sums [pairSpanLanes]float64
+	if len(pb.keys) > 0 {
+		pairSums(pb.lx, pb.ly, pb.mask, &counts, &sums)
+	}
+	for k := range n {
+		if live&(1<<k) == 0 {
+			continue
+		}
+		q := counts[k]
+		pairs := q * (q + 1) / 2
+		if lastIn&(1<<k) != 0 {
+			pairs--
+		}
+		out[k] = ps.m.mean(sums[k], pairs)
+	}
+}
+
+// node is one node on its own, as the node-by-node form computes it.
+func (ps *pairSpan) node(sc *scratch, x, y float64) float64 {
+	sum, pairs := ps.m.squarePairs(sc, ps.p.Samples, ps.ix, ps.ar, ps.order, -1, x, y)
+	return ps.m.mean(sum, pairs)
+}
+
+// ranks returns pairSpan.rank, nil in a Partial job.
+func (ps *pairSpan) ranks() []int32 {
+	if ps.order.job != nil {
+		return nil
+	}
+	ps.rankOnce.Do(func() {
+		byID := ps.order.ranks()
+		ps.rank = make([]int32, len(ps.ix.Order))
+		for j, id := range ps.ix.Order {
+			ps.rank[j] = byID[id]
+		}
+	})
+	return ps.rank
+}
+
+// candidates lists in pb the samples in the square of any live node of (xs, ys), whose box
+// is [x0,x1]x[y0,y1], sorted by ID, with their lanes' bits.
+func (ps *pairSpan) candidates(pb *pairBuf, xs, ys *[pairSpanLanes]float64, live uint16, x0, y0, x1, y1 float64) {
+	ix := ps.ix
+	l := &ix.Layout
+	h := ps.h
+	k := &pb.k
+	*k = pairMaskKernel{h: h, r1s: ps.r1s, r2s: ps.r2s, r12s: ps.r1s * ps.r2s, absMask: 1<<63 - 1}
+	for lane := range pairSpanLanes {
+		k.xs[lane], k.ys[lane] = math.Inf(1), math.Inf(1)
+		if live&(1<<lane) != 0 {
+			k.xs[lane], k.ys[lane] = xs[lane], ys[lane]
+		}
+	}
+	pad := h*(1+1e-9) + l.Cell*1e-6
+	c0 := cellIndex((x0-pad-l.MinX)*l.InvCell, l.Cols)
+	c1 := cellIndex((x1+pad-l.MinX)*l.InvCell, l.Cols)
+	r0 := cellIndex((y0-pad-l.MinY)*l.InvCell, l.Rows)
+	r1 := cellIndex((y1+pad-l.MinY)*l.InvCell, l.Rows)
+	pb.keys, pb.x, pb.y, pb.sq, pb.in, pb.rank = pb.keys[:0], pb.x[:0], pb.y[:0], pb.sq[:0], pb.in[:0], pb.rank[:0]
+	rank := ps.ranks()
+	for r := r0; r <= r1; r++ {
+		lo, hi := int(ix.Start[r*l.Cols+c0]), int(ix.Start[r*l.Cols+c1+1])
+		if lo >= hi {
+			continue
+		}
+		px, py := pb.coords(ix, lo, hi)
+		if cap(pb.msq) < len(px) {
+			pb.msq, pb.mel = make([]uint16, len(px)), make([]uint16, len(px))
+		}
+		msq, mel := pb.msq[:len(px)], pb.mel[:len(px)]
+		pairMasks(k, px, py, msq, mel)
+		for j, sq := range msq {
+			if sq == 0 {
+				continue
+			}
+			pb.keys = append(pb.keys, uint64(ix.Order[lo+j])<<32|uint64(len(pb.x)))
+			pb.x, pb.y = append(pb.x, px[j]), append(pb.y, py[j])
+			pb.sq, pb.in = append(pb.sq, sq), append(pb.in, mel[j])
+			if rank != nil {
+				pb.rank = append(pb.rank, rank[lo+j])
+			}
+		}
+	}
+	pb.keys, pb.spare = sortByHigh(pb.keys, pb.spare, ps.idBytes)
+}
+
+// coords returns the coordinates of the index's samples [lo,hi): its own, or those of a
+// compact index in pb's room.
+func (pb *pairBuf) coords(ix *grid.Index, lo, hi int) (px, py []float64) {
+	if ix.QX == nil {
+		return ix.X[lo:hi], ix.Y[lo:hi]
+	}
+	pb.cx, pb.cy = pb.cx[:0], pb.cy[:0]
+	for j := lo; j < hi; j++ {
+		pb.cx = append(pb.cx, float64(ix.QX[j])*ix.QuantumX)
+		pb.cy = append(pb.cy, float64(ix.QY[j])*ix.QuantumY)
+	}
+	return pb.cx, pb.cy
+}
+
+// pairMaskKernel is what pairMasksAVX512 reads, at the offsets it reads it from: the group's
+// nodes (+Inf in a lane without one, which no sample is near), the square's half side and the
+// squared radii.
+type pairMaskKernel struct {
+	xs, ys            [pairSpanLanes]float64
+	h, r1s, r2s, r12s float64
+	absMask           uint64
+}
+
+// pairMasksGo sets sq[j] to the bits of the nodes whose square holds the sample (px[j],
+// py[j]), and in[j] to those whose ellipse holds it as well, with squarePairs's tests.
+func pairMasksGo(k *pairMaskKernel, px, py []float64, sq, in []uint16) {
+	for j, sx := range px {
+		sy := py[j]
+		var s, e uint16
+		for l := range pairSpanLanes {
+			dx, dy := sx-k.xs[l], sy-k.ys[l]
+			if math.Abs(dx) <= k.h && math.Abs(dy) <= k.h {
+				s |= 1 << l
+				if float64(k.r2s*dx*dx)+float64(k.r1s*dy*dy) <= k.r12s {
+					e |= 1 << l
+				}
+			}
+		}
+		sq[j], in[j] = s, e
+	}
+}
+
+// lanes fills each lane's samples from the sorted candidates, and returns the lanes' sample
+// counts and the bits of the lanes whose square's last sample in gdal's order is in the
+// ellipse.
+func (ps *pairSpan) lanes(pb *pairBuf) (counts [pairSpanLanes]int, lastIn uint16) {
+	m := len(pb.keys)
+	// a row more than the samples: the ranked loop writes every lane's next place
+	if size := (m + 1) * pairSpanLanes; cap(pb.lx) < size {
+		pb.lx, pb.ly = make([]float64, size), make([]float64, size)
+		pb.mask = make([]uint16, m+1)
+	}
+	pb.lx, pb.ly, pb.mask = pb.lx[:(m+1)*pairSpanLanes], pb.ly[:(m+1)*pairSpanLanes], pb.mask[:m]
+	if len(pb.rank) > 0 {
+		counts, lastIn = pb.lanesRanked()
+	} else {
+		counts, lastIn = ps.lanesCompared(pb)
+	}
+	clear(pb.mask)
+	for k, q := range counts {
+		for b := range q {
+			pb.mask[b] |= 1 << k
+		}
+	}
+	return counts, lastIn
+}
+
+// lanesRanked is lanes with the candidates' ranks at hand, without a branch on the samples
+// (which of a candidate's lanes take it is not foreseeable): each lane keeps the greatest of
+// its candidates' rank<<32 | place (-1 for a candidate outside its square), and its next
+// place takes every candidate, the lanes that take it moving on.
+func (pb *pairBuf) lanesRanked() (counts [pairSpanLanes]int, lastIn uint16) {
+	var last [pairSpanLanes]int64
+	for k := range last {
+		last[k] = -1
+	}
+	lx, ly := pb.lx, pb.ly
+	for _, key := range pb.keys {
+		c := uint32(key)
+		sq, in := pb.sq[c], pb.in[c]
+		rc := int64(pb.rank[c])<<32 | int64(c)
+		x, y := pb.x[c], pb.y[c]
+		for k := range pairSpanLanes {
+			last[k] = max(last[k], rc|(int64(sq>>k&1)-1))
+			p := counts[k]*pairSpanLanes + k
+			lx[p], ly[p] = x, y
+			counts[k] += int(in >> k & 1)
+		}
+	}
+	for k, rc := range last {
+		if rc >= 0 {
+			lastIn |= pb.in[uint32(rc)] & (1 << k)
+		}
+	}
+	return counts, lastIn
+}
+
+// lanesCompared is lanes in a Partial job, which must see the comparisons in gdal's order
+// that squarePairs makes: each lane's, in its samples' order.
+func (ps *pairSpan) lanesCompared(pb *pairBuf) (counts [pairSpanLanes]int, lastIn uint16) {
+	var last [pairSpanLanes]int32
+	for k := range last {
+		last[k] = -1
+	}
+	lx, ly := pb.lx, pb.ly
+	for _, key := range pb.keys {
+		id, c := int32(key>>32), uint32(key)
+		sq, in := pb.sq[c], pb.in[c]
+		for b := sq; b != 0; b &= b - 1 {
+			k := bits.TrailingZeros16(b)
+			if last[k] < 0 || ps.order.compare(id, last[k]) > 0 {
+				last[k] = id
+				lastIn = lastIn&^(1<<k) | in&(1<<k)
+			}
+		}
+		for b := in; b != 0; b &= b - 1 {
+			k := bits.TrailingZeros16(b)
+			p := counts[k]*pairSpanLanes + k
+			lx[p], ly[p] = pb.x[c], pb.y[c]
+			counts[k]++
+		}
+	}
+	return counts, lastIn
+}
+
+// pairSumsGo is pairSums in Go: each lane's pairs summed as pairDistances sums them.
+func pairSumsGo(lx, ly []float64, counts *[pairSpanLanes]int, sums *[pairSpanLanes]float64) {
+	for k, q := range counts {
+		sum := 0.0
+		for a := range q {
+			xa, ya := lx[a*pairSpanLanes+k], ly[a*pairSpanLanes+k]
+			for b := a + 1; b < q; b++ {
+				dx, dy := lx[b*pairSpanLanes+k]-xa, ly[b*pairSpanLanes+k]-ya
+				sum += math.Sqrt(float64(dx*dx) + float64(dy*dy))
+			}
+		}
+		sums[k] = sum
+	}
+}
+
+// sortByHigh sorts keys by their high 32 bits, of which only the low idBytes bytes may be
+// set, stably, with spare as room (a radix sort: a group's few hundred keys sort faster so
+// than by comparisons). It returns the sorted keys and the room, which may have swapped.
+func sortByHigh(keys, spare []uint64, idBytes int) (sorted, room []uint64) {
+	if len(keys) < 48 {
+		slices.Sort(keys)
+		return keys, spare
+	}
+	if cap(spare) < len(keys) {
+		spare = make([]uint64, len(keys))
+	}
+	spare = spare[:len(keys)]
+	for d := range idBytes {
+		shift := 32 + 8*d
+		var count [256]int
+		for _, k := range keys {
+			count[byte(k>>shift)]++
+		}
+		if count[byte(keys[0]>>shift)] == len(keys) {
+			continue // every key has this digit
+		}
+		at := 0
+		for i, c := range count {
+			count[i] = at
+			at += c
+		}
+		for _, k := range keys {
+			b := byte(k >> shift)
+			spare[count[b]] = k
+			count[b]++
+		}
+		keys, spare = spare, keys
+	}
+	return keys, spare
+}

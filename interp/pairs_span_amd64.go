@@ -1,0 +1,48 @@
+package interp
+
+// On amd64 the lanes' pairs are summed in assembly: AVX-512 takes the eight lanes in one
+// register, AVX2 in two. Each lane adds its pairs' distances in the order pairSumsGo does, with
+// the same operations (subtract, square, add, square root: no fused multiply-add), so the
+// sums are the same bit for bit.
+
+//go:noescape
+func pairSumsAVX512(x, y *float64, mask *uint16, n int, sums *[pairSpanLanes]float64)
+
+//go:noescape
+func pairSumsAVX2(x, y *float64, counts *[pairSpanLanes]int, n int, sums *[pairSpanLanes]float64)
+
+//go:noescape
+func pairMasksAVX512(px, py *float64, n int, k *pairMaskKernel, sq, in *uint16)
+
+// pairMasks sets sq[j] and in[j] for the samples (px[j], py[j]) as pairMasksGo does.
+func pairMasks(k *pairMaskKernel, px, py []float64, sq, in []uint16) {
+	if !haveAVX512 || len(px) == 0 {
+		pairMasksGo(k, px, py, sq, in)
+		return
+	}
+	_, _, _ = py[len(px)-1], sq[len(px)-1], in[len(px)-1]
+	pairMasksAVX512(&px[0], &py[0], len(px), k, &sq[0], &in[0])
+}
+
+// pairSums sums each lane's pairs (see pairBuf) into sums.
+func pairSums(lx, ly []float64, mask []uint16, counts *[pairSpanLanes]int, sums *[pairSpanLanes]float64) {
+	n := 0
+	for _, q := range counts {
+		n = max(n, q)
+	}
+	if n < 2 {
+		*sums = [pairSpanLanes]float64{}
+		return
+	}
+	_ = lx[n*pairSpanLanes-1]
+	_ = ly[n*pairSpanLanes-1]
+	_ = mask[n-1]
+	switch {
+	case haveAVX512:
+		pairSumsAVX512(&lx[0], &ly[0], &mask[0], n, sums)
+	case haveAVX2FMA:
+		pairSumsAVX2(&lx[0], &ly[0], counts, n, sums)
+	default:
+		pairSumsGo(lx, ly, counts, sums)
+	}
+}

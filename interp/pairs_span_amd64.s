@@ -1,0 +1,163 @@
+#include "textflag.h"
+
+// The lanes' samples are rows of 8 float64 (64 bytes): row a holds each lane's a-th sample.
+// For each row a and each later row b, every lane whose list is longer than b adds the
+// distance between its a-th and b-th samples to its sum.
+
+// func pairSumsAVX512(x, y *float64, mask *uint16, n int, sums *[8]float64)
+TEXT ·pairSumsAVX512(SB), NOSPLIT, $0-40
+	MOVQ x+0(FP), SI
+	MOVQ y+8(FP), DI
+	MOVQ mask+16(FP), R8
+	MOVQ n+24(FP), CX
+	MOVQ sums+32(FP), R9
+	VPXORQ Z0, Z0, Z0
+	XORQ AX, AX
+
+avx512row:
+	LEAQ 1(AX), BX
+	CMPQ BX, CX
+	JGE avx512done
+	MOVQ AX, DX
+	SHLQ $6, DX
+	VMOVUPD (SI)(DX*1), Z1
+	VMOVUPD (DI)(DX*1), Z2
+
+avx512pair:
+	MOVQ BX, DX
+	SHLQ $6, DX
+	VMOVUPD (SI)(DX*1), Z3
+	VMOVUPD (DI)(DX*1), Z4
+	VSUBPD Z1, Z3, Z3
+	VSUBPD Z2, Z4, Z4
+	VMULPD Z3, Z3, Z3
+	VMULPD Z4, Z4, Z4
+	VADDPD Z4, Z3, Z3
+	VSQRTPD Z3, Z3
+	KMOVW (R8)(BX*2), K1
+	VADDPD Z3, Z0, K1, Z0
+	INCQ BX
+	CMPQ BX, CX
+	JL avx512pair
+	INCQ AX
+	JMP avx512row
+
+avx512done:
+	VMOVUPD Z0, (R9)
+	VZEROUPPER
+	RET
+
+// func pairSumsAVX2(x, y *float64, counts *[8]int, n int, sums *[8]float64)
+// A lane past its count adds +0 (its distance and-ed with a zero mask), which leaves its sum,
+// a sum of square roots from +0, as it is.
+TEXT ·pairSumsAVX2(SB), NOSPLIT, $0-40
+	MOVQ x+0(FP), SI
+	MOVQ y+8(FP), DI
+	MOVQ counts+16(FP), R8
+	MOVQ n+24(FP), CX
+	MOVQ sums+32(FP), R9
+	VMOVDQU (R8), Y14
+	VMOVDQU 32(R8), Y15
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	XORQ AX, AX
+
+avx2row:
+	LEAQ 1(AX), BX
+	CMPQ BX, CX
+	JGE avx2done
+	MOVQ AX, DX
+	SHLQ $6, DX
+	VMOVUPD (SI)(DX*1), Y2
+	VMOVUPD 32(SI)(DX*1), Y3
+	VMOVUPD (DI)(DX*1), Y4
+	VMOVUPD 32(DI)(DX*1), Y5
+
+avx2pair:
+	MOVQ BX, DX
+	SHLQ $6, DX
+	VMOVUPD (SI)(DX*1), Y6
+	VSUBPD Y2, Y6, Y6
+	VMOVUPD (DI)(DX*1), Y7
+	VSUBPD Y4, Y7, Y7
+	VMULPD Y6, Y6, Y6
+	VMULPD Y7, Y7, Y7
+	VADDPD Y7, Y6, Y6
+	VSQRTPD Y6, Y6
+	VMOVUPD 32(SI)(DX*1), Y8
+	VSUBPD Y3, Y8, Y8
+	VMOVUPD 32(DI)(DX*1), Y9
+	VSUBPD Y5, Y9, Y9
+	VMULPD Y8, Y8, Y8
+	VMULPD Y9, Y9, Y9
+	VADDPD Y9, Y8, Y8
+	VSQRTPD Y8, Y8
+	MOVQ BX, X10
+	VPBROADCASTQ X10, Y10
+	VPCMPGTQ Y10, Y14, Y11
+	VPCMPGTQ Y10, Y15, Y12
+	VANDPD Y11, Y6, Y6
+	VANDPD Y12, Y8, Y8
+	VADDPD Y6, Y0, Y0
+	VADDPD Y8, Y1, Y1
+	INCQ BX
+	CMPQ BX, CX
+	JL avx2pair
+	INCQ AX
+	JMP avx2row
+
+avx2done:
+	VMOVUPD Y0, (R9)
+	VMOVUPD Y1, 32(R9)
+	VZEROUPPER
+	RET
+
+// func pairMasksAVX512(px, py *float64, n int, k *pairMaskKernel, sq, in *uint16)
+// For each sample j: sq[j] has the bits of the nodes whose square holds it, in[j] those whose
+// ellipse holds it as well, tested as pairSpan.candidates tests them.
+TEXT ·pairMasksAVX512(SB), NOSPLIT, $0-48
+	MOVQ px+0(FP), SI
+	MOVQ py+8(FP), DI
+	MOVQ n+16(FP), CX
+	MOVQ k+24(FP), R8
+	MOVQ sq+32(FP), R9
+	MOVQ in+40(FP), R10
+	VMOVUPD 0(R8), Z10
+	VMOVUPD 64(R8), Z11
+	VBROADCASTSD 128(R8), Z12
+	VBROADCASTSD 136(R8), Z13
+	VBROADCASTSD 144(R8), Z14
+	VBROADCASTSD 152(R8), Z15
+	VPBROADCASTQ 160(R8), Z16
+	XORQ AX, AX
+	TESTQ CX, CX
+	JLE masksdone
+
+masksloop:
+	VBROADCASTSD (SI)(AX*8), Z1
+	VBROADCASTSD (DI)(AX*8), Z2
+	VSUBPD Z10, Z1, Z1
+	VSUBPD Z11, Z2, Z2
+	VPANDQ Z16, Z1, Z3
+	VPANDQ Z16, Z2, Z4
+	VCMPPD $2, Z12, Z3, K1
+	VCMPPD $2, Z12, Z4, K2
+	KANDW K1, K2, K1
+	VMULPD Z1, Z14, Z5
+	VMULPD Z1, Z5, Z5
+	VMULPD Z2, Z13, Z6
+	VMULPD Z2, Z6, Z6
+	VADDPD Z6, Z5, Z5
+	VCMPPD $2, Z15, Z5, K3
+	KANDW K1, K3, K3
+	KMOVW K1, BX
+	MOVW BX, (R9)(AX*2)
+	KMOVW K3, BX
+	MOVW BX, (R10)(AX*2)
+	INCQ AX
+	CMPQ AX, CX
+	JL masksloop
+
+masksdone:
+	VZEROUPPER
+	RET
