@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/aidw/aidw/delimited"
 	"github.com/aidw/aidw/lidar"
 	"github.com/aidw/aidw/sample"
 )
@@ -189,6 +190,42 @@ func checkUsable(path string, s Source) error {
 func isFile(path string) bool {
 	st, err := os.Stat(path)
 	return err == nil && st.Mode().IsRegular()
+}
+
+// readText reads a delimited text file of points (package delimited).
+func readText(path string, opt SourceOptions, flt *sample.Filter) (Source, error) {
+	var s *sample.Samples
+	src, err := withText(path, opt, func(f lidar.Source, o delimited.Options) (delimited.Result, error) {
+		var res delimited.Result
+		var err error
+		s, res, err = delimited.Read(f, o, flt)
+		return res, err
+	})
+	src.Samples = s
+	return src, err
+}
+
+// scanText reads a delimited text file of points, handing its samples to yield a batch at a
+// time, in file order.
+func scanText(path string, opt SourceOptions, flt *sample.Filter, reserve func(int), yield func(*sample.Samples) error) (Source, error) {
+	return withText(path, opt, func(f lidar.Source, o delimited.Options) (delimited.Result, error) {
+		return delimited.Scan(f, o, flt, reserve, yield)
+	})
+}
+
+// withText opens a text file (a local path or a GDAL virtual file) for read and tells the
+// source what it said.
+func withText(path string, opt SourceOptions, read func(lidar.Source, delimited.Options) (delimited.Result, error)) (Source, error) {
+	f, err := OpenInput(path)
+	if err != nil {
+		return Source{}, fmt.Errorf("reading %s: %w", path, err)
+	}
+	defer f.Close()
+	res, err := read(f, delimited.Options{ZField: opt.ZField, Extent: opt.LayerExtent})
+	if err != nil {
+		return Source{}, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return Source{Skipped: res.Skipped, SkipReason: res.SkipReason, Extent: res.Extent}, nil
 }
 
 // readTextSources gives one source per -l naming the file's layer (OGR names a text file's

@@ -1,4 +1,6 @@
-package gdalio
+// Package delimited reads points from delimited text (CSV, XYZ): the columns of x, y and z
+// found from a header or the first line, the body parsed on every core. It needs no GDAL.
+package delimited
 
 import (
 	"bytes"
@@ -8,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aidw/aidw/internal/quote"
+	"github.com/aidw/aidw/lidar"
 	"github.com/aidw/aidw/sample"
 )
 
@@ -38,41 +42,49 @@ type textParams struct {
 	zName  string
 }
 
-// readText reads a delimited text file of points with the native parser.
-func readText(path string, opt SourceOptions, flt *sample.Filter) (Source, error) {
+// Options say how to read a file.
+type Options struct {
+	// ZField names the column of the values ("" for z: the third column, or a header's z).
+	ZField string
+	// Extent asks for the extent of the points OGR's CSV driver would pass the same filters.
+	Extent bool
+}
+
+// Result says what a read left out and where the points lie; it holds no samples.
+type Result struct {
+	// Skipped counts the unusable lines left out; SkipReason says why.
+	Skipped    int
+	SkipReason string
+	// Extent (xmin ymin xmax ymax) is set when Options.Extent is and a point was kept.
+	Extent *[4]float64
+}
+
+// Read reads a delimited text file of points into one batch of samples.
+func Read(f lidar.Source, opt Options, flt *sample.Filter) (*sample.Samples, Result, error) {
 	s := &sample.Samples{}
 	reserve := func(n int) { s.X, s.Y, s.Z = make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n) }
-	src, err := scanText(path, opt, flt, reserve, func(b *sample.Samples) error {
+	res, err := Scan(f, opt, flt, reserve, func(b *sample.Samples) error {
 		s.OriginX, s.OriginY = b.OriginX, b.OriginY
 		s.X, s.Y, s.Z = append(s.X, b.X...), append(s.Y, b.Y...), append(s.Z, b.Z...)
 		return nil
 	})
-	src.Samples = s
-	return src, err
+	return s, res, err
 }
 
-// scanText reads a delimited text file of points with the native parser, handing its samples
-// to yield a batch at a time, in file order (see parseBody).
-func scanText(path string, opt SourceOptions, flt *sample.Filter, reserve func(int), yield func(*sample.Samples) error) (Source, error) {
-	f, err := OpenInput(path)
-	if err != nil {
-		return Source{}, fmt.Errorf("reading %s: %w", path, err)
-	}
-	defer f.Close()
+// Scan reads a delimited text file of points, handing its samples to yield a batch at a time,
+// in file order (see parseBody); reserve, first, hears how many samples the file's size
+// suggests.
+func Scan(f lidar.Source, opt Options, flt *sample.Filter, reserve func(int), yield func(*sample.Samples) error) (Result, error) {
 	lay, err := detectLayout(io.NewSectionReader(f, 0, f.Size()), opt.ZField)
 	if err != nil {
-		return Source{}, fmt.Errorf("reading %s: %w", path, err)
+		return Result{}, err
 	}
 	p := &textParams{lay: lay, flt: flt, ox: lay.first[0], oy: lay.first[1],
-		extent: opt.LayerExtent, zName: "z"}
+		extent: opt.Extent, zName: "z"}
 	if opt.ZField != "" {
 		p.zName = opt.ZField
 	}
-	src, err := parseBody(f, p, reserve, yield)
-	if err != nil {
-		return Source{}, fmt.Errorf("reading %s: %w", path, err)
-	}
-	return src, nil
+	return parseBody(f, p, reserve, yield)
 }
 
 // detectLayout reads the head of the file: comments and blank lines, the optional header (a
@@ -140,7 +152,7 @@ func detectLayout(f io.Reader, zfield string) (*textLayout, error) {
 	if len(fields) >= lay.need {
 		x, errX := strconv.ParseFloat(fields[cols[0]], 64)
 		y, errY := strconv.ParseFloat(fields[cols[1]], 64)
-		if errX == nil && errY == nil && finite(x) && finite(y) {
+		if errX == nil && errY == nil && isFinite(x) && isFinite(y) {
 			lay.first = [2]float64{x, y}
 		}
 	}
@@ -270,7 +282,7 @@ func findColumns(names []string, zfield string) ([3]int, error) {
 		if zfield != "" {
 			k, ok := ogrFieldNumber(zfield)
 			if !ok {
-				return cols, fmt.Errorf("-zfield %q: the file has no header line; name the column field_N (N from 1)", printable(zfield))
+				return cols, fmt.Errorf("-zfield %q: the file has no header line; name the column field_N (N from 1)", quote.Printable(zfield))
 			}
 			cols[2] = k
 		}
@@ -297,10 +309,10 @@ func findColumns(names []string, zfield string) ([3]int, error) {
 		label := "column named " + name
 		if k == 2 && zfield != "" {
 			name = zfield
-			label = fmt.Sprintf("-zfield column %q", printable(zfield))
+			label = fmt.Sprintf("-zfield column %q", quote.Printable(zfield))
 		}
 		if cols[k] = find(name); cols[k] < 0 {
-			return cols, fmt.Errorf("no %s in the header (columns: %s)", label, printable(strings.Join(names, ", ")))
+			return cols, fmt.Errorf("no %s in the header (columns: %s)", label, quote.Printable(strings.Join(names, ", ")))
 		}
 	}
 	return cols, nil
