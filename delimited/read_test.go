@@ -57,4 +57,3 @@ func TestChunks(t *testing.T) {
 		t.Fatalf("error %v, want one naming line %d", err, lines+1)
 	}
 }
-
