@@ -7,7 +7,6 @@ package gdalio
 import "C"
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -22,6 +21,7 @@ import (
 	"syscall"
 	"unsafe"
 
+	"github.com/aidw/aidw/internal/memory"
 	"github.com/aidw/aidw/raster"
 	"github.com/airbusgeo/godal"
 )
@@ -600,28 +600,10 @@ func checkDisk(path string, t raster.Target) error {
 
 // checkMemory refuses work whose buffer would not fit in the memory available now.
 func checkMemory(cols, bytes int, what string) error {
-	avail, ok := AvailableMemory()
+	avail, ok := memory.Available()
 	if !ok || int64(bytes) <= avail {
 		return nil
 	}
 	return fmt.Errorf("output %d columns wide: %s needs %.1f GiB, more than the %.1f GiB of memory available",
 		cols, what, float64(bytes)/(1<<30), float64(avail)/(1<<30))
-}
-
-// AvailableMemory reads MemAvailable from /proc/meminfo (Linux); ok is false elsewhere.
-func AvailableMemory() (int64, bool) {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return 0, false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) >= 2 && fields[0] == "MemAvailable:" {
-			kb, err := strconv.ParseInt(fields[1], 10, 64)
-			return kb << 10, err == nil
-		}
-	}
-	return 0, false
 }

@@ -4,7 +4,7 @@ import (
 	"os"
 	"runtime/debug"
 
-	"github.com/aidw/aidw/gdalio"
+	"github.com/aidw/aidw/internal/memory"
 )
 
 // setMemoryLimit makes the garbage collector work harder as the heap nears this machine's free
@@ -16,7 +16,7 @@ func setMemoryLimit() {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	if avail, ok := gdalio.AvailableMemory(); ok {
+	if avail, ok := memory.Available(); ok {
 		debug.SetMemoryLimit(avail / 10 * 9)
 	}
 }

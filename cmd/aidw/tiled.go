@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/aidw/aidw/gdalio"
+	"github.com/aidw/aidw/internal/memory"
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/lidar"
 	"github.com/aidw/aidw/raster"
@@ -74,7 +75,7 @@ const tileCacheBytes = 128 << 20
 
 // defaultBudget is the share of the free memory a run takes when -memory is not given.
 func defaultBudget() int64 {
-	if avail, ok := gdalio.AvailableMemory(); ok {
+	if avail, ok := memory.Available(); ok {
 		return avail / 2
 	}
 	return 4 << 30
