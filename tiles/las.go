@@ -68,7 +68,7 @@ func (l *LAS) read(ctx context.Context, paths []string, region *[4]float64) (*sa
 	if out == nil {
 		return &sample.Samples{}, nil
 	}
-	gdalio.Canonicalize(out)
+	sample.Canonicalize(out)
 	out.MoveOrigin(l.originX, l.originY)
 	return out, nil
 }
