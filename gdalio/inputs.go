@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/aidw/aidw/lidar"
 	"github.com/aidw/aidw/sample"
 )
 
@@ -77,16 +78,11 @@ func lasTilesIn(dir string) ([]string, error) {
 	}
 	var tiles []string
 	for _, e := range entries {
-		if isLASPath(e.Name()) && !e.IsDir() {
+		if lidar.IsLAS(e.Name()) && !e.IsDir() {
 			tiles = append(tiles, filepath.Join(dir, e.Name()))
 		}
 	}
 	return tiles, nil
-}
-
-func isLASPath(p string) bool {
-	ext := formatExt(p)
-	return ext == ".las" || ext == ".laz"
 }
 
 // ReadInputs reads the sources of a command line (see ExpandInputs) as one point cloud and

@@ -95,7 +95,7 @@ type reader struct {
 
 // readers is every input format, in the order they claim paths.
 var readers = [...]reader{
-	{"LAS/LAZ", func(p string, _ SourceOptions) bool { return isLASPath(p) }, readLiDARSources, true, scanLiDAR},
+	{"LAS/LAZ", func(p string, _ SourceOptions) bool { return lidar.IsLAS(p) }, readLiDARSources, true, scanLiDAR},
 	{"delimited text", claimsText, func(_ context.Context, paths []string, opt SourceOptions, flt *sample.Filter, _ func(string)) ([]Source, error) {
 		return readTextSources(paths[0], opt, flt)
 	}, false, func(_ context.Context, path string, opt SourceOptions, flt *sample.Filter, _ func(string), yield func(int, *sample.Samples) error) ([]Source, error) {

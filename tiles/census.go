@@ -57,7 +57,7 @@ func TakeCensus(ctx context.Context, args []string, opt gdalio.SourceOptions, sp
 		rlo: [2]float64{math.Inf(1), math.Inf(1)}, rhi: [2]float64{math.Inf(-1), math.Inf(-1)}}
 	nLAS := 0
 	for _, p := range paths {
-		if isLAS(p) {
+		if lidar.IsLAS(p) {
 			nLAS++
 		}
 	}

@@ -6,7 +6,6 @@ import (
 
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -180,7 +179,7 @@ func parseGridArgs(args []string) (*gridArgs, error) {
 		return nil, fmt.Errorf("expected a source datasource and a destination file")
 	}
 	a.srcs, a.dst = positional[:len(positional)-1], positional[len(positional)-1]
-	if ext := strings.ToLower(filepath.Ext(a.dst)); ext == ".las" || ext == ".laz" {
+	if lidar.IsLAS(a.dst) {
 		return nil, fmt.Errorf("the destination %s is a LAS file: the last argument must be the output raster", a.dst)
 	}
 	if a.outsize != nil && a.tr != nil {

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"path/filepath"
-	"strings"
-
 	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/lidar"
 )
 
 // outputNoData is the bands' nodata value and whether it is set: the -a string's nodata=
@@ -37,7 +35,7 @@ func hasLAS(srcs []string) bool {
 		return false
 	}
 	for _, p := range inputs {
-		if ext := strings.ToLower(filepath.Ext(p)); ext == ".las" || ext == ".laz" {
+		if lidar.IsLAS(p) {
 			return true
 		}
 	}

@@ -120,8 +120,7 @@ func declaredLASPoints(srcs []string) (int64, bool) {
 	}
 	var n int64
 	for _, p := range paths {
-		l := strings.ToLower(p)
-		if !strings.HasSuffix(l, ".las") && !strings.HasSuffix(l, ".laz") {
+		if !lidar.IsLAS(p) {
 			return 0, false
 		}
 		h, err := lidar.ReadHeader(gdalio.OpenInput, p)
