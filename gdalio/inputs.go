@@ -85,8 +85,8 @@ func lasTilesIn(dir string) ([]string, error) {
 	return tiles, nil
 }
 
-// ReadInputs reads the sources of a command line (see ExpandInputs) as one point cloud and
-// returns one source per band, each with at least one usable sample.
+// ReadInputs reads the inputs of a command line (its sources as ExpandInputs expands them) as
+// one point cloud and returns one source per band, each with at least one usable sample.
 //
 // A single vector or text input is ReadSources: its samples keep their order, on which
 // gdal_grid's tie rules depend. Otherwise, that is for LAS (one file or many) and for several
@@ -97,11 +97,7 @@ func lasTilesIn(dir string) ([]string, error) {
 // the points are split into files and whatever order the files come in. LAS points on one
 // lattice are compact samples (see lidar.ReadFiles), with their origin on the lattice; other
 // merged inputs hold absolute coordinates (origin 0).
-func ReadInputs(ctx context.Context, args []string, opt SourceOptions) ([]Source, error) {
-	paths, err := ExpandInputs(args)
-	if err != nil {
-		return nil, err
-	}
+func ReadInputs(ctx context.Context, paths []string, opt SourceOptions) ([]Source, error) {
 	if len(paths) == 1 && !readerFor(paths[0], opt).together {
 		return ReadSources(ctx, paths[0], opt)
 	}
@@ -144,8 +140,12 @@ func ReadInputs(ctx context.Context, args []string, opt SourceOptions) ([]Source
 	if err != nil {
 		return nil, err
 	}
+	what := paths[0]
+	if len(paths) > 1 {
+		what = fmt.Sprintf("%s and %d more inputs", paths[0], len(paths)-1)
+	}
 	for _, s := range merged {
-		if err := checkUsable(strings.Join(args, " "), s); err != nil {
+		if err := checkUsable(what, s); err != nil {
 			return nil, err
 		}
 		sample.Canonicalize(s.Samples)

@@ -190,7 +190,11 @@ func TestReadInputsLASTiles(t *testing.T) {
 			{tileDir},
 			{filepath.Join(tileDir, "tile*.las")},
 		} {
-			got, err := ReadInputs(context.Background(), args, opt)
+			paths, err := ExpandInputs(args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ReadInputs(context.Background(), paths, opt)
 			if err != nil {
 				t.Fatalf("%q: %v", args, err)
 			}

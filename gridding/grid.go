@@ -1,11 +1,13 @@
-package main
+package gridding
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"math"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/aidw/aidw/gdalio"
@@ -14,113 +16,138 @@ import (
 	"github.com/aidw/aidw/report"
 )
 
-// runGrid is `aidw grid`: read the samples and the target, run an engine band by band, and
-// write the raster, leaving no output behind on failure.
-func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
-	if err := gdalio.SetConfig(a.config); err != nil {
-		return err
-	}
-	alg, err := parseAlgorithm(a.alg, stderr)
+// Grid grids the samples of o.Sources into the raster o.Dest: it reads the samples and the
+// target, runs an engine band by band (or tile by tile, see runTiledIfAsked), and publishes
+// the raster only when the run succeeds, leaving no output behind on failure; ctx stops
+// every phase within a second.
+func Grid(ctx context.Context, o *Options) error {
+	r, err := newRun(o)
 	if err != nil {
 		return err
 	}
-	threads, err := a.threadCount()
-	if err != nil {
+	if err := gdalio.CheckSRS("-a_srs", r.SRS); err != nil {
 		return err
 	}
-	if err := gdalio.CheckSRS("-a_srs", a.srs); err != nil {
+	if err := gdalio.CheckDestination(r.Dest); err != nil {
 		return err
 	}
-	if err := gdalio.CheckDestination(a.dst); err != nil {
+	if err := r.expand(); err != nil {
 		return err
 	}
-	if err := gdalio.CheckNotSource(a.dst, a.srcs); err != nil {
+	if err := gdalio.CheckNotSource(r.Dest, r.Sources, r.inputs); err != nil {
 		return err
 	}
-	if a.preview != "" {
-		if !strings.EqualFold(filepath.Ext(a.preview), ".png") {
-			return fmt.Errorf("-preview %s: the quick look is a PNG: give a .png file", a.preview)
+	if r.Preview != "" {
+		if !strings.EqualFold(filepath.Ext(r.Preview), ".png") {
+			return fmt.Errorf("-preview %s: the quick look is a PNG: give a .png file", r.Preview)
 		}
-		if err := gdalio.CheckDestination(a.preview); err != nil {
+		if err := gdalio.CheckDestination(r.Preview); err != nil {
 			return fmt.Errorf("-preview: %w", err)
 		}
-		if err := gdalio.CheckNotSource(a.preview, a.srcs); err != nil {
+		if err := gdalio.CheckNotSource(r.Preview, r.Sources, r.inputs); err != nil {
 			return fmt.Errorf("-preview: %w", err)
 		}
 	}
-	if tiled, err := runTiledIfAsked(ctx, a, alg, threads, stdout, stderr); tiled || err != nil {
+	if tiled, err := r.runTiledIfAsked(ctx); tiled || err != nil {
 		return err
 	}
+	return r.gridInMemory(ctx)
+}
 
+// gridInMemory is a run whose samples are read into memory at once.
+func (r *run) gridInMemory(ctx context.Context) error {
 	var tmpl *gdalio.Template
-	if a.like != "" {
-		if tmpl, err = gdalio.ReadTemplate(a.like); err != nil {
+	var err error
+	if r.Like != "" {
+		if tmpl, err = gdalio.ReadTemplate(r.Like); err != nil {
 			return err
 		}
 	}
-	sources, err := gdalio.ReadInputs(ctx, a.srcs, a.sourceOptions())
+	sources, err := gdalio.ReadInputs(ctx, r.inputs, r.sourceOptions())
 	if err != nil {
 		return err
 	}
-	outSRS, err := outputSRS(a.srs, tmpl, sources, stderr)
+	outSRS, err := outputSRS(r.SRS, tmpl, sources, r.warnings())
 	if err != nil {
 		return err
 	}
-	reportSkipped(sources, stderr)
+	ReportSkipped(sources, r.warnings())
 
-	target, err := a.target(tmpl, sources[0])
+	target, err := r.target(tmpl, sources[0])
 	if err != nil {
 		return err
 	}
-	eng, err := chooseEngine(a.device, a.gpus, alg, false, threads, stderr)
+	eng, err := ChooseEngine(r.Device, r.GPUs, r.alg, false, r.Threads, r.warnings())
 	if err != nil {
 		return err
 	}
 
-	names := interp.BandNames(alg)
-	nodata, setNoData := outputNoData(a, alg, tmpl)
-	ropt := gdalio.RasterOptions{Format: a.format, Type: a.outType, Create: a.creation,
+	names := interp.BandNames(r.alg)
+	nodata, setNoData := r.outputNoData(tmpl)
+	ropt := gdalio.RasterOptions{Format: r.Format, Type: r.Type, Create: r.Creation,
 		SRS: outSRS, Bands: len(sources) * len(names), NoData: nodata,
 		SetNoData: setNoData || target.Mask != nil}
-	w, err := gdalio.Create(a.dst, target, ropt)
+	w, err := gdalio.Create(r.Dest, target, ropt)
 	if err != nil {
 		return err
 	}
 	defer func() {
-		if r := recover(); r != nil {
-			w.Abort() // no temporary file outlives a panic (see protect)
-			panic(r)
+		if p := recover(); p != nil {
+			w.Abort() // no temporary file outlives a panic
+			panic(p)
 		}
 	}()
-	preview, err := newPreview(a.preview, outSRS, target, ropt.NoData, ropt.SetNoData)
+	preview, err := NewPreview(r.Preview, outSRS, target, ropt.NoData, ropt.SetNoData)
 	if err == nil {
 		err = describeBands(w, names, sources)
 	}
 	if err == nil {
-		err = writeProvenance(w, a, alg)
+		err = r.writeProvenance(w)
 	}
 	if err == nil {
-		err = gridBands(ctx, eng, alg, target, sources, w, preview, a.quiet, stdout)
+		err = gridBands(ctx, eng, r.alg, target, sources, w, preview, r.Progress)
 	}
-	return finishRaster(ctx, w, preview, a.preview, err)
+	return FinishRaster(ctx, w, preview, r.Preview, err)
 }
 
-// parseAlgorithm parses an -a string and prints the warnings gdal_grid would, as GDAL prints
+// run is one gridding run: its options, with the algorithm parsed and the inputs expanded,
+// each once.
+type run struct {
+	*Options
+	alg         interp.Algorithm
+	nodataGiven bool     // the -a string sets nodata, so the band gets it (as gdal_grid)
+	inputs      []string // Sources, expanded (see expand)
+}
+
+// newRun parses the algorithm, printing the warnings gdal_grid would, as GDAL prints
 // CPLE_AppDefined warnings.
-func parseAlgorithm(s string, stderr io.Writer) (interp.Algorithm, error) {
-	alg, warnings, err := interp.ParseAlgorithm(s)
+func newRun(o *Options) (*run, error) {
+	p, err := interp.Parse(cmp.Or(o.Algorithm, DefaultAlgorithm))
 	if err != nil {
 		return nil, err
 	}
-	for _, w := range warnings {
-		fmt.Fprintf(stderr, "Warning 1: %s\n", w)
+	for _, w := range p.Warnings {
+		fmt.Fprintf(o.warnings(), "Warning 1: %s\n", w)
 	}
-	return alg, nil
+	if o.Threads <= 0 {
+		o.Threads = runtime.NumCPU()
+	}
+	return &run{Options: o, alg: p.Algorithm, nodataGiven: p.NoDataGiven()}, nil
 }
 
-// writeBands is the sink of an output's rows: every band of a source, written from band
+// DefaultAlgorithm is the algorithm of Options that name none.
+const DefaultAlgorithm = "aidw"
+
+// expand resolves the sources into the inputs to read, once for the run.
+func (r *run) expand() error {
+	var err error
+	r.inputs, err = gdalio.ExpandInputs(r.Sources)
+	return err
+}
+
+// WriteBands is the sink of an output's rows: every band of a source, written from band
 // band0+1 on, the first band's rows also to the preview, if any.
-func writeBands(w *gdalio.Writer, preview *report.Preview, band0 int) func(row0, rows int, bands [][]float64) error {
+func WriteBands(w *gdalio.Writer, preview *report.Preview, band0 int) func(row0, rows int, bands [][]float64) error {
 	return func(row0, rows int, bands [][]float64) error {
 		if preview != nil {
 			preview.AddRows(row0, rows, bands[0])
@@ -134,10 +161,10 @@ func writeBands(w *gdalio.Writer, preview *report.Preview, band0 int) func(row0,
 	}
 }
 
-// finishRaster completes an output that err did not stop: the preview's PNG, then the raster
+// FinishRaster completes an output that err did not stop: the preview's PNG, then the raster
 // committed (stopped within a second by ctx, as every phase), then the preview written; on
 // failure nothing is left.
-func finishRaster(ctx context.Context, w *gdalio.Writer, preview *report.Preview, previewPath string, err error) error {
+func FinishRaster(ctx context.Context, w *gdalio.Writer, preview *report.Preview, previewPath string, err error) error {
 	var png []byte
 	if err == nil && preview != nil {
 		png, err = preview.PNG()
@@ -180,8 +207,8 @@ func outputSRS(asrs string, tmpl *gdalio.Template, sources []gdalio.Source, stde
 	return tmpl.SRS, nil
 }
 
-// reportSkipped says how many samples of each source were unusable, and why.
-func reportSkipped(sources []gdalio.Source, stderr io.Writer) {
+// ReportSkipped says how many samples of each source were unusable, and why.
+func ReportSkipped(sources []gdalio.Source, stderr io.Writer) {
 	for _, s := range sources {
 		if s.Skipped > 0 {
 			fmt.Fprintf(stderr, "Skipped %d sample(s) of %s: %s.\n", s.Skipped, s.Name, s.SkipReason)
@@ -203,15 +230,15 @@ func describeBands(w *gdalio.Writer, names []string, sources []gdalio.Source) er
 				named[k] = s.Name + " " + name
 			}
 		}
-		if err := nameBands(w, i*len(names), named); err != nil {
+		if err := NameBands(w, i*len(names), named); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// nameBands gives bands band0+1, band0+2, ... the names.
-func nameBands(w *gdalio.Writer, band0 int, names []string) error {
+// NameBands gives bands band0+1, band0+2, ... the names.
+func NameBands(w *gdalio.Writer, band0 int, names []string) error {
 	for k, name := range names {
 		if err := w.Describe(band0+k+1, name); err != nil {
 			return err
@@ -220,8 +247,8 @@ func nameBands(w *gdalio.Writer, band0 int, names []string) error {
 	return nil
 }
 
-// newPreview is the quick look of an output in CRS srs, or nil when none is asked for (path "").
-func newPreview(path, srs string, t raster.Target, nodata float64, setNoData bool) (*report.Preview, error) {
+// NewPreview is the quick look of an output in CRS srs, or nil when none is asked for (path "").
+func NewPreview(path, srs string, t raster.Target, nodata float64, setNoData bool) (*report.Preview, error) {
 	if path == "" {
 		return nil, nil
 	}
@@ -235,11 +262,9 @@ func newPreview(path, srs string, t raster.Target, nodata float64, setNoData boo
 // gridBands computes the bands of each source (one, or the algorithm's value and diagnostics)
 // with the shared driver loop, streaming rows to w and the first band's to the preview, if any.
 func gridBands(ctx context.Context, eng interp.Engine, alg interp.Algorithm, target raster.Target,
-	sources []gdalio.Source, w *gdalio.Writer, preview *report.Preview, quiet bool, stdout io.Writer) error {
-	var bar *termProgress
-	if !quiet {
-		bar = newTermProgress(stdout)
-		bar.Update(0)
+	sources []gdalio.Source, w *gdalio.Writer, preview *report.Preview, progress func(float64)) error {
+	if progress != nil {
+		progress(0)
 	}
 	for i, s := range sources {
 		cx, cy := target.Centre()
@@ -249,33 +274,28 @@ func gridBands(ctx context.Context, eng interp.Engine, alg interp.Algorithm, tar
 		if i > 0 {
 			sourcePreview = nil // the quick look is of the first band
 		}
-		sink := writeBands(w, sourcePreview, i*len(interp.BandNames(alg)))
-		var progress func(float64)
-		if bar != nil {
-			progress = func(f float64) { bar.Update((float64(i) + f) / float64(len(sources))) }
+		sink := WriteBands(w, sourcePreview, i*len(interp.BandNames(alg)))
+		var sourceProgress func(float64)
+		if progress != nil {
+			sourceProgress = func(f float64) { progress((float64(i) + f) / float64(len(sources))) }
 		}
-		if err := interp.GridBands(ctx, eng, p, sink, progress); err != nil {
+		if err := interp.GridBands(ctx, eng, p, sink, sourceProgress); err != nil {
 			return fmt.Errorf("gridding %s: %w", s.Name, err)
 		}
 	}
 	return nil
 }
 
-// sourceOptions are the flags that select and filter the samples.
-func (a *gridArgs) sourceOptions() gdalio.SourceOptions {
-	o := gdalio.SourceOptions{Layers: a.layers, SQL: a.sqls, Where: a.where, ZField: a.zfield,
-		ZIncrease: a.zIncrease, ZMultiply: &a.zMultiply, OpenOptions: a.openOptions,
-		ClipSrc: a.clipsrc, ClipSrcSQL: a.clipsrcSQL, ClipSrcLayer: a.clipsrcLayer,
-		ClipSrcWhere: a.clipsrcWhere, LAS: a.las, LayerExtent: a.txe == nil || a.tye == nil}
-	if a.spat != nil {
-		o.Spat = &[4]float64{a.spat[0], a.spat[1], a.spat[2], a.spat[3]}
-	}
-	return o
+// sourceOptions select the samples, with the layer's extent when it is the output's default.
+func (o *Options) sourceOptions() gdalio.SourceOptions {
+	s := o.Select
+	s.LayerExtent = o.TXE == nil || o.TYE == nil
+	return s
 }
 
 // target builds the output raster's geometry: the template's, or gdal_grid's rules (extent
 // from -txe/-tye or the samples' bounding box; size from -outsize, -tr or 256x256), north-up.
-func (a *gridArgs) target(tmpl *gdalio.Template, src gdalio.Source) (raster.Target, error) {
+func (o *Options) target(tmpl *gdalio.Template, src gdalio.Source) (raster.Target, error) {
 	if tmpl != nil {
 		return tmpl.Target, nil
 	}
@@ -283,34 +303,34 @@ func (a *gridArgs) target(tmpl *gdalio.Template, src gdalio.Source) (raster.Targ
 	if e := src.Extent; e != nil {
 		xmin, ymin, xmax, ymax = e[0], e[1], e[2], e[3]
 	}
-	if a.txe != nil {
-		if a.txe[0] > a.txe[1] {
-			return raster.Target{}, fmt.Errorf("inverted extent -txe %g %g: xmin must be less than xmax", a.txe[0], a.txe[1])
+	if o.TXE != nil {
+		if o.TXE[0] > o.TXE[1] {
+			return raster.Target{}, fmt.Errorf("inverted extent -txe %g %g: xmin must be less than xmax", o.TXE[0], o.TXE[1])
 		}
-		xmin, xmax = a.txe[0], a.txe[1]
+		xmin, xmax = o.TXE[0], o.TXE[1]
 	}
 	// -tye may come in either order: gdal_grid writes north-up rasters either way.
-	if a.tye != nil {
-		ymin, ymax = math.Min(a.tye[0], a.tye[1]), math.Max(a.tye[0], a.tye[1])
+	if o.TYE != nil {
+		ymin, ymax = math.Min(o.TYE[0], o.TYE[1]), math.Max(o.TYE[0], o.TYE[1])
 	}
 	if xmax <= xmin || ymax <= ymin {
 		return raster.Target{}, fmt.Errorf("zero-size extent %g,%g - %g,%g: give -txe and -tye with min < max", xmin, ymin, xmax, ymax)
 	}
 	cols, rows := 256, 256
 	switch {
-	case a.outsize != nil:
-		cols, rows = a.outsize[0], a.outsize[1]
-	case a.tr != nil && a.tap:
-		return alignedTarget(xmin, ymin, xmax, ymax, a.tr[0], a.tr[1])
-	case a.tr != nil:
+	case o.Outsize != nil:
+		cols, rows = o.Outsize[0], o.Outsize[1]
+	case o.TR != nil && o.TAP:
+		return alignedTarget(xmin, ymin, xmax, ymax, o.TR[0], o.TR[1])
+	case o.TR != nil:
 		// gdal_grid's rule: the extent stays, the size is rounded to the nearest whole cell.
-		if a.tr[0] <= 0 || a.tr[1] <= 0 {
-			return raster.Target{}, fmt.Errorf("-tr %g %g: resolutions must be positive", a.tr[0], a.tr[1])
+		if o.TR[0] <= 0 || o.TR[1] <= 0 {
+			return raster.Target{}, fmt.Errorf("-tr %g %g: resolutions must be positive", o.TR[0], o.TR[1])
 		}
-		fx := (xmax - xmin + a.tr[0]/2) / a.tr[0]
-		fy := (ymax - ymin + a.tr[1]/2) / a.tr[1]
+		fx := (xmax - xmin + o.TR[0]/2) / o.TR[0]
+		fy := (ymax - ymin + o.TR[1]/2) / o.TR[1]
 		if fx < 1 || fy < 1 || fx > math.MaxInt32 || fy > math.MaxInt32 {
-			return raster.Target{}, fmt.Errorf("-tr %g %g gives an invalid output size over the extent", a.tr[0], a.tr[1])
+			return raster.Target{}, fmt.Errorf("-tr %g %g gives an invalid output size over the extent", o.TR[0], o.TR[1])
 		}
 		cols, rows = int(fx), int(fy)
 	}

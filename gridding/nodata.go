@@ -1,6 +1,8 @@
-package main
+package gridding
 
 import (
+	"slices"
+
 	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/lidar"
@@ -10,34 +12,20 @@ import (
 // when given (as gdal_grid), else a template's nodata, which the algorithm then gives the
 // nodes it cannot compute and the masked nodes, so that real zeros stay values. Otherwise
 // none, as gdal_grid.
-func outputNoData(a *gridArgs, alg interp.Algorithm, tmpl *gdalio.Template) (float64, bool) {
+func (r *run) outputNoData(tmpl *gdalio.Template) (float64, bool) {
 	switch {
-	case a.nodataGiven:
-		return alg.NoData(), true
+	case r.nodataGiven:
+		return r.alg.NoData(), true
 	case tmpl != nil && tmpl.NoData != nil:
-		interp.WithNoData(alg, *tmpl.NoData)
+		interp.WithNoData(r.alg, *tmpl.NoData)
 		return *tmpl.NoData, true
-	case hasLAS(a.srcs):
-		interp.WithNoData(alg, lidarNoData)
+	case slices.ContainsFunc(r.inputs, lidar.IsLAS):
+		interp.WithNoData(r.alg, lidarNoData)
 		return lidarNoData, true
 	}
-	return alg.NoData(), false
+	return r.alg.NoData(), false
 }
 
 // lidarNoData marks the empty cells of a DEM gridded from LAS/LAZ, as PDAL's writers.gdal
 // and LAStools do: 0 is a real height.
 const lidarNoData = -9999
-
-// hasLAS says whether any input is LAS or LAZ, directories and globs expanded.
-func hasLAS(srcs []string) bool {
-	inputs, err := gdalio.ExpandInputs(srcs)
-	if err != nil {
-		return false
-	}
-	for _, p := range inputs {
-		if lidar.IsLAS(p) {
-			return true
-		}
-	}
-	return false
-}

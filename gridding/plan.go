@@ -1,14 +1,13 @@
-package main
+package gridding
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -18,49 +17,33 @@ import (
 	"github.com/aidw/aidw/tiles"
 )
 
-const planUsage = `<aidw grid's options and sources> <plan.json>
-
-Plans a tiled job for many machines: takes aidw grid's arguments, the last one naming the plan
-(a .json manifest), and writes the output grid, the tiles and the job-wide facts into it.
-Each tile is then computed on its own, anywhere the inputs are at the same paths:
-
-    aidw grid --manifest plan.json --tile <i>      (or SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX)
-
-into plan.tiles/tile-<i>.tif, and the tiles are assembled by
-
-    aidw mosaic plan.json out.tif
-
-The tile side is -tile <nodes>, or the one -memory <size> (default half the free memory)
-allows. A global form (every sample at every node) whose samples do not fit half the worker's
-budget streams them past each tile's nodes from a spill in TMPDIR, as aidw grid -memory does.`
-
-// runPlan is `aidw plan`: the census of the inputs, the job's facts and the tiles, written
-// into the manifest.
-func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a, err := parseGridArgs(args)
-	if err != nil {
-		return err
+// Plan writes the plan of a tiled job for many machines into o.Dest, a .json manifest: the
+// census of the inputs, the job's facts and the tiles, each then computed on its own by
+// GridPlannedTile, anywhere the inputs are at the same paths. args are the command line,
+// without the plan, that a tile's worker reads its options back from (the manifest records
+// them).
+func Plan(ctx context.Context, o *Options, args []string) error {
+	if !strings.EqualFold(filepath.Ext(o.Dest), ".json") {
+		return fmt.Errorf("the last argument names the plan, a .json file (got %s)", o.Dest)
 	}
-	if !strings.EqualFold(filepath.Ext(a.dst), ".json") {
-		return fmt.Errorf("the last argument names the plan, a .json file (got %s)", a.dst)
-	}
-	if a.preview != "" {
+	if o.Preview != "" {
 		return fmt.Errorf("-preview: give it to aidw mosaic, which sees the whole raster")
 	}
-	if err := gdalio.SetConfig(a.config); err != nil {
-		return err
-	}
-	alg, err := parseAlgorithm(a.alg, stderr)
+	r, err := newRun(o)
 	if err != nil {
 		return err
 	}
+	alg := r.alg
 	if nd := alg.NoData(); math.IsNaN(nd) || math.IsInf(nd, 0) {
 		return fmt.Errorf("nodata=%g: a plan holds finite nodata values only", nd)
 	}
-	if err := gdalio.CheckDestination(a.dst); err != nil {
+	if err := gdalio.CheckDestination(r.Dest); err != nil {
 		return err
 	}
-	j, err := prepareTiled(ctx, a, false)
+	if err := r.expand(); err != nil {
+		return err
+	}
+	j, err := r.prepareTiled(ctx, false)
 	if err != nil {
 		return err
 	}
@@ -68,19 +51,15 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	threads, err := a.threadCount()
+	c, err := tiles.NewComputer(tiles.Config{Target: j.target, Alg: alg, Threads: r.Threads}, j.facts, las)
 	if err != nil {
 		return err
 	}
-	c, err := tiles.NewComputer(tiles.Config{Target: j.target, Alg: alg, Threads: threads}, j.facts, las)
-	if err != nil {
-		return err
-	}
-	side := a.tiles.side
+	side := r.TileSide
 	if side == 0 {
-		budget := a.budget()
+		budget := r.budget()
 		if c.Rule().Family == tiles.Global {
-			// each tile streams every sample past its nodes when they do not fit (runTileWorker)
+			// each tile streams every sample past its nodes when they do not fit (GridPlannedTile)
 			side, _, _, err = globalBudget(j.target, j.facts, alg, c.Bands(), budget)
 		} else {
 			side, err = budgetSide(j.target, j.facts, c.Rule(), c.Bands(), budget)
@@ -102,27 +81,20 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	like := ""
-	if a.like != "" {
-		if like, err = filepath.Abs(a.like); err != nil {
+	if r.Like != "" {
+		if like, err = filepath.Abs(r.Like); err != nil {
 			return err
 		}
 	}
-	gridArgs := slices.Clone(args)
-	for i := len(gridArgs) - 1; i >= 0; i-- {
-		if gridArgs[i] == a.dst {
-			gridArgs = slices.Delete(gridArgs, i, i+1)
-			break
-		}
-	}
-	nodata, setNoData := outputNoData(a, alg, j.tmpl) // before the plan records the algorithm
+	nodata, setNoData := r.outputNoData(j.tmpl) // before the plan records the algorithm
 	names := interp.BandNames(alg)
 	m := &tiles.Manifest{
 		Version:   tiles.ManifestVersion,
-		Args:      gridArgs,
+		Args:      nonNil(args),
 		Dir:       dir,
 		Algorithm: interp.Canonical(alg),
 		Output: tiles.Output{Cols: j.target.Cols, Rows: j.target.Rows, GeoTransform: j.target.GeoTransform,
-			SRS: j.srs, Type: a.outType, Format: a.format, Creation: nonNil(a.creation),
+			SRS: j.srs, Type: r.Type, Format: r.Format, Creation: nonNil(r.Creation),
 			NoData: nodata, SetNoData: setNoData || j.target.Mask != nil, Bands: names, Like: like},
 		Facts:    *j.facts,
 		Halo:     c.Rule().Info(),
@@ -130,13 +102,13 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		TileSize: side,
 		Tiles:    planned,
 	}
-	if err := m.Write(a.dst); err != nil {
+	if err := m.Write(r.Dest); err != nil {
 		return err
 	}
-	if !a.quiet {
-		fmt.Fprintf(stdout, "%s: %d tiles of %d nodes over %d x %d nodes, %d samples in %d files (%s)\n",
-			a.dst, len(planned), side, j.target.Cols, j.target.Rows, j.facts.N, len(in.Files), m.Hash)
-		fmt.Fprintf(stdout, "tiles: aidw grid --manifest %s --tile <0..%d>; then aidw mosaic %s <output>\n", a.dst, len(planned)-1, a.dst)
+	if !r.quiet() {
+		fmt.Fprintf(r.Report, "%s: %d tiles of %d nodes over %d x %d nodes, %d samples in %d files (%s)\n",
+			r.Dest, len(planned), side, j.target.Cols, j.target.Rows, j.facts.N, len(in.Files), m.Hash)
+		fmt.Fprintf(r.Report, "tiles: aidw grid --manifest %s --tile <0..%d>; then aidw mosaic %s <output>\n", r.Dest, len(planned)-1, r.Dest)
 	}
 	return nil
 }
@@ -148,129 +120,16 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// isWorker says whether `aidw grid`'s arguments ask for one tile of a plan.
-func isWorker(args []string) bool {
-	for _, a := range args {
-		if l := strings.ToLower(a); l == "--manifest" || l == "-manifest" || strings.HasPrefix(l, "--manifest=") {
-			return true
-		}
-	}
-	return false
-}
-
-// workerArgs is `aidw grid --manifest <plan> [--tile <i>] [-threads <n>] [-q]`.
-type workerArgs struct {
-	manifest string
-	tile     int // -1: from the environment
-	threads  int
-	quiet    bool
-}
-
-func parseWorkerArgs(args []string) (*workerArgs, error) {
-	w := &workerArgs{tile: -1}
-	for i := 0; i < len(args); i++ {
-		name, value, hasValue := strings.Cut(args[i], "=")
-		name = strings.ToLower(name)
-		next := func() (string, error) {
-			if hasValue {
-				return value, nil
-			}
-			if i+1 >= len(args) {
-				return "", fmt.Errorf("option %s needs a value", args[i])
-			}
-			i++
-			return args[i], nil
-		}
-		switch name {
-		case "--manifest", "-manifest":
-			v, err := next()
-			if err != nil {
-				return nil, err
-			}
-			w.manifest = v
-		case "--tile", "-tile":
-			v, err := next()
-			if err != nil {
-				return nil, err
-			}
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 {
-				return nil, fmt.Errorf("--tile %s: a tile index, 0 or more", v)
-			}
-			w.tile = n
-		case "-threads", "--threads":
-			v, err := next()
-			if err != nil {
-				return nil, err
-			}
-			if w.threads, err = parseThreads(v); err != nil {
-				return nil, err
-			}
-		case "-q", "-quiet", "--quiet":
-			w.quiet = true
-		default:
-			return nil, fmt.Errorf("%s: with --manifest, aidw grid takes only --tile, -threads and -q (the rest is in the plan)", args[i])
-		}
-	}
-	if w.manifest == "" {
-		return nil, fmt.Errorf("--manifest needs the plan's path")
-	}
-	return w, nil
-}
-
-// tileIndex is the tile to compute: --tile, else SLURM_ARRAY_TASK_ID (a Slurm job array),
-// else JOB_COMPLETION_INDEX (a Kubernetes Indexed Job).
-func tileIndex(w *workerArgs, n int) (int, error) {
-	i, from := w.tile, "--tile"
-	if i < 0 {
-		for _, env := range []string{"SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX"} {
-			v := os.Getenv(env)
-			if v == "" {
-				continue
-			}
-			k, err := strconv.Atoi(strings.TrimSpace(v))
-			if err != nil || k < 0 {
-				return 0, fmt.Errorf("%s=%q is not a tile index", env, v)
-			}
-			i, from = k, env
-			break
-		}
-	}
-	if i < 0 {
-		return 0, fmt.Errorf("which tile? give --tile <i>, or run as a Slurm array task (SLURM_ARRAY_TASK_ID) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX)")
-	}
-	if i >= n {
-		return 0, fmt.Errorf("%s %d: the plan has tiles 0 to %d", from, i, n-1)
-	}
-	return i, nil
-}
-
-// runTileWorker is `aidw grid --manifest plan.json --tile i`: tile i of the plan into its own
-// raster beside the plan, atomically; a tile already done for this plan is left as it is.
-func runTileWorker(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	w, err := parseWorkerArgs(args)
-	if err != nil {
-		return err
-	}
-	mpath, err := filepath.Abs(w.manifest)
-	if err != nil {
-		return err
-	}
-	m, err := tiles.ReadManifest(mpath)
-	if err != nil {
-		return err
-	}
-	i, err := tileIndex(w, len(m.Tiles))
-	if err != nil {
-		return err
-	}
+// GridPlannedTile computes tile i of plan m (read from mpath) into its own raster beside the
+// plan, atomically; a tile already done for this plan is left as it is. o are the plan's
+// options (its arguments, as Plan recorded them), with the worker's threads, progress and
+// report.
+func GridPlannedTile(ctx context.Context, o *Options, m *tiles.Manifest, mpath string, i int) error {
 	dst := tiles.TilePath(mpath, i)
 	if done, err := tileDone(dst, m, i); err != nil {
 		return err
 	} else if done {
-		if !w.quiet {
-			fmt.Fprintf(stdout, "tile %d: done already (%s)\n", i, dst)
-		}
+		fmt.Fprintf(o.report(), "tile %d: done already (%s)\n", i, dst)
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o777); err != nil {
@@ -282,19 +141,8 @@ func runTileWorker(ctx context.Context, args []string, stdout, stderr io.Writer)
 			return err
 		}
 	}
-	a, err := parseGridArgs(append(slices.Clone(m.Args), mpath))
-	if err != nil {
-		return fmt.Errorf("the plan's arguments: %w", err)
-	}
-	if err := gdalio.SetConfig(a.config); err != nil {
-		return err
-	}
-	if w.threads > 0 {
-		a.threads = w.threads
-	}
-	threads, err := a.threadCount()
-	if err != nil {
-		return err
+	if o.Threads <= 0 {
+		o.Threads = runtime.NumCPU()
 	}
 	alg, _, err := interp.ParseAlgorithm(m.Algorithm)
 	if err != nil {
@@ -315,28 +163,26 @@ func runTileWorker(ctx context.Context, args []string, stdout, stderr io.Writer)
 	// The plan's tiles run on the CPU unless it was made with -device gpu: machines of a
 	// cluster differ, and a tile's values must not depend on the one it ran on.
 	var engines []interp.Engine
-	if a.device == "gpu" {
-		if engines, err = tileEngines(a.device, a.gpus, alg, threads, stderr); err != nil {
+	if o.Device == "gpu" {
+		if engines, err = tileEngines(o.Device, o.GPUs, alg, o.Threads, o.warnings()); err != nil {
 			return err
 		}
 	}
-	cfg := tiles.Config{Target: target, Alg: alg, Engines: engines, Threads: threads}
-	var src tiles.Source = m.Inputs.LAS(a.sourceOptions(), target)
+	cfg := tiles.Config{Target: target, Alg: alg, Engines: engines, Threads: o.Threads}
+	var src tiles.Source = m.Inputs.LAS(o.sourceOptions(), target)
 	if rule, err := tiles.RuleFor(alg, facts.N); err == nil && rule.Family == tiles.Global {
-		_, chunk, loadSide, err := globalBudget(target, &facts, alg, len(m.Output.Bands), a.budget())
+		_, chunk, loadSide, err := globalBudget(target, &facts, alg, len(m.Output.Bands), o.budget())
 		if err != nil {
 			return err
 		}
 		if chunk > 0 {
-			spill, err := spillPlanned(ctx, a, target, facts)
+			spill, err := spillPlanned(ctx, o, target, facts)
 			if err != nil {
 				return err
 			}
 			defer spill.Close()
 			src, cfg.StreamChunk, cfg.LoadSide = spill.Spill, chunk, loadSide
-			if !w.quiet {
-				fmt.Fprintf(stdout, "tile %d: the %d samples stream past its nodes, %d at a time\n", i, facts.N, chunk)
-			}
+			fmt.Fprintf(o.report(), "tile %d: the %d samples stream past its nodes, %d at a time\n", i, facts.N, chunk)
 		}
 	}
 	c, err := tiles.NewComputer(cfg, &facts, src)
@@ -345,10 +191,9 @@ func runTileWorker(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	tl := m.Tiles[i].Tile
 	out := make([][]float64, c.Bands())
-	if !w.quiet {
-		bar := newTermProgress(stdout)
-		bar.Update(0)
-		c.SetProgress(bar.Update)
+	if o.Progress != nil {
+		o.Progress(0)
+		c.SetProgress(o.Progress)
 	}
 	err = tiles.RunWindow(ctx, c, tl, max(tl.Cols, tl.Rows), func(_, _ int, bands [][]float64) error {
 		for k, b := range bands {
@@ -365,8 +210,12 @@ func runTileWorker(ctx context.Context, args []string, stdout, stderr io.Writer)
 // spillPlanned takes the census of the plan's inputs into a spill file, from which a tile of
 // a global form streams every sample past its nodes in the job's order, as aidw grid -memory
 // does; the census must find the facts the plan recorded.
-func spillPlanned(ctx context.Context, a *gridArgs, t raster.Target, planned tiles.Facts) (*tiles.Census, error) {
-	census, err := tiles.TakeCensus(ctx, a.srcs, a.sourceOptions(), true, "")
+func spillPlanned(ctx context.Context, o *Options, t raster.Target, planned tiles.Facts) (*tiles.Census, error) {
+	inputs, err := gdalio.ExpandInputs(o.Sources)
+	if err != nil {
+		return nil, err
+	}
+	census, err := tiles.TakeCensus(ctx, inputs, o.sourceOptions(), true, "")
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,7 @@
-package main
+package gridding
 
 import (
-	"runtime/debug"
+	"cmp"
 	"strconv"
 	"strings"
 
@@ -9,62 +9,19 @@ import (
 	"github.com/aidw/aidw/interp"
 )
 
-// versionString is aidw's version as --version prints it and the output's metadata records
-// it: the -ldflags version when set, else the module's; the VCS revision, time and state Go
-// stamped into the build; and the GDAL library it runs on, e.g.
-// "aidw dev (git abc1234, 2026-11-23, modified) GDAL 3.6.2".
-func versionString() string {
-	mainVersion, settings := "", map[string]string{}
-	if info, ok := debug.ReadBuildInfo(); ok {
-		mainVersion = info.Main.Version
-		for _, s := range info.Settings {
-			settings[s.Key] = s.Value
-		}
-	}
-	return formatVersion(version, mainVersion, settings, gdalio.GDALVersion())
-}
-
-// formatVersion builds versionString from the -ldflags version, the module's version and the
-// build's VCS settings (vcs.revision, vcs.time, vcs.modified).
-func formatVersion(ldflags, mainVersion string, settings map[string]string, gdal string) string {
-	v := ldflags
-	if v == "dev" && mainVersion != "" && mainVersion != "(devel)" {
-		v = mainVersion
-	}
-	var vcs []string
-	if rev := settings["vcs.revision"]; rev != "" {
-		vcs = append(vcs, "git "+rev[:min(7, len(rev))])
-	}
-	if t := settings["vcs.time"]; len(t) >= 10 {
-		vcs = append(vcs, t[:10])
-	}
-	if settings["vcs.modified"] == "true" {
-		vcs = append(vcs, "modified")
-	}
-	s := "aidw " + v
-	if len(vcs) > 0 {
-		s += " (" + strings.Join(vcs, ", ") + ")"
-	}
-	return s + " GDAL " + gdal
-}
-
 // writeProvenance records how the raster was made as dataset metadata, as PDAL does: the
 // algorithm (the -a string as given, its name, and the -a string of every key with the value
-// used, defaults and nodata overrides included), the
-// inputs, the flags that select samples, and aidw's version.
-func writeProvenance(w *gdalio.Writer, a *gridArgs, alg interp.Algorithm) error {
-	inputs, err := gdalio.ExpandInputs(a.srcs)
-	if err != nil {
-		inputs = a.srcs
-	}
+// used, defaults and nodata overrides included), the inputs, the flags that select samples,
+// and the program's version.
+func (r *run) writeProvenance(w *gdalio.Writer) error {
 	items := [][2]string{
-		{"AIDW_ALGORITHM", a.alg},
-		{"AIDW_ALGORITHM_NAME", alg.Name()},
-		{"AIDW_ALGORITHM_PARAMETERS", interp.Canonical(alg)},
-		{"AIDW_INPUT_COUNT", strconv.Itoa(len(inputs))},
-		{"AIDW_INPUTS", strings.Join(inputs, ", ")},
-		{"AIDW_FILTERS", a.filters()},
-		{"AIDW_VERSION", versionString()},
+		{"AIDW_ALGORITHM", cmp.Or(r.Algorithm, DefaultAlgorithm)},
+		{"AIDW_ALGORITHM_NAME", r.alg.Name()},
+		{"AIDW_ALGORITHM_PARAMETERS", interp.Canonical(r.alg)},
+		{"AIDW_INPUT_COUNT", strconv.Itoa(len(r.inputs))},
+		{"AIDW_INPUTS", strings.Join(r.inputs, ", ")},
+		{"AIDW_FILTERS", filters(r.Select)},
+		{"AIDW_VERSION", r.Version},
 	}
 	for _, kv := range items {
 		if err := w.SetMetadata(kv[0], kv[1]); err != nil {
@@ -74,9 +31,9 @@ func writeProvenance(w *gdalio.Writer, a *gridArgs, alg interp.Algorithm) error 
 	return nil
 }
 
-// filters is the command line's sample selection (the flags that choose and change samples),
-// as given; "none" without any.
-func (a *gridArgs) filters() string {
+// filters is the sample selection (the flags that choose and change samples), as given;
+// "none" without any.
+func filters(o gdalio.SourceOptions) string {
 	var f []string
 	add := func(flag string, values ...string) {
 		for i, v := range values {
@@ -87,59 +44,59 @@ func (a *gridArgs) filters() string {
 		f = append(f, strings.Join(append([]string{flag}, values...), " "))
 	}
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	if a.zfield != "" {
-		add("-zfield", a.zfield)
+	if o.ZField != "" {
+		add("-zfield", o.ZField)
 	}
-	if a.zIncrease != 0 {
-		add("-z_increase", g(a.zIncrease))
+	if o.ZIncrease != 0 {
+		add("-z_increase", g(o.ZIncrease))
 	}
-	if a.zMultiply != 1 {
-		add("-z_multiply", g(a.zMultiply))
+	if o.ZMultiply != nil && *o.ZMultiply != 1 {
+		add("-z_multiply", g(*o.ZMultiply))
 	}
-	for _, l := range a.layers {
+	for _, l := range o.Layers {
 		add("-l", l)
 	}
-	if a.where != "" {
-		add("-where", a.where)
+	if o.Where != "" {
+		add("-where", o.Where)
 	}
-	for _, s := range a.sqls {
+	for _, s := range o.SQL {
 		add("-sql", s)
 	}
-	if a.spat != nil {
-		add("-spat", g(a.spat[0]), g(a.spat[1]), g(a.spat[2]), g(a.spat[3]))
+	if o.Spat != nil {
+		add("-spat", g(o.Spat[0]), g(o.Spat[1]), g(o.Spat[2]), g(o.Spat[3]))
 	}
-	if a.clipsrc != "" {
-		add("-clipsrc", a.clipsrc)
+	if o.ClipSrc != "" {
+		add("-clipsrc", o.ClipSrc)
 	}
-	if a.clipsrcSQL != "" {
-		add("-clipsrcsql", a.clipsrcSQL)
+	if o.ClipSrcSQL != "" {
+		add("-clipsrcsql", o.ClipSrcSQL)
 	}
-	if a.clipsrcLayer != "" {
-		add("-clipsrclayer", a.clipsrcLayer)
+	if o.ClipSrcLayer != "" {
+		add("-clipsrclayer", o.ClipSrcLayer)
 	}
-	if a.clipsrcWhere != "" {
-		add("-clipsrcwhere", a.clipsrcWhere)
+	if o.ClipSrcWhere != "" {
+		add("-clipsrcwhere", o.ClipSrcWhere)
 	}
-	for _, o := range a.openOptions {
-		add("-oo", o)
+	for _, oo := range o.OpenOptions {
+		add("-oo", oo)
 	}
-	if len(a.las.Classes) > 0 {
-		c := make([]string, len(a.las.Classes))
-		for i, v := range a.las.Classes {
+	if len(o.LAS.Classes) > 0 {
+		c := make([]string, len(o.LAS.Classes))
+		for i, v := range o.LAS.Classes {
 			c[i] = strconv.Itoa(v)
 		}
 		add("-class", strings.Join(c, ","))
 	}
-	if a.las.Returns != "" {
-		add("-returns", a.las.Returns)
+	if o.LAS.Returns != "" {
+		add("-returns", o.LAS.Returns)
 	}
-	if a.las.DropWithheld {
+	if o.LAS.DropWithheld {
 		add("-drop_withheld")
 	}
-	if a.las.DropOverlap {
+	if o.LAS.DropOverlap {
 		add("-drop_overlap")
 	}
-	if r := a.las.ZRange; r != nil {
+	if r := o.LAS.ZRange; r != nil {
 		add("-zrange", g(r[0]), g(r[1]))
 	}
 	if len(f) == 0 {

@@ -1,4 +1,4 @@
-package main
+package gridding
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/aidw/aidw/gdalio"
@@ -17,53 +16,6 @@ import (
 	"github.com/aidw/aidw/sample"
 	"github.com/aidw/aidw/tiles"
 )
-
-// tileArgs are the flags of tiled mode: -tile <nodes> (the tile side), -memory <size> (the
-// budget that decides tiling and the tile side).
-type tileArgs struct {
-	side   int
-	memory int64 // bytes; 0: a safe share of the free memory
-}
-
-func setTile(a *gridArgs, v []string) error {
-	n, err := strconv.Atoi(v[0])
-	if err != nil || n < 1 {
-		return fmt.Errorf("-tile %s: the tile side is a number of nodes, at least 1", v[0])
-	}
-	a.tiles.side = n
-	return nil
-}
-
-func setMemory(a *gridArgs, v []string) error {
-	b, err := parseBytes(v[0])
-	if err != nil {
-		return fmt.Errorf("-memory %s: %w", v[0], err)
-	}
-	a.tiles.memory = b
-	return nil
-}
-
-// parseBytes reads a size: a number with an optional unit, B, KB, MB, GB, TB (powers of 1024;
-// KiB, MiB, ... too).
-func parseBytes(s string) (int64, error) {
-	t := strings.ToUpper(strings.TrimSpace(s))
-	mult := 1.0
-	for _, u := range []struct {
-		suffix string
-		m      float64
-	}{{"TIB", 1 << 40}, {"GIB", 1 << 30}, {"MIB", 1 << 20}, {"KIB", 1 << 10}, {"TB", 1 << 40}, {"GB", 1 << 30},
-		{"MB", 1 << 20}, {"KB", 1 << 10}, {"T", 1 << 40}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
-		if strings.HasSuffix(t, u.suffix) {
-			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.m
-			break
-		}
-	}
-	f, err := strconv.ParseFloat(t, 64)
-	if err != nil || !(f > 0) || math.IsInf(f, 0) {
-		return 0, fmt.Errorf("not a size: give a number and a unit, as 400MB or 8GB")
-	}
-	return int64(f * mult), nil
-}
 
 // tileBytesPerPoint is what a loaded sample costs in a tile at the peak: the compact samples
 // and their index (about 32 bytes) for the tile computed, and the next tile's samples being
@@ -82,9 +34,9 @@ func defaultBudget() int64 {
 }
 
 // budget is -memory, or the default share of the free memory.
-func (a *gridArgs) budget() int64 {
-	if a.tiles.memory > 0 {
-		return a.tiles.memory
+func (o *Options) budget() int64 {
+	if o.Memory > 0 {
+		return o.Memory
 	}
 	return defaultBudget()
 }
@@ -93,29 +45,27 @@ func (a *gridArgs) budget() int64 {
 // LAS/LAZ whose headers declare more points than the memory budget holds, when -memory
 // holds other inputs to a budget, or when the output names one raster per input. It says
 // whether it ran.
-func runTiledIfAsked(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads int, stdout, stderr io.Writer) (bool, error) {
-	side := a.tiles.side
-	if side == 0 {
-		declared, ok := declaredLASPoints(a.srcs)
-		budget := a.budget()
+func (r *run) runTiledIfAsked(ctx context.Context) (bool, error) {
+	if r.TileSide == 0 {
+		declared, ok := declaredLASPoints(r.inputs)
+		budget := r.budget()
 		switch {
-		case isBatch(a.dst):
+		case isBatch(r.Dest):
 			// one raster per input is a tiled run, whatever its size
-		case !ok && a.tiles.memory > 0:
+		case !ok && r.Memory > 0:
 			// other inputs declare no count: held to a budget, they are spilled and tiled
 		case !ok || float64(declared)*tileBytesPerPoint <= float64(budget):
 			return false, nil
 		}
-		return true, runTiled(ctx, a, alg, threads, 0, budget, stdout, stderr)
+		return true, r.runTiled(ctx, 0, budget)
 	}
-	return true, runTiled(ctx, a, alg, threads, side, 0, stdout, stderr)
+	return true, r.runTiled(ctx, r.TileSide, 0)
 }
 
 // declaredLASPoints is the number of points the headers of the inputs declare; ok is false unless
 // every input is LAS/LAZ.
-func declaredLASPoints(srcs []string) (int64, bool) {
-	paths, err := gdalio.ExpandInputs(srcs)
-	if err != nil || len(paths) == 0 {
+func declaredLASPoints(paths []string) (int64, bool) {
+	if len(paths) == 0 {
 		return 0, false
 	}
 	var n int64
@@ -143,24 +93,23 @@ type tiledJob struct {
 
 // prepareTiled takes the census of the inputs and the job's facts; with spill, the census
 // keeps the samples in a spill file for the tiles (close the job's census when done).
-func prepareTiled(ctx context.Context, a *gridArgs, spill bool) (*tiledJob, error) {
-	if len(a.layers) > 0 || len(a.sqls) > 0 {
+func (r *run) prepareTiled(ctx context.Context, spill bool) (*tiledJob, error) {
+	if len(r.Select.Layers) > 0 || len(r.Select.SQL) > 0 {
 		return nil, fmt.Errorf("tiled mode grids one layer of each input: -l and -sql do not apply")
 	}
 	var tmpl *gdalio.Template
 	var err error
-	if a.like != "" {
-		if tmpl, err = gdalio.ReadTemplate(a.like); err != nil {
+	if r.Like != "" {
+		if tmpl, err = gdalio.ReadTemplate(r.Like); err != nil {
 			return nil, err
 		}
 	}
-	opt := a.sourceOptions()
-	census, err := tiles.TakeCensus(ctx, a.srcs, opt, spill, "")
+	census, err := tiles.TakeCensus(ctx, r.inputs, r.sourceOptions(), spill, "")
 	if err != nil {
 		return nil, err
 	}
 	j := &tiledJob{census: census, srs: census.SRS, tmpl: tmpl}
-	if err := j.prepare(a); err != nil {
+	if err := j.prepare(r.Options); err != nil {
 		census.Close()
 		return nil, err
 	}
@@ -168,23 +117,23 @@ func prepareTiled(ctx context.Context, a *gridArgs, spill bool) (*tiledJob, erro
 }
 
 // prepare decides the job's CRS, target and facts from its census.
-func (j *tiledJob) prepare(a *gridArgs) error {
+func (j *tiledJob) prepare(o *Options) error {
 	srs, tmpl, extent := j.srs, j.tmpl, j.census.Extent
-	if a.srs == "" && tmpl != nil && tmpl.SRS != "" && srs != "" && !gdalio.SameSRS(srs, tmpl.SRS) {
+	if o.SRS == "" && tmpl != nil && tmpl.SRS != "" && srs != "" && !gdalio.SameSRS(srs, tmpl.SRS) {
 		return fmt.Errorf("the samples' CRS is not the template's: tiled mode does not transform samples; run without -tile/-memory")
 	}
 	switch {
-	case a.srs != "":
-		j.srs = a.srs
+	case o.SRS != "":
+		j.srs = o.SRS
 	case tmpl != nil && tmpl.SRS != "":
 		j.srs = tmpl.SRS
 	}
 	src := gdalio.Source{Extent: &extent, Samples: &sample.Samples{}}
 	if math.IsInf(extent[0], 0) {
-		return fmt.Errorf("%s: no usable samples", strings.Join(a.srcs, " "))
+		return fmt.Errorf("%s: no usable samples", strings.Join(o.Sources, " "))
 	}
 	var err error
-	if j.target, err = a.target(tmpl, src); err != nil {
+	if j.target, err = o.target(tmpl, src); err != nil {
 		return err
 	}
 	j.facts, err = j.census.Facts(j.target)
@@ -335,17 +284,18 @@ func sizeText(b float64) string {
 
 // runTiled is `aidw grid` tile by tile into the one output raster, or, when the output's
 // name holds a '#', into one raster per input (see batchWindows).
-func runTiled(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads, side int, budget int64, stdout, stderr io.Writer) error {
-	j, err := prepareTiled(ctx, a, true)
+func (r *run) runTiled(ctx context.Context, side int, budget int64) error {
+	j, err := r.prepareTiled(ctx, true)
 	if err != nil {
 		return err
 	}
 	defer j.census.Close()
-	engines, err := tileEngines(a.device, a.gpus, alg, threads, stderr)
+	alg := r.alg
+	engines, err := tileEngines(r.Device, r.GPUs, alg, r.Threads, r.warnings())
 	if err != nil {
 		return err
 	}
-	cfg := tiles.Config{Target: j.target, Alg: alg, Engines: engines, Threads: threads}
+	cfg := tiles.Config{Target: j.target, Alg: alg, Engines: engines, Threads: r.Threads}
 	if side == 0 {
 		rule, err := tiles.RuleFor(alg, j.facts.N)
 		if err != nil {
@@ -359,32 +309,32 @@ func runTiled(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads, s
 		if err != nil {
 			return err
 		}
-		if cfg.StreamChunk > 0 && a.device != "cpu" && len(engines) > 0 && !a.quiet {
-			fmt.Fprintf(stderr, "The samples stream past the tiles on the CPU engine: %s's global form does not fit the memory budget.\n", alg.Name())
+		if cfg.StreamChunk > 0 && r.Device != "cpu" && len(engines) > 0 && !r.quiet() {
+			fmt.Fprintf(r.warnings(), "The samples stream past the tiles on the CPU engine: %s's global form does not fit the memory budget.\n", alg.Name())
 		}
 		gdalio.LimitCache(tileCacheBytes)
-		limitHeap(budget + 256<<20)
+		memory.LimitHeap(budget + 256<<20)
 	}
 	c, err := tiles.NewComputer(cfg, j.facts, j.census.Spill)
 	if err != nil {
 		return err
 	}
-	outputs := []tiledOutput{{a.dst, tiles.Tile{Cols: j.target.Cols, Rows: j.target.Rows}}}
-	if isBatch(a.dst) {
-		if outputs, err = batchWindows(a.dst, j.target, j.census.Files); err != nil {
+	outputs := []tiledOutput{{r.Dest, tiles.Tile{Cols: j.target.Cols, Rows: j.target.Rows}}}
+	if isBatch(r.Dest) {
+		if outputs, err = batchWindows(r.Dest, j.target, j.census.Files); err != nil {
 			return err
 		}
 	}
-	var bar *termProgress
-	if !a.quiet {
+	if !r.quiet() {
 		count := 0
 		for _, o := range outputs {
 			tl, _ := o.win.Split(side)
 			count += len(tl)
 		}
-		fmt.Fprintf(stdout, "Tiled run: %d samples, %d tiles of up to %d x %d nodes, %d output(s).\n", j.facts.N, count, side, side, len(outputs))
-		bar = newTermProgress(stdout)
-		bar.Update(0)
+		fmt.Fprintf(r.Report, "Tiled run: %d samples, %d tiles of up to %d x %d nodes, %d output(s).\n", j.facts.N, count, side, side, len(outputs))
+	}
+	if r.Progress != nil {
+		r.Progress(0)
 	}
 	total, done := 0.0, 0.0
 	for _, o := range outputs {
@@ -400,11 +350,11 @@ func runTiled(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads, s
 	}()
 	var png []byte
 	for _, o := range outputs {
-		if bar != nil {
+		if r.Progress != nil {
 			base, size := done, float64(o.win.Cols)*float64(o.win.Rows)
-			c.SetProgress(func(f float64) { bar.Update((base + f*size) / total) })
+			c.SetProgress(func(f float64) { r.Progress((base + f*size) / total) })
 		}
-		w, p, err := writeTiled(ctx, a, j, c, o, side)
+		w, p, err := r.writeTiled(ctx, j, c, o, side)
 		if err != nil {
 			return err
 		}
@@ -417,13 +367,13 @@ func runTiled(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads, s
 		}
 	}
 	if png != nil {
-		return gdalio.WriteAtomic(a.preview, png)
+		return gdalio.WriteAtomic(r.Preview, png)
 	}
 	return nil
 }
 
 // tileEngines are the engines that compute a tiled run's tiles, each taking one at a time:
-// every GPU chosen (chooseEngine), or nil for the CPU engine.
+// every GPU chosen (ChooseEngine), or nil for the CPU engine.
 func tileEngines(device string, gpus []int, alg interp.Algorithm, threads int, stderr io.Writer) ([]interp.Engine, error) {
 	if da, ok := alg.(interp.DeviceAlgorithm); ok && device != "cpu" {
 		if d, _, _ := da.DeviceParams(nil, interp.Bounds{}); d.Form == interp.DeviceRadius {
@@ -435,7 +385,7 @@ func tileEngines(device string, gpus []int, alg interp.Algorithm, threads int, s
 			return nil, nil
 		}
 	}
-	eng, err := chooseEngine(device, gpus, alg, false, threads, stderr)
+	eng, err := ChooseEngine(device, gpus, alg, false, threads, stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -457,27 +407,26 @@ type tiledOutput struct {
 // writeTiled computes output o's window of the job tile by tile into its raster, and returns
 // the raster finished but not published (see gdalio.Writer.Finish), with the preview's PNG
 // when the run makes one.
-func writeTiled(ctx context.Context, a *gridArgs, j *tiledJob, c *tiles.Computer, o tiledOutput, side int) (*gdalio.Writer, []byte, error) {
-	alg := c.Algorithm()
-	nodata, setNoData := outputNoData(a, alg, j.tmpl)
-	names := interp.BandNames(alg)
+func (r *run) writeTiled(ctx context.Context, j *tiledJob, c *tiles.Computer, o tiledOutput, side int) (*gdalio.Writer, []byte, error) {
+	nodata, setNoData := r.outputNoData(j.tmpl)
+	names := interp.BandNames(c.Algorithm())
 	target := j.target.Window(o.win.Col0, o.win.Row0, o.win.Cols, o.win.Rows)
-	ropt := gdalio.RasterOptions{Format: a.format, Type: a.outType, Create: a.creation,
+	ropt := gdalio.RasterOptions{Format: r.Format, Type: r.Type, Create: r.Creation,
 		SRS: j.srs, Bands: len(names), NoData: nodata, SetNoData: setNoData || j.target.Mask != nil}
 	w, err := gdalio.Create(o.path, target, ropt)
 	if err != nil {
 		return nil, nil, err
 	}
-	previewPath := a.preview
-	if o.path != a.dst {
+	previewPath := r.Preview
+	if o.path != r.Dest {
 		previewPath = "" // one raster per input: no quick look
 	}
-	preview, err := newPreview(previewPath, j.srs, target, ropt.NoData, ropt.SetNoData)
+	preview, err := NewPreview(previewPath, j.srs, target, ropt.NoData, ropt.SetNoData)
 	if err == nil && len(names) > 1 {
-		err = nameBands(w, 0, names)
+		err = NameBands(w, 0, names)
 	}
 	if err == nil {
-		err = tiles.RunWindow(ctx, c, o.win, side, writeBands(w, preview, 0))
+		err = tiles.RunWindow(ctx, c, o.win, side, WriteBands(w, preview, 0))
 	}
 	var png []byte
 	if err == nil && preview != nil {

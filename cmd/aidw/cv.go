@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/aidw/aidw/gdalio"
+	"github.com/aidw/aidw/gridding"
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/report"
@@ -105,11 +106,17 @@ func parseSeed(s string, dst *uint64) error {
 // cvAlgorithm parses an -a string for cross-validation: a prediction the algorithm cannot
 // make must be told from a value, so nodata is NaN unless the string sets it.
 func cvAlgorithm(s string, stderr io.Writer) (interp.Algorithm, error) {
-	spec := s
-	if p, err := interp.Parse(s); err == nil && !p.NoDataGiven() {
-		spec += ":nodata=nan"
+	p, err := interp.Parse(s)
+	if err == nil && !p.NoDataGiven() {
+		p, err = interp.Parse(s + ":nodata=nan")
 	}
-	return parseAlgorithm(spec, stderr)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range p.Warnings { // as GDAL prints CPLE_AppDefined warnings
+		fmt.Fprintf(stderr, "Warning 1: %s\n", w)
+	}
+	return p.Algorithm, nil
 }
 
 // cvResult is one algorithm's predictions and scores.
@@ -141,11 +148,15 @@ func runCV(ctx context.Context, c *cvArgs, stdout, stderr io.Writer) error {
 	if err := gdalio.CheckSRS("-a_srs", c.srs); err != nil {
 		return err
 	}
+	inputs, err := gdalio.ExpandInputs(c.srcs)
+	if err != nil {
+		return err
+	}
 	if c.residuals != "" {
 		if err := gdalio.CheckVectorDestination(c.residuals); err != nil {
 			return fmt.Errorf("-residuals: %w", err)
 		}
-		if err := gdalio.CheckNotSource(c.residuals, c.srcs); err != nil {
+		if err := gdalio.CheckNotSource(c.residuals, c.srcs, inputs); err != nil {
 			return fmt.Errorf("-residuals: %w", err)
 		}
 	}
@@ -154,17 +165,17 @@ func runCV(ctx context.Context, c *cvArgs, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-plot: %w", err)
 		}
 	}
-	if _, err := chooseEngine(c.device, c.gpus, nil, true, threads, stderr); err != nil {
+	if _, err := gridding.ChooseEngine(c.device, c.gpus, nil, true, threads, stderr); err != nil {
 		return err
 	}
-	sources, err := gdalio.ReadInputs(ctx, c.srcs, c.sourceOptions())
+	sources, err := gdalio.ReadInputs(ctx, inputs, c.sourceOptions())
 	if err != nil {
 		return err
 	}
 	if len(sources) != 1 {
 		return fmt.Errorf("cross-validation takes one layer or -sql result, got %d: give one -l or -sql", len(sources))
 	}
-	reportSkipped(sources, stderr)
+	gridding.ReportSkipped(sources, stderr)
 	src := sources[0]
 	s := src.Samples
 	n := s.Len()

@@ -44,7 +44,6 @@ type gridArgs struct {
 	gpus                 []int    // -gpus, -device gpu:<n>: the GPUs to use; nil for all visible
 	config               []string // KEY=VALUE
 	las                  lidar.Filter
-	nodataGiven          bool   // the -a string sets nodata, so the band gets it (as gdal_grid)
 	preview              string // -preview: a PNG quick look of the first band
 	tap                  bool   // -tap: the extent snaps outwards to whole multiples of -tr
 
@@ -193,9 +192,6 @@ func parseGridArgs(args []string) (*gridArgs, error) {
 	}
 	if err := a.las.Validate(); err != nil {
 		return nil, err
-	}
-	if p, err := interp.Parse(a.alg); err == nil { // else runGrid reports the error
-		a.nodataGiven = p.NoDataGiven()
 	}
 	return a, nil
 }

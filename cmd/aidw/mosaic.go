@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/aidw/aidw/gdalio"
+	"github.com/aidw/aidw/gridding"
 	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/tiles"
 )
@@ -156,14 +157,14 @@ func runMosaic(ctx context.Context, a *mosaicArgs, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	preview, err := newPreview(a.preview, o.SRS, target, o.NoData, o.SetNoData)
+	preview, err := gridding.NewPreview(a.preview, o.SRS, target, o.NoData, o.SetNoData)
 	if err == nil && len(o.Bands) > 1 {
-		err = nameBands(w, 0, o.Bands)
+		err = gridding.NameBands(w, 0, o.Bands)
 	}
 	if err == nil {
-		err = mosaicRows(ctx, m, readers, target, writeBands(w, preview, 0), a.quiet, stdout)
+		err = mosaicRows(ctx, m, readers, target, gridding.WriteBands(w, preview, 0), a.quiet, stdout)
 	}
-	return finishRaster(ctx, w, preview, a.preview, err)
+	return gridding.FinishRaster(ctx, w, preview, a.preview, err)
 }
 
 // mosaicRows reads the tiles a strip of rows at a time and hands the whole raster's rows to

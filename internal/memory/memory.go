@@ -4,6 +4,7 @@ package memory
 import (
 	"bufio"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 )
@@ -24,4 +25,12 @@ func Available() (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// LimitHeap lowers the collector's soft limit to bytes (a run held to a memory budget), unless
+// GOMEMLIMIT was set.
+func LimitHeap(bytes int64) {
+	if os.Getenv("GOMEMLIMIT") == "" && bytes > 0 {
+		debug.SetMemoryLimit(min(debug.SetMemoryLimit(-1), bytes))
+	}
 }
