@@ -108,7 +108,7 @@ func Plan(ctx context.Context, o *Options, args []string) error {
 	if !r.quiet() {
 		fmt.Fprintf(r.Report, "%s: %d tiles of %d nodes over %d x %d nodes, %d samples in %d files (%s)\n",
 			r.Dest, len(planned), side, j.target.Cols, j.target.Rows, j.facts.N, len(in.Files), m.Hash)
-		fmt.Fprintf(r.Report, "tiles: aidw grid --manifest %s --tile <0..%d>; then aidw mosaic %s <output>\n", r.Dest, len(planned)-1, r.Dest)
+		fmt.Fprintf(r.Report, "tiles: aidw grid --manifest %s --plan-tile <0..%d>; then aidw mosaic %s <output>\n", r.Dest, len(planned)-1, r.Dest)
 	}
 	return nil
 }

@@ -227,4 +227,4 @@ const gridUsage = `[-a <algorithm>[:<key>=<value>]...] [-zfield <field>] [-z_inc
     [-class <code>[,<code>]...] [-returns first|last|all] [-drop_withheld] [-drop_overlap]
     [-zrange <min> <max>] [-tile <nodes>] [-memory <size>]
     <src_datasource>... <dst_filename>
-or: aidw grid --manifest <plan.json> [--tile <i>] [-threads <n>] [-q]   (one tile of aidw plan)`
+or: aidw grid --manifest <plan.json> [--plan-tile <i>] [-threads <n>] [-q]   (one tile of aidw plan)`

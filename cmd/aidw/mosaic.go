@@ -98,7 +98,7 @@ func openTiles(mpath string, m *tiles.Manifest) ([]*gdalio.Reader, error) {
 		if len(foreign) > 0 {
 			why = append(why, fmt.Sprintf("%d of another plan (%s)", len(foreign), abbreviate(foreign)))
 		}
-		return nil, fmt.Errorf("%s: %d tiles, %s in %s: run aidw grid --manifest %s --tile <i> for those",
+		return nil, fmt.Errorf("%s: %d tiles, %s in %s: run aidw grid --manifest %s --plan-tile <i> for those",
 			mpath, len(m.Tiles), strings.Join(why, " and "), tiles.TileDir(mpath), mpath)
 	}
 	return readers, nil

@@ -21,7 +21,7 @@ Plans a tiled job for many machines: takes aidw grid's arguments, the last one n
 (a .json manifest), and writes the output grid, the tiles and the job-wide facts into it.
 Each tile is then computed on its own, anywhere the inputs are at the same paths:
 
-    aidw grid --manifest plan.json --tile <i>      (or SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX)
+    aidw grid --manifest plan.json --plan-tile <i>   (or SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX)
 
 into plan.tiles/tile-<i>.tif, and the tiles are assembled by
 
@@ -56,12 +56,15 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return gridding.Plan(ctx, o, gridArgs)
 }
 
-// runTileWorker is `aidw grid --manifest plan.json --tile i`: tile i of the plan, computed
+// runTileWorker is `aidw grid --manifest plan.json --plan-tile i`: tile i of the plan, computed
 // with the plan's options.
 func runTileWorker(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	w, err := parseWorkerArgs(args)
 	if err != nil {
 		return err
+	}
+	if w.oldTile {
+		fmt.Fprintf(stderr, "Warning: --tile <i> is now %s <i> (a plan's tile; -tile <nodes> is a tile's side).\n", planTileFlag)
 	}
 	mpath, err := filepath.Abs(w.manifest)
 	if err != nil {
@@ -103,13 +106,18 @@ func isWorker(args []string) bool {
 	return false
 }
 
-// workerArgs is `aidw grid --manifest <plan> [--tile <i>] [-threads <n>] [-q]`.
+// workerArgs is `aidw grid --manifest <plan> [--plan-tile <i>] [-threads <n>] [-q]`.
 type workerArgs struct {
 	manifest string
 	tile     int // -1: from the environment
 	threads  int
 	quiet    bool
+	oldTile  bool // the tile was given as --tile, the spelling before --plan-tile
 }
+
+// planTileFlag names a plan's tile; --tile, one letter from -tile <nodes> (a tile's side),
+// still works, with a warning.
+const planTileFlag = "--plan-tile"
 
 func parseWorkerArgs(args []string) (*workerArgs, error) {
 	w := &workerArgs{tile: -1}
@@ -133,16 +141,16 @@ func parseWorkerArgs(args []string) (*workerArgs, error) {
 				return nil, err
 			}
 			w.manifest = v
-		case "--tile", "-tile":
+		case planTileFlag, "-plan-tile", "--tile", "-tile":
 			v, err := next()
 			if err != nil {
 				return nil, err
 			}
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
-				return nil, fmt.Errorf("--tile %s: a tile index, 0 or more", v)
+				return nil, fmt.Errorf("%s %s: a tile index, 0 or more", planTileFlag, v)
 			}
-			w.tile = n
+			w.tile, w.oldTile = n, !strings.HasSuffix(name, "plan-tile")
 		case "-threads", "--threads":
 			v, err := next()
 			if err != nil {
@@ -154,7 +162,7 @@ func parseWorkerArgs(args []string) (*workerArgs, error) {
 		case "-q", "-quiet", "--quiet":
 			w.quiet = true
 		default:
-			return nil, fmt.Errorf("%s: with --manifest, aidw grid takes only --tile, -threads and -q (the rest is in the plan)", args[i])
+			return nil, fmt.Errorf("%s: with --manifest, aidw grid takes only --plan-tile, -threads and -q (the rest is in the plan)", args[i])
 		}
 	}
 	if w.manifest == "" {
@@ -163,10 +171,10 @@ func parseWorkerArgs(args []string) (*workerArgs, error) {
 	return w, nil
 }
 
-// tileIndex is the tile to compute: --tile, else SLURM_ARRAY_TASK_ID (a Slurm job array),
-// else JOB_COMPLETION_INDEX (a Kubernetes Indexed Job).
+// tileIndex is the tile to compute: --plan-tile, else SLURM_ARRAY_TASK_ID (a Slurm job
+// array), else JOB_COMPLETION_INDEX (a Kubernetes Indexed Job).
 func tileIndex(w *workerArgs, n int) (int, error) {
-	i, from := w.tile, "--tile"
+	i, from := w.tile, planTileFlag
 	if i < 0 {
 		for _, env := range []string{"SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX"} {
 			v := os.Getenv(env)
@@ -182,7 +190,7 @@ func tileIndex(w *workerArgs, n int) (int, error) {
 		}
 	}
 	if i < 0 {
-		return 0, fmt.Errorf("which tile? give --tile <i>, or run as a Slurm array task (SLURM_ARRAY_TASK_ID) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX)")
+		return 0, fmt.Errorf("which tile? give --plan-tile <i>, or run as a Slurm array task (SLURM_ARRAY_TASK_ID) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX)")
 	}
 	if i >= n {
 		return 0, fmt.Errorf("%s %d: the plan has tiles 0 to %d", from, i, n-1)
