@@ -143,7 +143,7 @@ func CrossValidate(ctx context.Context, c *CVOptions) (*CVReport, error) {
 			return nil, fmt.Errorf("-plot: %w", err)
 		}
 	}
-	if _, err := ChooseEngine(c.Device, c.GPUs, nil, true, threads, warnings); err != nil {
+	if _, err := chooseEngine(c.Device, c.GPUs, nil, true, threads, warnings); err != nil {
 		return nil, err
 	}
 	sources, err := gdalio.ReadInputs(ctx, inputs, c.Select)
@@ -153,7 +153,7 @@ func CrossValidate(ctx context.Context, c *CVOptions) (*CVReport, error) {
 	if len(sources) != 1 {
 		return nil, fmt.Errorf("cross-validation takes one layer or -sql result, got %d: give one -l or -sql", len(sources))
 	}
-	ReportSkipped(sources, warnings)
+	reportSkipped(sources, warnings)
 	src := sources[0]
 	s := src.Samples
 	n := s.Len()

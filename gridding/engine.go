@@ -9,12 +9,12 @@ import (
 	"github.com/aidw/aidw/kernels"
 )
 
-// ChooseEngine picks the engine for -device, for aidw grid and aidw cv alike: the GPUs when
+// chooseEngine picks the engine for -device, for aidw grid and aidw cv alike: the GPUs when
 // asked for (or, with auto, when the build has them and a device answers) and they run this
 // algorithm; else the CPU engine. gpus names the GPUs (nil: every visible one); several share
 // the work (interp.Multi). Work that holds samples out (cross-validation) runs on the CPU
 // engine, the one that can.
-func ChooseEngine(device string, gpus []int, alg interp.Algorithm, holdOut bool, threads int, stderr io.Writer) (interp.Engine, error) {
+func chooseEngine(device string, gpus []int, alg interp.Algorithm, holdOut bool, threads int, stderr io.Writer) (interp.Engine, error) {
 	cpu := &interp.CPU{Threads: threads}
 	if device == "cpu" {
 		return cpu, nil

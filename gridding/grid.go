@@ -71,13 +71,13 @@ func (r *run) gridInMemory(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ReportSkipped(sources, r.warnings())
+	reportSkipped(sources, r.warnings())
 
 	target, err := r.target(tmpl, sources[0])
 	if err != nil {
 		return err
 	}
-	eng, err := ChooseEngine(r.Device, r.GPUs, r.alg, false, r.Threads, r.warnings())
+	eng, err := chooseEngine(r.Device, r.GPUs, r.alg, false, r.Threads, r.warnings())
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func (r *run) gridInMemory(ctx context.Context) error {
 			panic(p)
 		}
 	}()
-	preview, err := NewPreview(r.Preview, outSRS, target, ropt.NoData, ropt.SetNoData)
+	preview, err := newPreview(r.Preview, outSRS, target, ropt.NoData, ropt.SetNoData)
 	if err == nil {
 		err = describeBands(w, names, sources)
 	}
@@ -107,7 +107,7 @@ func (r *run) gridInMemory(ctx context.Context) error {
 	if err == nil {
 		err = gridBands(ctx, eng, r.alg, target, sources, w, preview, r.Progress)
 	}
-	return FinishRaster(ctx, w, preview, r.Preview, err)
+	return finishRaster(ctx, w, preview, r.Preview, err)
 }
 
 // run is one gridding run: its options, with the algorithm parsed and the inputs expanded,
@@ -145,9 +145,9 @@ func (r *run) expand() error {
 	return err
 }
 
-// WriteBands is the sink of an output's rows: every band of a source, written from band
+// writeBands is the sink of an output's rows: every band of a source, written from band
 // band0+1 on, the first band's rows also to the preview, if any.
-func WriteBands(w *gdalio.Writer, preview *report.Preview, band0 int) func(row0, rows int, bands [][]float64) error {
+func writeBands(w *gdalio.Writer, preview *report.Preview, band0 int) func(row0, rows int, bands [][]float64) error {
 	return func(row0, rows int, bands [][]float64) error {
 		if preview != nil {
 			preview.AddRows(row0, rows, bands[0])
@@ -161,10 +161,10 @@ func WriteBands(w *gdalio.Writer, preview *report.Preview, band0 int) func(row0,
 	}
 }
 
-// FinishRaster completes an output that err did not stop: the preview's PNG, then the raster
+// finishRaster completes an output that err did not stop: the preview's PNG, then the raster
 // committed (stopped within a second by ctx, as every phase), then the preview written; on
 // failure nothing is left.
-func FinishRaster(ctx context.Context, w *gdalio.Writer, preview *report.Preview, previewPath string, err error) error {
+func finishRaster(ctx context.Context, w *gdalio.Writer, preview *report.Preview, previewPath string, err error) error {
 	var png []byte
 	if err == nil && preview != nil {
 		png, err = preview.PNG()
@@ -207,8 +207,8 @@ func outputSRS(asrs string, tmpl *gdalio.Template, sources []gdalio.Source, stde
 	return tmpl.SRS, nil
 }
 
-// ReportSkipped says how many samples of each source were unusable, and why.
-func ReportSkipped(sources []gdalio.Source, stderr io.Writer) {
+// reportSkipped says how many samples of each source were unusable, and why.
+func reportSkipped(sources []gdalio.Source, stderr io.Writer) {
 	for _, s := range sources {
 		if s.Skipped > 0 {
 			fmt.Fprintf(stderr, "Skipped %d sample(s) of %s: %s.\n", s.Skipped, s.Name, s.SkipReason)
@@ -230,15 +230,15 @@ func describeBands(w *gdalio.Writer, names []string, sources []gdalio.Source) er
 				named[k] = s.Name + " " + name
 			}
 		}
-		if err := NameBands(w, i*len(names), named); err != nil {
+		if err := nameBands(w, i*len(names), named); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// NameBands gives bands band0+1, band0+2, ... the names.
-func NameBands(w *gdalio.Writer, band0 int, names []string) error {
+// nameBands gives bands band0+1, band0+2, ... the names.
+func nameBands(w *gdalio.Writer, band0 int, names []string) error {
 	for k, name := range names {
 		if err := w.Describe(band0+k+1, name); err != nil {
 			return err
@@ -247,8 +247,8 @@ func NameBands(w *gdalio.Writer, band0 int, names []string) error {
 	return nil
 }
 
-// NewPreview is the quick look of an output in CRS srs, or nil when none is asked for (path "").
-func NewPreview(path, srs string, t raster.Target, nodata float64, setNoData bool) (*report.Preview, error) {
+// newPreview is the quick look of an output in CRS srs, or nil when none is asked for (path "").
+func newPreview(path, srs string, t raster.Target, nodata float64, setNoData bool) (*report.Preview, error) {
 	if path == "" {
 		return nil, nil
 	}
@@ -274,7 +274,7 @@ func gridBands(ctx context.Context, eng interp.Engine, alg interp.Algorithm, tar
 		if i > 0 {
 			sourcePreview = nil // the quick look is of the first band
 		}
-		sink := WriteBands(w, sourcePreview, i*len(interp.BandNames(alg)))
+		sink := writeBands(w, sourcePreview, i*len(interp.BandNames(alg)))
 		var sourceProgress func(float64)
 		if progress != nil {
 			sourceProgress = func(f float64) { progress((float64(i) + f) / float64(len(sources))) }

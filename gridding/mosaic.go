@@ -1,73 +1,16 @@
-package main
+package gridding
 
 import (
 	"context"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/aidw/aidw/gdalio"
-	"github.com/aidw/aidw/gridding"
 	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/tiles"
 )
-
-const mosaicUsage = `[-q] [-of <format>] [-co <NAME>=<VALUE>]... [-preview <png>] <plan.json> <dst_filename>
-
-Assembles the tiles of a plan (aidw plan; each computed by aidw grid --manifest) into one
-raster, the one aidw grid computes on one machine, bit for bit. The format and creation options
-are the plan's (-of and -co override them); a .vrt destination (or -of VRT) is a VRT over the
-tile rasters. A missing tile, or one of another plan, is an error.`
-
-type mosaicArgs struct {
-	manifest, dst string
-	format        string
-	creation      []string
-	preview       string
-	quiet         bool
-}
-
-func parseMosaicArgs(args []string) (*mosaicArgs, error) {
-	a := &mosaicArgs{}
-	var positional []string
-	for i := 0; i < len(args); i++ {
-		need := func() (string, error) {
-			if i+1 >= len(args) {
-				return "", fmt.Errorf("option %s needs a value", args[i])
-			}
-			i++
-			return args[i], nil
-		}
-		var err error
-		switch strings.ToLower(args[i]) {
-		case "-q", "-quiet":
-			a.quiet = true
-		case "-of":
-			a.format, err = need()
-		case "-co":
-			var v string
-			v, err = need()
-			a.creation = append(a.creation, v)
-		case "-preview":
-			a.preview, err = need()
-		default:
-			if len(args[i]) > 1 && args[i][0] == '-' {
-				return nil, fmt.Errorf("unknown option %s", args[i])
-			}
-			positional = append(positional, args[i])
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	if len(positional) != 2 {
-		return nil, fmt.Errorf("expected the plan and the destination raster")
-	}
-	a.manifest, a.dst = positional[0], positional[1]
-	return a, nil
-}
 
 // openTiles opens every tile raster of plan m and checks that it is the plan's; it fails
 // naming every tile missing or foreign.
@@ -119,16 +62,29 @@ func closeAll(rs []*gdalio.Reader) {
 	}
 }
 
-// runMosaic is `aidw mosaic`: the tiles of a plan into one raster.
-func runMosaic(ctx context.Context, a *mosaicArgs, stdout, stderr io.Writer) error {
-	m, err := tiles.ReadManifest(a.manifest)
+// MosaicOptions are the assembly of a plan's tiles: `aidw mosaic`'s options.
+type MosaicOptions struct {
+	Plan string // the plan's manifest, whose tiles GridPlannedTile computed
+	Dest string // the raster; a .vrt (or Format VRT) is a VRT over the tile rasters
+	// Format and Creation replace the plan's driver and creation options when given.
+	Format   string
+	Creation []string
+	Preview  string // a PNG quick look of the first band
+	// Progress hears the fraction done; nil for none.
+	Progress func(done float64)
+}
+
+// Mosaic assembles the tiles of a plan into one raster: the one Grid computes on one machine,
+// bit for bit. A missing tile, or one of another plan, is an error that names them.
+func Mosaic(ctx context.Context, a *MosaicOptions) error {
+	m, err := tiles.ReadManifest(a.Plan)
 	if err != nil {
 		return err
 	}
-	if err := gdalio.CheckDestination(a.dst); err != nil {
+	if err := gdalio.CheckDestination(a.Dest); err != nil {
 		return err
 	}
-	readers, err := openTiles(a.manifest, m)
+	readers, err := openTiles(a.Plan, m)
 	if err != nil {
 		return err
 	}
@@ -137,44 +93,42 @@ func runMosaic(ctx context.Context, a *mosaicArgs, stdout, stderr io.Writer) err
 	o := m.Output
 	ropt := gdalio.RasterOptions{Format: o.Format, Type: o.Type, Create: o.Creation, SRS: o.SRS,
 		Bands: len(o.Bands), NoData: o.NoData, SetNoData: o.SetNoData}
-	if a.format != "" {
-		ropt.Format = a.format
+	if a.Format != "" {
+		ropt.Format = a.Format
 	}
-	if a.creation != nil {
-		ropt.Create = a.creation
+	if a.Creation != nil {
+		ropt.Create = a.Creation
 	}
-	if strings.EqualFold(ropt.Format, "VRT") || (a.format == "" && strings.EqualFold(filepath.Ext(a.dst), ".vrt")) {
-		if a.preview != "" {
+	if strings.EqualFold(ropt.Format, "VRT") || (a.Format == "" && strings.EqualFold(filepath.Ext(a.Dest), ".vrt")) {
+		if a.Preview != "" {
 			return fmt.Errorf("-preview: a VRT mosaic reads no pixel; make the quick look from a raster")
 		}
 		var srcs []gdalio.VRTSource
 		for i, tl := range m.Tiles {
-			srcs = append(srcs, gdalio.VRTSource{File: tiles.TilePath(a.manifest, i), Col0: tl.Col0, Row0: tl.Row0, Cols: tl.Cols, Rows: tl.Rows})
+			srcs = append(srcs, gdalio.VRTSource{File: tiles.TilePath(a.Plan, i), Col0: tl.Col0, Row0: tl.Row0, Cols: tl.Cols, Rows: tl.Rows})
 		}
-		return gdalio.WriteVRT(a.dst, target, ropt, o.Bands, srcs)
+		return gdalio.WriteVRT(a.Dest, target, ropt, o.Bands, srcs)
 	}
-	w, err := gdalio.Create(a.dst, target, ropt)
+	w, err := gdalio.Create(a.Dest, target, ropt)
 	if err != nil {
 		return err
 	}
-	preview, err := gridding.NewPreview(a.preview, o.SRS, target, o.NoData, o.SetNoData)
+	preview, err := newPreview(a.Preview, o.SRS, target, o.NoData, o.SetNoData)
 	if err == nil && len(o.Bands) > 1 {
-		err = gridding.NameBands(w, 0, o.Bands)
+		err = nameBands(w, 0, o.Bands)
 	}
 	if err == nil {
-		err = mosaicRows(ctx, m, readers, target, gridding.WriteBands(w, preview, 0), a.quiet, stdout)
+		err = mosaicRows(ctx, m, readers, target, writeBands(w, preview, 0), a.Progress)
 	}
-	return gridding.FinishRaster(ctx, w, preview, a.preview, err)
+	return finishRaster(ctx, w, preview, a.Preview, err)
 }
 
 // mosaicRows reads the tiles a strip of rows at a time and hands the whole raster's rows to
 // sink, in order, every band's.
 func mosaicRows(ctx context.Context, m *tiles.Manifest, readers []*gdalio.Reader, t raster.Target,
-	sink func(row0, rows int, bands [][]float64) error, quiet bool, stdout io.Writer) error {
-	var bar *termProgress
-	if !quiet {
-		bar = newTermProgress(stdout)
-		bar.Update(0)
+	sink func(row0, rows int, bands [][]float64) error, progress func(float64)) error {
+	if progress != nil {
+		progress(0)
 	}
 	nb := len(m.Output.Bands)
 	step := max(1, raster.BlockRows(t.Cols))
@@ -215,8 +169,8 @@ func mosaicRows(ctx context.Context, m *tiles.Manifest, readers []*gdalio.Reader
 			if err := sink(row0+r0, rows, out); err != nil {
 				return err
 			}
-			if bar != nil {
-				bar.Update(float64(row0+r0+rows) / float64(t.Rows))
+			if progress != nil {
+				progress(float64(row0+r0+rows) / float64(t.Rows))
 			}
 		}
 		i = end

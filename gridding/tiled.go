@@ -373,7 +373,7 @@ func (r *run) runTiled(ctx context.Context, side int, budget int64) error {
 }
 
 // tileEngines are the engines that compute a tiled run's tiles, each taking one at a time:
-// every GPU chosen (ChooseEngine), or nil for the CPU engine.
+// every GPU chosen (chooseEngine), or nil for the CPU engine.
 func tileEngines(device string, gpus []int, alg interp.Algorithm, threads int, stderr io.Writer) ([]interp.Engine, error) {
 	if da, ok := alg.(interp.DeviceAlgorithm); ok && device != "cpu" {
 		if d, _, _ := da.DeviceParams(nil, interp.Bounds{}); d.Form == interp.DeviceRadius {
@@ -385,7 +385,7 @@ func tileEngines(device string, gpus []int, alg interp.Algorithm, threads int, s
 			return nil, nil
 		}
 	}
-	eng, err := ChooseEngine(device, gpus, alg, false, threads, stderr)
+	eng, err := chooseEngine(device, gpus, alg, false, threads, stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -421,12 +421,12 @@ func (r *run) writeTiled(ctx context.Context, j *tiledJob, c *tiles.Computer, o 
 	if o.path != r.Dest {
 		previewPath = "" // one raster per input: no quick look
 	}
-	preview, err := NewPreview(previewPath, j.srs, target, ropt.NoData, ropt.SetNoData)
+	preview, err := newPreview(previewPath, j.srs, target, ropt.NoData, ropt.SetNoData)
 	if err == nil && len(names) > 1 {
-		err = NameBands(w, 0, names)
+		err = nameBands(w, 0, names)
 	}
 	if err == nil {
-		err = tiles.RunWindow(ctx, c, o.win, side, WriteBands(w, preview, 0))
+		err = tiles.RunWindow(ctx, c, o.win, side, writeBands(w, preview, 0))
 	}
 	var png []byte
 	if err == nil && preview != nil {
