@@ -1,12 +1,10 @@
 package gridding
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"math"
-	"runtime"
 
 	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/interp"
@@ -122,7 +120,7 @@ func CrossValidate(ctx context.Context, c *CVOptions) (*CVReport, error) {
 		}
 		algs[i] = a
 	}
-	threads := cmp.Or(max(c.Threads, 0), runtime.NumCPU())
+	threads := threadsOr(c.Threads)
 	if err := gdalio.CheckSRS("-a_srs", c.SRS); err != nil {
 		return nil, err
 	}

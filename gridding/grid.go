@@ -129,10 +129,17 @@ func newRun(o *Options) (*run, error) {
 	for _, w := range p.Warnings {
 		fmt.Fprintf(o.warnings(), "Warning 1: %s\n", w)
 	}
-	if o.Threads <= 0 {
-		o.Threads = runtime.NumCPU()
+	own := *o // the caller's options stay as they were
+	own.Threads = threadsOr(o.Threads)
+	return &run{Options: &own, alg: p.Algorithm, nodataGiven: p.NoDataGiven()}, nil
+}
+
+// threadsOr is n CPU workers, or every core when n is not positive.
+func threadsOr(n int) int {
+	if n > 0 {
+		return n
 	}
-	return &run{Options: o, alg: p.Algorithm, nodataGiven: p.NoDataGiven()}, nil
+	return runtime.NumCPU()
 }
 
 // DefaultAlgorithm is the algorithm of Options that name none.

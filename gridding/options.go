@@ -6,8 +6,9 @@
 // decides the output grid (a template's, or gdal_grid's rules), picks the engine (the GPUs of
 // the cuda build, else every CPU core), and writes the raster band by band through a temporary
 // file, published only when the run succeeds. Inputs too large for memory, or a memory budget,
-// or one raster per input make it a tiled run (package tiles); Plan writes a tiled job for many
-// machines, and GridPlannedTile computes one of its tiles.
+// or one raster per input make it a tiled run (package tiles). Plan writes a tiled job for many
+// machines, GridPlannedTile computes one of its tiles and Mosaic assembles them; CrossValidate
+// scores algorithms over the samples.
 package gridding
 
 import (

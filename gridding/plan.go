@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 
@@ -141,9 +140,7 @@ func GridPlannedTile(ctx context.Context, o *Options, m *tiles.Manifest, mpath s
 			return err
 		}
 	}
-	if o.Threads <= 0 {
-		o.Threads = runtime.NumCPU()
-	}
+	threads := threadsOr(o.Threads)
 	alg, _, err := interp.ParseAlgorithm(m.Algorithm)
 	if err != nil {
 		return err
@@ -164,11 +161,11 @@ func GridPlannedTile(ctx context.Context, o *Options, m *tiles.Manifest, mpath s
 	// cluster differ, and a tile's values must not depend on the one it ran on.
 	var engines []interp.Engine
 	if o.Device == "gpu" {
-		if engines, err = tileEngines(o.Device, o.GPUs, alg, o.Threads, o.warnings()); err != nil {
+		if engines, err = tileEngines(o.Device, o.GPUs, alg, threads, o.warnings()); err != nil {
 			return err
 		}
 	}
-	cfg := tiles.Config{Target: target, Alg: alg, Engines: engines, Threads: o.Threads}
+	cfg := tiles.Config{Target: target, Alg: alg, Engines: engines, Threads: threads}
 	var src tiles.Source = m.Inputs.LAS(o.sourceOptions(), target)
 	if rule, err := tiles.RuleFor(alg, facts.N); err == nil && rule.Family == tiles.Global {
 		_, chunk, loadSide, err := globalBudget(target, &facts, alg, len(m.Output.Bands), o.budget())
