@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/aidw/aidw/internal/quote"
-	"github.com/aidw/aidw/lidar"
 	"github.com/aidw/aidw/sample"
 )
 
@@ -59,11 +58,12 @@ type Result struct {
 	Extent *[4]float64
 }
 
-// Read reads a delimited text file of points into one batch of samples.
-func Read(f lidar.Source, opt Options, flt *sample.Filter) (*sample.Samples, Result, error) {
+// Read reads a delimited text file of points into one batch of samples: r read once, front to
+// back; size is its length, -1 when unknown (a stream).
+func Read(r io.Reader, size int64, opt Options, flt *sample.Filter) (*sample.Samples, Result, error) {
 	s := &sample.Samples{}
 	reserve := func(n int) { s.X, s.Y, s.Z = make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n) }
-	res, err := Scan(f, opt, flt, reserve, func(b *sample.Samples) error {
+	res, err := Scan(r, size, opt, flt, reserve, func(b *sample.Samples) error {
 		s.OriginX, s.OriginY = b.OriginX, b.OriginY
 		s.X, s.Y, s.Z = append(s.X, b.X...), append(s.Y, b.Y...), append(s.Z, b.Z...)
 		return nil
@@ -71,11 +71,12 @@ func Read(f lidar.Source, opt Options, flt *sample.Filter) (*sample.Samples, Res
 	return s, res, err
 }
 
-// Scan reads a delimited text file of points, handing its samples to yield a batch at a time,
-// in file order (see parseBody); reserve, first, hears how many samples the file's size
-// suggests.
-func Scan(f lidar.Source, opt Options, flt *sample.Filter, reserve func(int), yield func(*sample.Samples) error) (Result, error) {
-	lay, err := detectLayout(io.NewSectionReader(f, 0, f.Size()), opt.ZField)
+// Scan reads a delimited text file of points, r read once, front to back (size is its length,
+// -1 when unknown: a stream), handing its samples to yield a batch at a time, in file order
+// (see parseBody); reserve, first, hears how many samples the size suggests.
+func Scan(r io.Reader, size int64, opt Options, flt *sample.Filter, reserve func(int), yield func(*sample.Samples) error) (Result, error) {
+	var head bytes.Buffer
+	lay, err := detectLayout(io.TeeReader(r, &head), opt.ZField)
 	if err != nil {
 		return Result{}, err
 	}
@@ -84,7 +85,8 @@ func Scan(f lidar.Source, opt Options, flt *sample.Filter, reserve func(int), yi
 	if opt.ZField != "" {
 		p.zName = opt.ZField
 	}
-	return parseBody(f, p, reserve, yield)
+	body := io.MultiReader(bytes.NewReader(head.Bytes()[lay.bodyStart:]), r)
+	return parseBody(body, size-lay.bodyStart, p, reserve, yield)
 }
 
 // detectLayout reads the head of the file: comments and blank lines, the optional header (a

@@ -10,14 +10,7 @@ import (
 	"github.com/aidw/aidw/sample"
 )
 
-// memSource is a file in memory.
-type memSource struct{ *strings.Reader }
-
-func (memSource) Close() error { return nil }
-
-func source(s string) memSource { return memSource{strings.NewReader(s)} }
-
-// TestTextChunks crosses several parse chunks: every sample must come back in file order and
+// TestChunks crosses several parse chunks: every sample must come back in file order and
 // an error deep in the file must name its line.
 func TestChunks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -36,7 +29,7 @@ func TestChunks(t *testing.T) {
 		want[i][0] = math.Round(want[i][0]*1000) / 1000
 		want[i][1] = math.Round(want[i][1]*1000) / 1000
 	}
-	s, _, err := Read(source(b.String()), Options{}, &sample.Filter{ZMultiply: 1})
+	s, _, err := Read(strings.NewReader(b.String()), int64(b.Len()), Options{}, &sample.Filter{ZMultiply: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +46,7 @@ func TestChunks(t *testing.T) {
 		}
 	}
 	lines := strings.Count(b.String(), "\n")
-	if _, _, err := Read(source(b.String()+"1,2,x\n"), Options{}, &sample.Filter{ZMultiply: 1}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("line %d:", lines+1)) {
+	if _, _, err := Read(strings.NewReader(b.String()+"1,2,x\n"), -1, Options{}, &sample.Filter{ZMultiply: 1}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("line %d:", lines+1)) {
 		t.Fatalf("error %v, want one naming line %d", err, lines+1)
 	}
 }

@@ -3,6 +3,7 @@ package gdalio
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -41,6 +42,9 @@ type SourceOptions struct {
 	LAS lidar.Filter
 	// Warn receives GDAL's warnings; nil prints them on stderr.
 	Warn func(msg string)
+	// Stdin is the text a source "-" or /vsistdin/ reads as it arrives, once (Stdin.Stream);
+	// nil when standard input is no source or was spilled to a file (Stdin.Paths).
+	Stdin io.Reader
 }
 
 // buildFilter is the filter every reader applies: -spat and -clipsrc as gdal_grid combines
@@ -100,7 +104,7 @@ var readers = [...]reader{
 		return readTextSources(paths[0], opt, flt)
 	}, false, func(_ context.Context, path string, opt SourceOptions, flt *sample.Filter, _ func(string), yield func(int, *sample.Samples) error) ([]Source, error) {
 		src, err := scanText(path, opt, flt, func(int) {}, bandYield(yield, 0))
-		src.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		src.Name = textName(path)
 		return []Source{src}, err
 	}},
 	{"OGR", func(string, SourceOptions) bool { return true }, func(_ context.Context, paths []string, opt SourceOptions, flt *sample.Filter, warn func(string)) ([]Source, error) {
@@ -139,8 +143,24 @@ func readerFor(path string, opt SourceOptions) *reader {
 var textExtensions = map[string]bool{".csv": true, ".txt": true, ".xyz": true, ".tsv": true}
 
 func claimsText(path string, opt SourceOptions) bool {
-	return textExtensions[formatExt(path)] && opt.Where == "" && len(opt.SQL) == 0 &&
-		len(opt.OpenOptions) == 0 && (isVSI(path) || isFile(path))
+	if IsStdin(path) {
+		return true // spilled when it is not text or not for the native reader (OpenStdin)
+	}
+	return textExtensions[formatExt(path)] && nativeText(opt) && (isVSI(path) || isFile(path))
+}
+
+// nativeText says whether the options leave text to the native reader: -where, -sql and -oo
+// need OGR's CSV driver.
+func nativeText(opt SourceOptions) bool {
+	return opt.Where == "" && len(opt.SQL) == 0 && len(opt.OpenOptions) == 0
+}
+
+// textName is a text source's layer name: OGR's, the file's base name without extension.
+func textName(path string) string {
+	if IsStdin(path) {
+		return stdinName
+	}
+	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 }
 
 // formatExt is the extension that names path's format, lower case: a gzipped file read
@@ -195,43 +215,66 @@ func isFile(path string) bool {
 // readText reads a delimited text file of points (package delimited).
 func readText(path string, opt SourceOptions, flt *sample.Filter) (Source, error) {
 	var s *sample.Samples
-	src, err := withText(path, opt, func(f lidar.Source, o delimited.Options) (delimited.Result, error) {
+	src, err := withText(path, opt, func(r io.Reader, size int64, o delimited.Options) (delimited.Result, error) {
 		var res delimited.Result
 		var err error
-		s, res, err = delimited.Read(f, o, flt)
+		s, res, err = delimited.Read(r, size, o, flt)
 		return res, err
 	})
 	src.Samples = s
 	return src, err
 }
 
-// scanText reads a delimited text file of points, handing its samples to yield a batch at a
-// time, in file order.
+// scanText reads a delimited text file of points (or standard input's stream, see
+// SourceOptions.Stdin), handing its samples to yield a batch at a time, in file order. The
+// file is read once, front to back.
 func scanText(path string, opt SourceOptions, flt *sample.Filter, reserve func(int), yield func(*sample.Samples) error) (Source, error) {
-	return withText(path, opt, func(f lidar.Source, o delimited.Options) (delimited.Result, error) {
-		return delimited.Scan(f, o, flt, reserve, yield)
+	return withText(path, opt, func(r io.Reader, size int64, o delimited.Options) (delimited.Result, error) {
+		return delimited.Scan(r, size, o, flt, reserve, yield)
 	})
 }
 
-// withText opens a text file (a local path or a GDAL virtual file) for read and tells the
-// source what it said.
-func withText(path string, opt SourceOptions, read func(lidar.Source, delimited.Options) (delimited.Result, error)) (Source, error) {
-	f, err := OpenInput(path)
+// withText opens a text source (a local path, a GDAL virtual file or standard input) for one
+// pass and tells the source what it said.
+func withText(path string, opt SourceOptions, read func(r io.Reader, size int64, o delimited.Options) (delimited.Result, error)) (Source, error) {
+	in, size, err := openText(path, opt)
 	if err != nil {
-		return Source{}, fmt.Errorf("reading %s: %w", path, err)
+		return Source{}, err
 	}
-	defer f.Close()
-	res, err := read(f, delimited.Options{ZField: opt.ZField, Extent: opt.LayerExtent})
+	defer in.Close()
+	what := path
+	if IsStdin(path) {
+		what = "standard input"
+	}
+	res, err := read(in, size, delimited.Options{ZField: opt.ZField, Extent: opt.LayerExtent})
 	if err != nil {
-		return Source{}, fmt.Errorf("reading %s: %w", path, err)
+		return Source{}, fmt.Errorf("reading %s: %w", what, err)
 	}
 	return Source{Skipped: res.Skipped, SkipReason: res.SkipReason, Extent: res.Extent}, nil
+}
+
+// openText opens a text source for one pass; size is -1 when unknown (a stream).
+func openText(path string, opt SourceOptions) (io.ReadCloser, int64, error) {
+	if IsStdin(path) {
+		if opt.Stdin == nil {
+			return nil, 0, fmt.Errorf("%s: standard input cannot be read here: save it to a file", path)
+		}
+		return io.NopCloser(opt.Stdin), -1, nil
+	}
+	f, err := OpenInput(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{io.NewSectionReader(f, 0, f.Size()), f}, f.Size(), nil
 }
 
 // readTextSources gives one source per -l naming the file's layer (OGR names a text file's
 // only layer after its base name), or the one source when there is no -l.
 func readTextSources(path string, opt SourceOptions, flt *sample.Filter) ([]Source, error) {
-	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	name := textName(path)
 	for _, l := range opt.Layers {
 		if !strings.EqualFold(l, name) {
 			return nil, fmt.Errorf("%s: layer %q not found (layers: %s)", path, l, name)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 
 	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/interp"
@@ -15,9 +16,10 @@ import (
 
 // CVOptions are a cross-validation of algorithms over the samples: `aidw cv`'s options.
 type CVOptions struct {
-	// Sources and Select are the samples, as Options' (one layer or -sql result).
+	// Sources, Select and Stdin are the samples, as Options' (one layer or -sql result).
 	Sources []string
 	Select  gdalio.SourceOptions
+	Stdin   io.Reader
 	// SRS is the residuals' CRS (-a_srs) when given, else the samples'.
 	SRS string
 	// Algorithms are the -a strings compared; none: DefaultAlgorithm.
@@ -144,7 +146,18 @@ func CrossValidate(ctx context.Context, c *CVOptions) (*CVReport, error) {
 	if _, err := chooseEngine(c.Device, c.GPUs, nil, true, threads, warnings); err != nil {
 		return nil, err
 	}
-	sources, err := gdalio.ReadInputs(ctx, inputs, c.Select)
+	stdin := c.Stdin
+	if stdin == nil {
+		stdin = os.Stdin
+	}
+	in, err := gdalio.OpenStdin(ctx, stdin, inputs, c.Select, false)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	opt := c.Select
+	opt.Stdin = in.Stream()
+	sources, err := gdalio.ReadInputs(ctx, in.Paths(inputs), opt)
 	if err != nil {
 		return nil, err
 	}

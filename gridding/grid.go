@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -20,7 +21,7 @@ import (
 // target, runs an engine band by band (or tile by tile, see runTiledIfAsked), and publishes
 // the raster only when the run succeeds, leaving no output behind on failure; ctx stops
 // every phase within a second.
-func Grid(ctx context.Context, o *Options) error {
+func Grid(ctx context.Context, o *Options) (err error) {
 	r, err := newRun(o)
 	if err != nil {
 		return err
@@ -48,6 +49,13 @@ func Grid(ctx context.Context, o *Options) error {
 			return fmt.Errorf("-preview: %w", err)
 		}
 	}
+	in, err := gdalio.OpenStdin(ctx, r.stdinReader(), r.inputs, r.sourceOptions(), r.rereads())
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	defer func() { err = in.Rename(err) }()
+	r.stdin, r.inputs = in, in.Paths(r.inputs)
 	if tiled, err := r.runTiledIfAsked(ctx); tiled || err != nil {
 		return err
 	}
@@ -115,8 +123,18 @@ func (r *run) gridInMemory(ctx context.Context) error {
 type run struct {
 	*Options
 	alg         interp.Algorithm
-	nodataGiven bool     // the -a string sets nodata, so the band gets it (as gdal_grid)
-	inputs      []string // Sources, expanded (see expand)
+	nodataGiven bool          // the -a string sets nodata, so the band gets it (as gdal_grid)
+	inputs      []string      // Sources, expanded (see expand), standard input's spill in its place
+	stdin       *gdalio.Stdin // standard input, when a source names it
+}
+
+// stdinReader is what a source "-" or /vsistdin/ reads: Options.Stdin, else the process's
+// standard input.
+func (o *Options) stdinReader() io.Reader {
+	if o.Stdin != nil {
+		return o.Stdin
+	}
+	return os.Stdin
 }
 
 // newRun parses the algorithm, printing the warnings gdal_grid would, as GDAL prints
@@ -297,6 +315,13 @@ func gridBands(ctx context.Context, eng interp.Engine, alg interp.Algorithm, tar
 func (o *Options) sourceOptions() gdalio.SourceOptions {
 	s := o.Select
 	s.LayerExtent = o.TXE == nil || o.TYE == nil
+	return s
+}
+
+// sourceOptions select the samples of the run, standard input's stream included.
+func (r *run) sourceOptions() gdalio.SourceOptions {
+	s := r.Options.sourceOptions()
+	s.Stdin = r.stdin.Stream()
 	return s
 }
 

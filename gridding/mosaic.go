@@ -84,6 +84,15 @@ func Mosaic(ctx context.Context, a *MosaicOptions) error {
 	if err := gdalio.CheckDestination(a.Dest); err != nil {
 		return err
 	}
+	// the plan and its tiles are the mosaic's sources: a destination among them would overwrite
+	// a tile and spoil every later mosaic of the plan
+	srcs := []string{a.Plan, tiles.TileDir(a.Plan)}
+	for i := range m.Tiles {
+		srcs = append(srcs, tiles.TilePath(a.Plan, i))
+	}
+	if err := gdalio.CheckNotSource(a.Dest, srcs, srcs); err != nil {
+		return err
+	}
 	readers, err := openTiles(a.Plan, m)
 	if err != nil {
 		return err

@@ -50,6 +50,10 @@ type Options struct {
 	Memory       int64    // -memory: a tiled run held to this many bytes; 0: half the free memory
 	Version      string   // the program and version the raster's metadata records (AIDW_VERSION)
 
+	// Stdin is what a source "-" or /vsistdin/ reads (text streamed, LAS spilled to TMPDIR);
+	// nil: the process's standard input.
+	Stdin io.Reader
+
 	// Progress hears the fraction done, 0 to 1; nil for none.
 	Progress func(done float64)
 	// Report receives the run's report lines (a tiled run's plan, a planned tile's state):

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,6 +28,9 @@ func Plan(ctx context.Context, o *Options, args []string) error {
 	}
 	if o.Preview != "" {
 		return fmt.Errorf("-preview: give it to aidw mosaic, which sees the whole raster")
+	}
+	if slices.ContainsFunc(o.Sources, gdalio.IsStdin) {
+		return fmt.Errorf("standard input cannot be the source of a plan, whose tiles read it again: save it to a file")
 	}
 	r, err := newRun(o)
 	if err != nil {
@@ -50,22 +54,19 @@ func Plan(ctx context.Context, o *Options, args []string) error {
 	if err != nil {
 		return err
 	}
-	c, err := tiles.NewComputer(tiles.Config{Target: j.target, Alg: alg, Threads: r.Threads}, j.facts, las)
-	if err != nil {
-		return err
-	}
+	// each tile of a global form streams every sample past its nodes when they do not fit
+	// (GridPlannedTile)
+	plan := tiles.NewPlan(j.target, j.facts, alg)
 	side := r.TileSide
 	if side == 0 {
-		budget := r.budget()
-		if c.Rule().Family == tiles.Global {
-			// each tile streams every sample past its nodes when they do not fit (GridPlannedTile)
-			side, _, _, err = globalBudget(j.target, j.facts, alg, c.Bands(), budget)
-		} else {
-			side, err = budgetSide(j.target, j.facts, c.Rule(), c.Bands(), budget)
-		}
-		if err != nil {
+		if plan, err = tiles.PlanFor(j.target, j.facts, alg, len(interp.BandNames(alg)), r.budget()); err != nil {
 			return err
 		}
+		side = plan.Side
+	}
+	c, err := tiles.NewComputer(tiles.Config{Target: j.target, Alg: alg, Threads: r.Threads, Plan: plan}, j.facts, las)
+	if err != nil {
+		return err
 	}
 	in, err := las.Inputs()
 	if err != nil {
@@ -167,18 +168,17 @@ func GridPlannedTile(ctx context.Context, o *Options, m *tiles.Manifest, mpath s
 	}
 	cfg := tiles.Config{Target: target, Alg: alg, Engines: engines, Threads: threads}
 	var src tiles.Source = m.Inputs.LAS(o.sourceOptions(), target)
-	if rule, err := tiles.RuleFor(alg, facts.N); err == nil && rule.Family == tiles.Global {
-		_, chunk, loadSide, err := globalBudget(target, &facts, alg, len(m.Output.Bands), o.budget())
-		if err != nil {
+	if tiles.RuleFor(alg, facts.N).Family == tiles.Global {
+		if cfg.Plan, err = tiles.PlanFor(target, &facts, alg, len(m.Output.Bands), o.budget()); err != nil {
 			return err
 		}
-		if chunk > 0 {
+		if chunk := cfg.Plan.Chunk; chunk > 0 {
 			spill, err := spillPlanned(ctx, o, target, facts)
 			if err != nil {
 				return err
 			}
 			defer spill.Close()
-			src, cfg.StreamChunk, cfg.LoadSide = spill.Spill, chunk, loadSide
+			src = spill.Spill
 			fmt.Fprintf(o.report(), "tile %d: the %d samples stream past its nodes, %d at a time\n", i, facts.N, chunk)
 		}
 	}

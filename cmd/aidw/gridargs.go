@@ -193,6 +193,13 @@ func parseGridArgs(args []string) (*gridArgs, error) {
 	if err := a.las.Validate(); err != nil {
 		return nil, err
 	}
+	if a.gpus != nil {
+		// naming GPUs asks for them, as -device gpu does: an error where none can be opened
+		if a.device == "cpu" {
+			return nil, fmt.Errorf("-gpus names GPUs but -device cpu runs on the CPU: give one of them")
+		}
+		a.device = "gpu"
+	}
 	return a, nil
 }
 
