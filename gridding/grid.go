@@ -55,7 +55,7 @@ func Grid(ctx context.Context, o *Options) (err error) {
 	}
 	defer in.Close()
 	defer func() { err = in.Rename(err) }()
-	r.stdin, r.inputs = in, in.Paths(r.inputs)
+	r.stdin, r.named, r.inputs = in, r.inputs, in.Paths(r.inputs)
 	if tiled, err := r.runTiledIfAsked(ctx); tiled || err != nil {
 		return err
 	}
@@ -125,6 +125,7 @@ type run struct {
 	alg         interp.Algorithm
 	nodataGiven bool          // the -a string sets nodata, so the band gets it (as gdal_grid)
 	inputs      []string      // Sources, expanded (see expand), standard input's spill in its place
+	named       []string      // the inputs as the raster's metadata names them: standard input as given
 	stdin       *gdalio.Stdin // standard input, when a source names it
 }
 

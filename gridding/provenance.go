@@ -18,8 +18,8 @@ func (r *run) writeProvenance(w *gdalio.Writer) error {
 		{"AIDW_ALGORITHM", cmp.Or(r.Algorithm, DefaultAlgorithm)},
 		{"AIDW_ALGORITHM_NAME", r.alg.Name()},
 		{"AIDW_ALGORITHM_PARAMETERS", interp.Canonical(r.alg)},
-		{"AIDW_INPUT_COUNT", strconv.Itoa(len(r.inputs))},
-		{"AIDW_INPUTS", strings.Join(r.inputs, ", ")},
+		{"AIDW_INPUT_COUNT", strconv.Itoa(len(r.named))},
+		{"AIDW_INPUTS", strings.Join(r.named, ", ")},
 		{"AIDW_FILTERS", filters(r.Select)},
 		{"AIDW_VERSION", r.Version},
 	}
