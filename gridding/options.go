@@ -30,6 +30,7 @@ type Options struct {
 	Algorithm string
 	// Select chooses and changes the samples: layers, SQL, filters, the clip, the z
 	// transform, the LAS filters (-l, -sql, -where, -spat, -clipsrc, -zfield, -class, ...).
+	// Its LayerExtent and Stdin are the run's to set.
 	Select gdalio.SourceOptions
 
 	// The output grid: the template Like's (-like), else the extent TXE and TYE (default the
