@@ -128,7 +128,7 @@ func checkPointMemory(what string, headers []lidar.Header) error {
 	if !ok {
 		return nil
 	}
-	return pointMemoryFits(what, headers, avail)
+	return pointMemoryFits(what, headers, avail.Bytes)
 }
 
 func pointMemoryFits(what string, headers []lidar.Header, avail int64) error {

@@ -23,7 +23,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"unsafe"
 )
@@ -40,7 +39,8 @@ func IsStdout(path string) bool { return path == "/vsistdout/" || path == "/vsis
 const stdinName = "stdin"
 
 // spillPrefix starts the name of the folder a run spills standard input to, followed by the
-// run's PID, so that the next run removes what a killed one left (see removeStaleSpills).
+// run's owner (host, PID, start; see tempOwner), so that the next run on this host removes
+// what a killed one left (see removeStaleSpills).
 const spillPrefix = "aidw-stdin-"
 
 // Stdin is standard input as a run's source: either a stream of text for the native text
@@ -98,7 +98,7 @@ func OpenStdin(ctx context.Context, r io.Reader, args []string, opt SourceOption
 // spillFrom copies the rest of standard input into a private folder of TMPDIR, as stdin<ext>.
 func (s *Stdin) spillFrom(ctx context.Context, in io.Reader, ext string) error {
 	removeStaleSpills(os.TempDir())
-	dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", spillPrefix, os.Getpid()))
+	dir, err := os.MkdirTemp("", spillPrefix+localHost().self().tempName("*"))
 	if err != nil {
 		return fmt.Errorf("spilling standard input to a temporary file: %w", err)
 	}
@@ -169,21 +169,22 @@ func (s *Stdin) Close() {
 	}
 }
 
-// removeStaleSpills removes the spill folders in tmp of runs that were killed before they
-// could (their PID is no longer a live process).
+// removeStaleSpills removes the spill folders in tmp of runs on this host that were killed
+// before they could (their writer is no longer a live process; see tempOwner).
 func removeStaleSpills(tmp string) {
 	entries, err := os.ReadDir(tmp)
 	if err != nil {
 		return
 	}
+	h := localHost()
 	for _, e := range entries {
 		rest, ok := strings.CutPrefix(e.Name(), spillPrefix)
-		digits, _, cut := strings.Cut(rest, "-")
-		pid, err := strconv.Atoi(digits)
-		if !ok || !cut || err != nil || pid <= 0 || !e.IsDir() || processAlive(pid) {
+		if !ok || !e.IsDir() {
 			continue
 		}
-		os.RemoveAll(filepath.Join(tmp, e.Name()))
+		if o, ok := parseTempOwner(rest); ok && h.stale(o) {
+			os.RemoveAll(filepath.Join(tmp, e.Name()))
+		}
 	}
 }
 

@@ -18,7 +18,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -72,8 +71,9 @@ type Writer struct {
 	stdout io.Writer
 }
 
-// tempInfix marks the temporary files of a Writer: <stem>.aidwtmp-<pid>-<random><ext>, so
-// that a killed run's leftovers are recognisable, and the next run to the same destination
+// tempInfix marks the temporary files of a Writer:
+// <stem>.aidwtmp-<host>_<pid>_<start>_<random><ext> (see tempOwner), so that a killed run's
+// leftovers are recognisable, and the next run to the same destination on the same host
 // removes them once their writer is gone (see removeStale).
 const tempInfix = ".aidwtmp-"
 
@@ -98,14 +98,18 @@ var tempSeq atomic.Uint64
 // reserve returns a unique temporary name beside path with the given extension, after
 // checking that the folder takes a file of that name; the file itself does not exist, so that
 // drivers that refuse an existing path (GPKG, Zarr) create it. The name holds this process's
-// PID: no other live process can want it, and a dead process that had the PID left at most a
-// file that the exclusive probe finds, so the name is free until the driver takes it.
+// host, PID and start time: no other live process on any host sharing the folder can want it,
+// and a dead process that had them left at most a file that the exclusive probe finds, so the
+// name is free until the driver takes it.
 func reserve(path, ext string) (string, error) {
+	return reserveAs(localHost().self(), path, ext)
+}
+
+func reserveAs(me tempOwner, path, ext string) (string, error) {
 	dir := filepath.Dir(path)
 	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	for {
-		name := filepath.Join(dir, fmt.Sprintf("%s%s%d-%x%x%s", stem, tempInfix, os.Getpid(),
-			tempSeq.Add(1), rand.Uint32(), ext))
+		name := filepath.Join(dir, stem+tempInfix+me.tempName(fmt.Sprintf("%x%x", tempSeq.Add(1), rand.Uint32()))+ext)
 		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if errors.Is(err, fs.ErrExist) {
 			continue
@@ -121,10 +125,14 @@ func reserve(path, ext string) (string, error) {
 	}
 }
 
-// removeStale removes the temporary files that earlier runs to path left behind (killed
-// before they could clean up): those whose writer's PID is no longer a live process. A live
-// process's files, this one's included, stay.
+// removeStale removes the temporary files that earlier runs to path on this host left behind
+// (killed before they could clean up): those whose writer is no longer a live process. A live
+// process's files, this one's included, and every other host's stay.
 func removeStale(path string) {
+	removeStaleAs(localHost(), path)
+}
+
+func removeStaleAs(h tempHost, path string) {
 	dir := filepath.Dir(path)
 	prefix := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)) + tempInfix
 	entries, err := os.ReadDir(dir)
@@ -136,20 +144,10 @@ func removeStale(path string) {
 		if !ok {
 			continue
 		}
-		digits, _, ok := strings.Cut(rest, "-")
-		pid, err := strconv.Atoi(digits)
-		if !ok || err != nil || pid <= 0 || processAlive(pid) {
-			continue
+		if o, ok := parseTempOwner(rest); ok && h.stale(o) {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
 		}
-		os.RemoveAll(filepath.Join(dir, e.Name()))
 	}
-}
-
-// processAlive says whether a process with this PID exists (signal 0 checks without sending;
-// EPERM means it exists under another user).
-func processAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // isZarrStore says whether dir is a Zarr store (v2 or v3), which a Zarr output may replace.
@@ -706,9 +704,9 @@ func checkDisk(path string, t raster.Target) error {
 // checkMemory refuses work whose buffer would not fit in the memory available now.
 func checkMemory(cols, bytes int, what string) error {
 	avail, ok := memory.Available()
-	if !ok || int64(bytes) <= avail {
+	if !ok || int64(bytes) <= avail.Bytes {
 		return nil
 	}
 	return fmt.Errorf("output %d columns wide: %s needs %s, more than the %s of memory available",
-		cols, what, bytesize.Text(float64(bytes)), bytesize.Text(float64(avail)))
+		cols, what, bytesize.Text(float64(bytes)), bytesize.Text(float64(avail.Bytes)))
 }

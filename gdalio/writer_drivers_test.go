@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -148,8 +147,9 @@ func TestWriterReplacesZarrStore(t *testing.T) {
 }
 
 // TestWriterRemovesStaleTemporaries: a run that was killed leaves its temporary file; the next
-// run to the same destination removes it when its writer's PID is gone, and never a live
-// process's (issue 12, defect 12).
+// run to the same destination removes it when its writer is gone (its PID, or the PID reused
+// by a later process: PID 1 in containers), and never a live process's (issue 12, defect 12;
+// issue 28).
 func TestWriterRemovesStaleTemporaries(t *testing.T) {
 	dir := t.TempDir()
 	dst := filepath.Join(dir, "dem.tif")
@@ -157,18 +157,23 @@ func TestWriterRemovesStaleTemporaries(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	dead := cmd.Process.Pid
-	if processAlive(dead) {
-		t.Skipf("PID %d was reused at once", dead)
+	me := localHost()
+	dead := tempOwner{me.id, cmd.Process.Pid, 1}
+	if localAlive(dead.pid, 0) {
+		t.Skipf("PID %d was reused at once", dead.pid)
 	}
-	stale := []string{"dem" + tempInfix + strconv.Itoa(dead) + "-1a2b.tif", "dem" + tempInfix + strconv.Itoa(dead) + "-1a2c.tif.aux.xml"}
-	live := []string{"dem" + tempInfix + strconv.Itoa(os.Getpid()) + "-99.tif", "dem" + tempInfix + "1-77.tif"} // this test's, and init's
-	other := []string{"other" + tempInfix + strconv.Itoa(dead) + "-5.tif", "dem_notes.txt"}                     // not dem.tif's
+	self := me.self()
+	init := tempOwner{me.id, 1, self.start + 1} // PID 1 of an earlier container on this host
+	tmp := func(stem string, o tempOwner, rest string) string { return stem + tempInfix + o.tempName(rest) }
+	stale := []string{tmp("dem", dead, "1a2b.tif"), tmp("dem", dead, "1a2c.tif.aux.xml"), tmp("dem", init, "3.tif")}
+	live := []string{tmp("dem", self, "99.tif")}                                                     // this test's
+	other := []string{tmp("other", dead, "5.tif"), "dem_notes.txt", "dem" + tempInfix + "77-1f.tif"} // not dem.tif's, or of an unknown host
 	for _, f := range slices.Concat(stale, live, other) {
 		os.WriteFile(filepath.Join(dir, f), nil, 0o644)
 	}
-	os.Mkdir(filepath.Join(dir, "dem"+tempInfix+strconv.Itoa(dead)+"-3.zarr"), 0o755) // a killed Zarr output
-	os.WriteFile(filepath.Join(dir, "dem"+tempInfix+strconv.Itoa(dead)+"-3.zarr", ".zgroup"), nil, 0o644)
+	zarr := filepath.Join(dir, tmp("dem", dead, "3.zarr")) // a killed Zarr output
+	os.Mkdir(zarr, 0o755)
+	os.WriteFile(filepath.Join(zarr, ".zgroup"), nil, 0o644)
 	tg := raster.NorthUp(0, 0, 2, 2, 2, 2)
 	w, err := Create(dst, tg, RasterOptions{})
 	if err != nil {

@@ -2,7 +2,9 @@ package gridding
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,16 +14,27 @@ import (
 	"github.com/aidw/aidw/tiles"
 )
 
-// openTiles opens every tile raster of plan m and checks that it is the plan's; it fails
-// naming every tile missing or foreign.
+// openTiles opens every tile raster of plan m and checks that it is the plan's and proven
+// whole; it fails naming every tile missing, foreign or damaged.
 func openTiles(mpath string, m *tiles.Manifest) ([]*gdalio.Reader, error) {
 	readers := make([]*gdalio.Reader, len(m.Tiles))
-	var missing, foreign []string
+	var missing, foreign, damaged []string
 	for i, tl := range m.Tiles {
 		p := tiles.TilePath(mpath, i)
+		if _, err := os.Stat(p); err != nil {
+			missing = append(missing, strconv.Itoa(i))
+			continue
+		}
+		if err := tiles.CheckProof(p, m.Hash, i); errors.Is(err, tiles.ErrForeign) {
+			foreign = append(foreign, strconv.Itoa(i))
+			continue
+		} else if err != nil {
+			damaged = append(damaged, fmt.Sprintf("%d: %v", i, err))
+			continue
+		}
 		r, err := gdalio.OpenRaster(p)
 		if err != nil {
-			missing = append(missing, strconv.Itoa(i))
+			damaged = append(damaged, fmt.Sprintf("%d: %v", i, err))
 			continue
 		}
 		if r.Metadata(tiles.MetaPlan) != m.Hash || r.Metadata(tiles.MetaTile) != strconv.Itoa(i) ||
@@ -32,7 +45,7 @@ func openTiles(mpath string, m *tiles.Manifest) ([]*gdalio.Reader, error) {
 		}
 		readers[i] = r
 	}
-	if len(missing) > 0 || len(foreign) > 0 {
+	if len(missing) > 0 || len(foreign) > 0 || len(damaged) > 0 {
 		closeAll(readers)
 		var why []string
 		if len(missing) > 0 {
@@ -40,6 +53,9 @@ func openTiles(mpath string, m *tiles.Manifest) ([]*gdalio.Reader, error) {
 		}
 		if len(foreign) > 0 {
 			why = append(why, fmt.Sprintf("%d of another plan (%s)", len(foreign), abbreviate(foreign)))
+		}
+		if len(damaged) > 0 {
+			why = append(why, fmt.Sprintf("%d damaged (%s)", len(damaged), strings.Join(damaged[:min(len(damaged), 5)], "; ")))
 		}
 		return nil, fmt.Errorf("%s: %d tiles, %s in %s: run aidw grid --manifest %s --plan-tile <i> for those",
 			mpath, len(m.Tiles), strings.Join(why, " and "), tiles.TileDir(mpath), mpath)
@@ -79,6 +95,9 @@ type MosaicOptions struct {
 func Mosaic(ctx context.Context, a *MosaicOptions) error {
 	m, err := tiles.ReadManifest(a.Plan)
 	if err != nil {
+		return err
+	}
+	if err := m.Inputs.Check(); err != nil {
 		return err
 	}
 	if err := gdalio.CheckDestination(a.Dest); err != nil {

@@ -46,11 +46,14 @@ func Plan(ctx context.Context, o *Options, args []string) error {
 	if err := r.expand(); err != nil {
 		return err
 	}
-	j, err := r.prepareTiled(ctx, false)
+	// the tiles read LAS/LAZ inputs by region; others are spilled once, here, for them
+	_, allLAS := declaredLASPoints(r.inputs)
+	j, err := r.prepareTiled(ctx, !allLAS)
 	if err != nil {
 		return err
 	}
-	las, err := j.census.LAS(j.target)
+	defer j.census.Close()
+	src, in, err := planSource(j)
 	if err != nil {
 		return err
 	}
@@ -64,11 +67,7 @@ func Plan(ctx context.Context, o *Options, args []string) error {
 		}
 		side = plan.Side
 	}
-	c, err := tiles.NewComputer(tiles.Config{Target: j.target, Alg: alg, Threads: r.Threads, Plan: plan}, j.facts, las)
-	if err != nil {
-		return err
-	}
-	in, err := las.Inputs()
+	c, err := tiles.NewComputer(tiles.Config{Target: j.target, Alg: alg, Threads: r.Threads, Plan: plan}, j.facts, src)
 	if err != nil {
 		return err
 	}
@@ -102,6 +101,14 @@ func Plan(ctx context.Context, o *Options, args []string) error {
 		TileSize: side,
 		Tiles:    planned,
 	}
+	if j.census.Spill != nil {
+		if m.Spill, err = filepath.Abs(tiles.SpillDir(r.Dest)); err != nil {
+			return err
+		}
+		if err := j.census.Spill.Save(m.Spill); err != nil {
+			return err
+		}
+	}
 	if err := m.Write(r.Dest); err != nil {
 		return err
 	}
@@ -125,6 +132,9 @@ func nonNil(s []string) []string {
 // options (its arguments, as Plan recorded them), with the worker's threads, progress and
 // report.
 func GridPlannedTile(ctx context.Context, o *Options, m *tiles.Manifest, mpath string, i int) error {
+	if err := m.Inputs.Check(); err != nil {
+		return err
+	}
 	dst := tiles.TilePath(mpath, i)
 	if done, err := tileDone(dst, m, i); err != nil {
 		return err
@@ -168,17 +178,28 @@ func GridPlannedTile(ctx context.Context, o *Options, m *tiles.Manifest, mpath s
 	}
 	cfg := tiles.Config{Target: target, Alg: alg, Engines: engines, Threads: threads}
 	var src tiles.Source = m.Inputs.LAS(o.sourceOptions(), target)
+	var saved *tiles.Spill
+	if m.Spill != "" {
+		cx, cy := target.Centre()
+		if saved, err = tiles.OpenSpill(m.Spill, cx, cy, facts.N); err != nil {
+			return err
+		}
+		defer saved.Close()
+		src = saved
+	}
 	if tiles.RuleFor(alg, facts.N).Family == tiles.Global {
 		if cfg.Plan, err = tiles.PlanFor(target, &facts, alg, len(m.Output.Bands), o.budget()); err != nil {
 			return err
 		}
 		if chunk := cfg.Plan.Chunk; chunk > 0 {
-			spill, err := spillPlanned(ctx, o, target, facts)
-			if err != nil {
-				return err
+			if saved == nil {
+				spill, err := spillPlanned(ctx, o, target, facts)
+				if err != nil {
+					return err
+				}
+				defer spill.Close()
+				src = spill.Spill
 			}
-			defer spill.Close()
-			src = spill.Spill
 			fmt.Fprintf(o.report(), "tile %d: the %d samples stream past its nodes, %d at a time\n", i, facts.N, chunk)
 		}
 	}
@@ -204,6 +225,21 @@ func GridPlannedTile(ctx context.Context, o *Options, m *tiles.Manifest, mpath s
 	return writeTile(dst, m, i, out)
 }
 
+// planSource is what a plan's tiles read, with the record of the inputs: the LAS/LAZ inputs
+// themselves, or the census's spill of other inputs.
+func planSource(j *tiledJob) (tiles.Source, tiles.Inputs, error) {
+	if j.census.Spill != nil {
+		in, err := j.census.Inputs()
+		return j.census.Spill, in, err
+	}
+	las, err := j.census.LAS(j.target)
+	if err != nil {
+		return nil, tiles.Inputs{}, err
+	}
+	in, err := las.Inputs()
+	return las, in, err
+}
+
 // spillPlanned takes the census of the plan's inputs into a spill file, from which a tile of
 // a global form streams every sample past its nodes in the job's order, as aidw grid -memory
 // does; the census must find the facts the plan recorded.
@@ -227,10 +263,13 @@ func spillPlanned(ctx context.Context, o *Options, t raster.Target, planned tile
 	return census, nil
 }
 
-// tileDone says whether dst is tile i of plan m, finished. A raster there of another plan is
-// replaced.
+// tileDone says whether dst is tile i of plan m, finished and proven whole. A raster there of
+// another plan, or damaged, is replaced.
 func tileDone(dst string, m *tiles.Manifest, i int) (bool, error) {
 	if _, err := os.Stat(dst); errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if tiles.CheckProof(dst, m.Hash, i) != nil {
 		return false, nil
 	}
 	r, err := gdalio.OpenRaster(dst)
@@ -252,8 +291,13 @@ func tileOptions(m *tiles.Manifest) gdalio.RasterOptions {
 }
 
 // writeTile writes tile i's bands to dst through a temporary file renamed into place, with
-// the plan's hash and the tile's index as metadata.
+// the plan's hash and the tile's index as metadata, then the proof of its completion. An
+// earlier proof goes first: a worker killed in between leaves a tile without one, computed
+// again.
 func writeTile(dst string, m *tiles.Manifest, i int, bands [][]float64) error {
+	if err := os.Remove(tiles.ProofPath(dst)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("tile %d: %w", i, err)
+	}
 	tl := m.Tiles[i]
 	w, err := gdalio.Create(dst, tl.Tile.Target(m.Output.Target()), tileOptions(m))
 	if err != nil {
@@ -275,5 +319,8 @@ func writeTile(dst string, m *tiles.Manifest, i int, bands [][]float64) error {
 		w.Abort()
 		return err
 	}
-	return w.Commit()
+	if err := w.Commit(); err != nil {
+		return err
+	}
+	return tiles.WriteProof(dst, m.Hash, i)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/aidw/aidw/gdalio"
+	"github.com/aidw/aidw/internal/bytesize"
 	"github.com/aidw/aidw/internal/memory"
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/lidar"
@@ -17,18 +18,25 @@ import (
 	"github.com/aidw/aidw/tiles"
 )
 
-// defaultBudget is the share of the free memory a run takes when -memory is not given.
-func defaultBudget() int64 {
+// defaultBudget is the share of the free memory a run takes when -memory is not given, and
+// what bounded it (the machine, the cgroup or GOMEMLIMIT).
+func defaultBudget() (int64, string) {
 	if avail, ok := memory.Available(); ok {
-		return avail / 2
+		return avail.Bytes / 2, "half of the " + avail.String()
 	}
-	return 4 << 30
+	return 4 << 30, "no memory limit found"
 }
 
 // budget is -memory, or the default share of the free memory.
 func (o *Options) budget() int64 {
+	b, _ := o.budgetOrigin()
+	return b
+}
+
+// budgetOrigin is the budget and where it came from.
+func (o *Options) budgetOrigin() (int64, string) {
 	if o.Memory > 0 {
-		return o.Memory
+		return o.Memory, "-memory"
 	}
 	return defaultBudget()
 }
@@ -40,7 +48,7 @@ func (o *Options) budget() int64 {
 func (r *run) runTiledIfAsked(ctx context.Context) (bool, error) {
 	if r.TileSide == 0 {
 		declared, ok := declaredLASPoints(r.inputs)
-		budget := r.budget()
+		budget, origin := r.budgetOrigin()
 		switch {
 		case isBatch(r.Dest):
 			// one raster per input is a tiled run, whatever its size
@@ -48,6 +56,11 @@ func (r *run) runTiledIfAsked(ctx context.Context) (bool, error) {
 			// other inputs declare no count: held to a budget, they are spilled and tiled
 		case !ok || tiles.Fits(declared, budget):
 			return false, nil
+		default:
+			if !r.quiet() {
+				fmt.Fprintf(r.warnings(), "The inputs declare %d points, more than the memory budget of %s holds (%s): the run is tiled.\n",
+					declared, bytesize.Text(float64(budget)), origin)
+			}
 		}
 		return true, r.runTiled(ctx, 0, budget)
 	}
@@ -155,6 +168,10 @@ func (r *run) runTiled(ctx context.Context, side int, budget int64) error {
 	cfg := tiles.Config{Target: j.target, Alg: alg, Engines: engines, Threads: r.Threads}
 	if side == 0 {
 		if cfg.Plan, err = tiles.PlanFor(j.target, j.facts, alg, len(interp.BandNames(alg)), budget); err != nil {
+			if r.Memory == 0 {
+				_, origin := defaultBudget()
+				err = fmt.Errorf("%w (the budget is %s)", err, origin)
+			}
 			return err
 		}
 		side = cfg.Plan.Side

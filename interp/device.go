@@ -16,6 +16,11 @@ const (
 	DeviceGlobal  DeviceForm = iota // every sample
 	DeviceNearest                   // the MaxPoints nearest, within Radius if any
 	DeviceRadius                    // every sample within Radius
+	// gdal_grid's forms (device_forms.go), whose Search says the rest
+	DeviceNearestSample // the value of the nearest sample in the search area
+	DeviceWindow        // a moving-window statistic over the search ellipse
+	DeviceInvDistNN     // fixed-power weights over the MaxPoints nearest within Radius
+	DeviceEllipse       // fixed-power weights over the search ellipse
 )
 
 func (f DeviceForm) String() string {
@@ -26,6 +31,9 @@ func (f DeviceForm) String() string {
 		return "nearest"
 	case DeviceRadius:
 		return "radius"
+	}
+	if name, ok := gdalFormNames[f]; ok {
+		return name
 	}
 	return fmt.Sprintf("DeviceForm(%d)", int(f))
 }
@@ -58,6 +66,9 @@ type DeviceParams struct {
 	// FarField lets the global form sum distant samples by a far-field expansion (the
 	// algorithm's farfield key); the engine decides whether it pays.
 	FarField bool
+
+	// Search is the search area and statistic of gdal_grid's forms (device_forms.go).
+	Search DeviceSearch
 }
 
 // MaxPower is the largest power the weighting uses.

@@ -58,7 +58,7 @@ func TestDeviceParamsForms(t *testing.T) {
 		"aidw:diagnostics=yes":           {false, DeviceGlobal, 3.5, ExactHitD2},
 		"invdist:power=3:smoothing=1":    {true, DeviceGlobal, 3, ExactHitD2},
 		"invdist:power=2:smoothing=1":    {true, DeviceGlobal, 2, -1},
-		"invdist:radius1=5:radius2=5":    {false, DeviceGlobal, 2, ExactHitD2},
+		"invdist:radius1=5:radius2=5":    {true, DeviceEllipse, 2, ExactHitD2},
 	} {
 		a, _, err := ParseAlgorithm(spec)
 		if err != nil {

@@ -66,7 +66,7 @@ var invDistDeclaration = Declaration{
 				Help: "the all-samples form without smoothing sums distant samples by a far-field expansion: leave-one-out (aidw cv) on the CPU from 50,000 samples, within 1e-9 of the exact sum; a large raster on the GPU, within 1e-6; no sums every sample exactly (the CPU sums rasters exactly either way)"}},
 	),
 	GPU: &GPUForm{Accuracy: GPUWithin1e5,
-		Forms: "the all-samples form (no search ellipse), in float32 within 1e-5 (AIDW_GPU_FLOAT64=1: within 1e-12); with a search ellipse the CPU engine"},
+		Forms: "the all-samples form (no search ellipse) in float32 within 1e-5 (AIDW_GPU_FLOAT64=1: within 1e-12); an unrotated search ellipse without max_points, a whole power from 0 to 8, bit for bit; the others on the CPU engine"},
 	parse: parseInvDist,
 }
 
@@ -115,6 +115,8 @@ var invDistNNDeclaration = Declaration{
 		quadrantOptions(),
 		[]Option{nodataOption()},
 	),
+	GPU: &GPUForm{Accuracy: GPUBitIdentical,
+		Forms: "with max_points or max_points_per_quadrant (at most 32 a quadrant) and a whole power from 0 to 8; the others on the CPU engine"},
 	parse: parseInvDistNN,
 }
 
@@ -147,7 +149,7 @@ func (a *InvDist) DeviceParams(p *Problem, b Bounds) (DeviceParams, bool, string
 		d.ExactHit = -1 // gdal's power-2 smoothing loop has no exact-hit test
 	}
 	if a.Radius1 != 0 || a.Radius2 != 0 {
-		return d, false, "invdist with a search ellipse runs on the CPU only"
+		return a.ellipseDeviceParams(d)
 	}
 	return d, true, ""
 }
@@ -699,4 +701,37 @@ func (e *invDistNNEval) value(n int, num, den float64) float64 {
 		return e.a.NodataValue
 	}
 	return num / den
+}
+
+// DeviceParams implements DeviceAlgorithm: gdal's invdistnn, with per-quadrant options or not.
+func (a *InvDistNN) DeviceParams(p *Problem, _ Bounds) (DeviceParams, bool, string) {
+	d := DeviceParams{Form: DeviceInvDistNN, Power: a.Power, Smooth2: a.Smoothing * a.Smoothing,
+		Radius: a.Radius, MaxPoints: a.MaxPoints, MinPoints: a.MinPoints, NoData: a.NodataValue,
+		ExactHit: exactHitD2}
+	d.Search.Quadrants = a.QuadrantLimits
+	switch {
+	case a.active() && a.MaxPoints == 0 && a.MaxPerQuadrant == 0:
+		return d, false, "invdistnn's quadrant search without max_points or max_points_per_quadrant runs on the CPU only"
+	case !a.active() && a.MaxPoints == 0:
+		return d, false, "invdistnn without max_points runs on the CPU only"
+	case p != nil && !(a.Radius > 0):
+		return d, false, "invdistnn: Radius value should be strictly positive"
+	}
+	return d, true, ""
+}
+
+// ellipseDeviceParams is invdist's DeviceParams over a search ellipse: without max_points,
+// whose samples gdal takes in input order.
+func (a *InvDist) ellipseDeviceParams(d DeviceParams) (DeviceParams, bool, string) {
+	d.Form, d.MinPoints, d.ExactHit, d.FarField = DeviceEllipse, a.MinPoints, exactHitD2, false
+	d.Search = DeviceSearch{R1: a.Radius1, R2: a.Radius2}
+	switch {
+	case a.MaxPoints > 0:
+		return d, false, "invdist with a search ellipse and max_points runs on the CPU only"
+	case a.Angle != 0:
+		return d, false, "a rotated search ellipse runs on the CPU only"
+	case !(a.Radius1 > 0 && a.Radius2 > 0):
+		return d, false, "a search ellipse with one radius 0 runs on the CPU only"
+	}
+	return d, true, ""
 }

@@ -62,6 +62,7 @@ var averageDeclaration = Declaration{
 		{Name: "max_points", Type: TypeInt, Default: "0", Min: limit(0), Field: "MaxPoints",
 			Help: "with a quadrant search, take at most max_points samples in all (else ignored)"},
 	}, quadrantOptions(), []Option{nodataOption()}),
+	GPU:   windowGPU,
 	parse: parseAverage,
 }
 
@@ -77,14 +78,23 @@ var (
 )
 
 func metricDeclaration(kind MetricKind, help string) Declaration {
+	var gpu *GPUForm
+	if _, ok := deviceStats[kind]; ok {
+		gpu = windowGPU
+	}
 	return Declaration{
 		Name:    string(kind),
 		Help:    help,
 		GDAL:    true,
 		Options: options(ellipseOptions(), []Option{minPointsOption()}, quadrantOptions(), []Option{nodataOption()}),
+		GPU:     gpu,
 		parse:   func(kv *keyValues) (Algorithm, error) { return parseMetric(kind, kv) },
 	}
 }
+
+// windowGPU is the GPU form of the moving-window statistics (DeviceWindow).
+var windowGPU = &GPUForm{Accuracy: GPUBitIdentical,
+	Forms: "with an unrotated search ellipse and no per-quadrant options; a rotated one, one radius 0 below gdal's quadtree threshold, or none, on the CPU engine"}
 
 // Reach implements Reacher: the search ellipse, summed in the index's cell order.
 func (a *Average) Reach(n int) Reach {
@@ -482,4 +492,48 @@ func distancesFrom(s *sample.Samples, id int32) float64 {
 		sum += math.Sqrt(float64(dx*dx) + float64(dy*dy))
 	}
 	return sum
+}
+
+// DeviceParams implements DeviceAlgorithm: the mean of the samples in the search ellipse,
+// without per-quadrant options.
+func (a *Average) DeviceParams(p *Problem, _ Bounds) (DeviceParams, bool, string) {
+	d := DeviceParams{Form: DeviceWindow, NoData: a.NodataValue, MinPoints: a.MinPoints}
+	if a.active() {
+		return d, false, "average with per-quadrant options runs on the CPU only"
+	}
+	return windowParams(d, p, a.Radius1, a.Radius2, a.Angle)
+}
+
+// deviceStats are the metrics that the DeviceWindow form computes.
+var deviceStats = map[MetricKind]DeviceStat{
+	Minimum: DeviceMinimum, Maximum: DeviceMaximum, Range: DeviceRange, Count: DeviceCount,
+	AverageDistance: DeviceDistance,
+}
+
+// DeviceParams implements DeviceAlgorithm: minimum, maximum, range, count and
+// average_distance over the search ellipse, without per-quadrant options.
+func (m *Metric) DeviceParams(p *Problem, _ Bounds) (DeviceParams, bool, string) {
+	d := DeviceParams{Form: DeviceWindow, NoData: m.NodataValue, MinPoints: m.MinPoints}
+	stat, ok := deviceStats[m.Kind]
+	switch {
+	case !ok:
+		return d, false, fmt.Sprintf("%s runs on the CPU only", m.Kind)
+	case m.active():
+		return d, false, fmt.Sprintf("%s with per-quadrant options runs on the CPU only", m.Kind)
+	}
+	d.Search.Stat = stat
+	return windowParams(d, p, m.Radius1, m.Radius2, m.Angle)
+}
+
+// windowParams completes a DeviceWindow form: a search without radius has one value for every
+// node, which the CPU computes once.
+func windowParams(d DeviceParams, p *Problem, r1, r2, angle float64) (DeviceParams, bool, string) {
+	if r1 == 0 && r2 == 0 {
+		return d, false, "a window without radius has one value, which the CPU engine computes once"
+	}
+	d, ok, why := withSearch(d, p, r1, r2, angle)
+	if ok && p != nil && d.Search.Line() {
+		return d, false, "a window with one radius 0 runs on the CPU only below gdal's quadtree threshold"
+	}
+	return d, ok, why
 }

@@ -25,7 +25,9 @@ var nearestDeclaration = Declaration{
 	Help:    "the value of the nearest sample in the search ellipse",
 	GDAL:    true,
 	Options: options(ellipseOptions(), []Option{nodataOption()}),
-	parse:   parseNearest,
+	GPU: &GPUForm{Accuracy: GPUBitIdentical,
+		Forms: "with an unrotated search ellipse; a rotated one, or none, on the CPU engine"},
+	parse: parseNearest,
 }
 
 // Reach implements Reacher: the nearest sample, or the search ellipse.
@@ -187,4 +189,10 @@ func (nn *gdalNearest) growing(sc *scratch, skip int32, x, y, r0 float64) float6
 		h *= 2
 	}
 	return nn.inSquare(sc, skip, x, y, h)
+}
+
+// DeviceParams implements DeviceAlgorithm: the nearest sample in gdal's search area.
+func (a *Nearest) DeviceParams(p *Problem, _ Bounds) (DeviceParams, bool, string) {
+	d := DeviceParams{Form: DeviceNearestSample, NoData: a.NodataValue}
+	return withSearch(d, p, a.Radius1, a.Radius2, a.Angle)
 }

@@ -150,9 +150,16 @@ func TestDeclaredEngines(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, device := a.(DeviceAlgorithm)
-		if (d.GPU != nil) != device {
-			t.Errorf("%s: declares GPU form %+v, implements DeviceAlgorithm: %v", d.Name, d.GPU, device)
+		// a type shared by several algorithms (Metric) may implement DeviceAlgorithm for some:
+		// the others must refuse every form
+		da, device := a.(DeviceAlgorithm)
+		switch {
+		case d.GPU != nil && !device:
+			t.Errorf("%s: declares GPU form %+v but does not implement DeviceAlgorithm", d.Name, d.GPU)
+		case d.GPU == nil && device:
+			if _, ok, _ := da.DeviceParams(nil, Bounds{}); ok {
+				t.Errorf("%s: declares no GPU form but its DeviceParams accept it", d.Name)
+			}
 		}
 		if d.GPU != nil && (d.GPU.Forms == "" || strings.Contains(d.GPU.Accuracy.String(), "GPUAccuracy")) {
 			t.Errorf("%s: GPU form %+v needs an accuracy and its forms in words", d.Name, d.GPU)

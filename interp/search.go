@@ -555,6 +555,11 @@ func gdalQuadtreeIn(s *sample.Samples, root *quadRect, region *[4]float64) (rank
 			root.minY, root.maxY = min(root.minY, t.y[i]), max(root.maxY, t.y[i])
 		}
 	}
+	if region == nil {
+		if rank := quadtreeRanksParallel(t.x, t.y, *root); rank != nil {
+			return rank, nil, nil
+		}
+	}
 	t.nodes = append(make([]quadNode, 0, n/4+1), quadNode{rect: *root})
 	for i := range n {
 		t.add(0, int32(i))

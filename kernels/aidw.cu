@@ -7,4 +7,5 @@
 #include "knn.cuh"
 #include "weigh.cuh"
 #include "farfield.cuh"
+#include "forms.cuh"
 #include "paper.cuh"

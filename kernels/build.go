@@ -59,6 +59,13 @@ func uploadCoords(d *cuda.Device, s *sample.Samples) (x, y buf, err error) {
 // indexSamples uploads the samples and builds their index (device thread only); then, if also
 // is not nil, calls it with the samples still on the device in input order and their box.
 func indexSamples(d *cuda.Device, s *sample.Samples, also func(x, y, z buf, box [4]float64) error) (*index, error) {
+	return indexSamplesOn(d, s, nil, also)
+}
+
+// indexSamplesOn is indexSamples on the given layout (nil: the samples' own), as
+// grid.OfLayout: a tile of a job, on the job's layout, meets its samples in the job's order.
+func indexSamplesOn(d *cuda.Device, s *sample.Samples, given *grid.Layout,
+	also func(x, y, z buf, box [4]float64) error) (*index, error) {
 	var x, y, z buf
 	defer cuda.FreeAll(&x, &y, &z)
 	var err error
@@ -70,6 +77,7 @@ func indexSamples(d *cuda.Device, s *sample.Samples, also func(x, y, z buf, box 
 	}
 	b := newBuilder(d)
 	defer b.free()
+	b.given = given
 	if _, err := b.build(x, y, z, s.Len()); err != nil {
 		return nil, err
 	}
@@ -88,7 +96,8 @@ func indexSamples(d *cuda.Device, s *sample.Samples, also func(x, y, z buf, box 
 // allocates nothing: a build is then kernel launches only.
 type builder struct {
 	d      *cuda.Device
-	n      int // samples the buffers hold
+	given  *grid.Layout // the layout to build on, else the samples' own
+	n      int          // samples the buffers hold
 	cells  int
 	ix     index
 	box    buf    // float64 partial boxes, then the box
@@ -177,7 +186,11 @@ func (b *builder) buildCells(x, y buf, n int) error {
 	if err != nil {
 		return err
 	}
-	if err := b.buildLayout(x, y, n, grid.NewLayout(minX, minY, maxX, maxY, n)); err != nil {
+	l := grid.NewLayout(minX, minY, maxX, maxY, n)
+	if b.given != nil {
+		l = *b.given
+	}
+	if err := b.buildLayout(x, y, n, l); err != nil {
 		return err
 	}
 	b.ix.box = [4]float64{minX, minY, maxX, maxY}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/interp/farfield"
 	"github.com/aidw/aidw/kernels/cuda"
 )
@@ -28,6 +29,11 @@ func TestSourcesAgree(t *testing.T) {
 			"WF32_BLOCK": wf32Block, "WF32_TILE": wf32Tile, "WF64_BLOCK": wf64Block, "BRUTE_BLOCK": bruteBlock,
 		},
 		"farfield.cuh": {"FF_BLOCK": farBlock, "FF_BATCH": farBatch, "FF_NEAR": farfield.NearR},
+		"forms.cuh": {
+			"FLAG_RANKS": flagRanks, "QUAD_KEEP": quadKeep, "STAT_AVERAGE": int(interp.DeviceAverage), "STAT_COUNT": int(interp.DeviceCount),
+			"STAT_MINIMUM": int(interp.DeviceMinimum), "STAT_MAXIMUM": int(interp.DeviceMaximum),
+			"STAT_RANGE": int(interp.DeviceRange), "STAT_DISTANCE": int(interp.DeviceDistance),
+		},
 	}
 	calls := map[string]map[string][]string{}
 	for file, names := range want {
@@ -65,6 +71,9 @@ func TestSourcesAgree(t *testing.T) {
 	}
 	if got := calls["knn.cuh"]["NODE_KERNELS"]; !slices.Equal(got, ks) {
 		t.Errorf("knn.cuh instantiates NODE_KERNELS for %v, Go's nodeKs are %v", got, ks)
+	}
+	if got := calls["forms.cuh"]["INVDISTNN_KERNEL"]; !slices.Equal(got, ks) {
+		t.Errorf("forms.cuh instantiates INVDISTNN_KERNEL for %v, Go's nodeKs are %v", got, ks)
 	}
 	for _, k := range nodeKs {
 		want := nodeKernels{fmt.Sprintf("knn_list_%d", k), fmt.Sprintf("node_prep_%d", k), fmt.Sprintf("local_%d", k),
@@ -131,6 +140,13 @@ func TestKernelNamesInPTX(t *testing.T) {
 	for _, w := range f32Weightings {
 		names = append(names, w.name)
 	}
+	for _, name := range formKernels {
+		names = append(names, name)
+	}
+	for _, k := range nodeKs {
+		names = append(names, invdistnnKernel(k))
+	}
+	names = append(names, "gather_ranks", invdistnnQuadKernel)
 	for _, o := range farOrders {
 		leaves, parents, weigh := farKernels(o)
 		names = append(names, leaves, parents, weigh)

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/aidw/aidw/grid"
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/kernels/cuda"
 	"github.com/aidw/aidw/raster"
@@ -29,6 +30,8 @@ type Engine struct {
 	chunkNodes int
 	// FarField says when the global weighting sums distant samples by the far field.
 	FarField FarFieldMode
+	// tieOrders counts the problems that needed gdal's quadtree order on the device (tests).
+	tieOrders int
 }
 
 // NewEngine returns the engine running on dev.
@@ -55,6 +58,8 @@ func (e *Engine) WhyNot(a interp.Algorithm) string {
 	switch {
 	case !ok:
 		return why
+	case isGDALForm(d.Form):
+		return whyNotForm(d)
 	case d.Adaptive && d.K > MaxK:
 		return fmt.Sprintf("the GPU engine keeps at most %d neighbours, not k=%d", MaxK, d.K)
 	case d.MaxPoints > MaxK:
@@ -88,13 +93,20 @@ func (e *Engine) Prepare(ctx context.Context, p *interp.Problem) (interp.Prepare
 	}
 	err := e.dev.Do(func() error {
 		var err error
-		if pp.ix, err = indexSamples(e.dev, p.Samples, far); err != nil {
+		var given *grid.Layout
+		if p.Job != nil {
+			given = p.Job.Layout
+		}
+		if pp.ix, err = indexSamplesOn(e.dev, p.Samples, given, far); err != nil {
 			return err
 		}
 		if pp.w, err = weightingOf(p, pp.ix.box); err != nil {
 			return err
 		}
 		pp.host = deviceProblem(pp.w.prob, pp.ix, p.Target, p.Samples.OriginX, p.Samples.OriginY)
+		if err := pp.prepareForm(); err != nil {
+			return err
+		}
 		if pp.prob, err = cuda.UploadNew([]problem{pp.host}); err != nil {
 			return err
 		}
@@ -109,14 +121,15 @@ func (e *Engine) Prepare(ctx context.Context, p *interp.Problem) (interp.Prepare
 
 // prepared is one problem on the device.
 type prepared struct {
-	e    *Engine
-	p    *interp.Problem
-	w    weighting
-	ix   *index
-	host problem
-	prob cuda.Buffer // the device copy of host
-	c    *chunker    // the chunk buffers, kept from block to block
-	far  *farField   // the far field of a global weighting, when it runs by one
+	e     *Engine
+	p     *interp.Problem
+	w     weighting
+	ix    *index
+	host  problem
+	prob  cuda.Buffer // the device copy of host
+	c     *chunker    // the chunk buffers, kept from block to block
+	far   *farField   // the far field of a global weighting, when it runs by one
+	forms *formBufs   // a gdal_grid form's buffers
 }
 
 // deviceProblem completes an algorithm's problem with the index and the geometry of target t's
@@ -144,6 +157,9 @@ func (pp *prepared) Close() error {
 		}
 		if pp.far != nil {
 			pp.far.free()
+		}
+		if pp.forms != nil {
+			pp.forms.free()
 		}
 		pp.prob.Free()
 		return nil

@@ -41,6 +41,14 @@ struct Problem {
     double smooth2;  // added to every squared distance (invdist's smoothing^2)
     double hitD2;    // exact hit when d2 + smooth2 < hitD2 (HIT_D2; -1: no exact hits)
     i64 adaptive;    // 1: AIDW's power from r_obs; 0: the fixed power
+    // gdal_grid's forms (forms.cuh)
+    double r1s, r2s, r12s;  // the search ellipse's test: r2s*dx*dx + r1s*dy*dy <= r12s
+    double half;            // half-side of the square of cells searched; 0: every sample
+    double sq;              // half-side of gdal's quadtree square; +inf: none
+    i64 stat;               // the window's statistic (interp.DeviceStat)
+    const int *rank;        // gdal's quadtree order of the samples in cell order, or null
+    int *flags;             // FLAG_* of forms.cuh, set by the nodes that need what is missing
+    i64 minPerQuad, maxPerQuad;  // invdistnn's quadrant search (both 0: none)
 };
 
 // problem_size lets Go check that both sides agree on the layout.
@@ -74,6 +82,7 @@ struct Knn {
     int kid;     // input index of the k-th
     int hitPos, hitId;
     double qx, qy, hitD2, smooth2;
+    double lim2;  // samples beyond this squared distance are not candidates
     const double2 *xy;
     const int *order;
 
@@ -88,6 +97,7 @@ struct Knn {
         qy = y;
         hitD2 = P.hitD2;
         smooth2 = P.smooth2;
+        lim2 = INF_D;
         xy = P.xy;
         order = P.order;
     }
@@ -102,7 +112,7 @@ struct Knn {
                     hitPos = j;
                 }
             }
-            if (dd > kd2) continue;
+            if (dd > kd2 || dd > lim2) continue;
             int id = order[j];
             if (cnt == k && dd == kd2 && id > kid) continue;
             int i = cnt < k ? cnt++ : k - 1;
@@ -126,9 +136,10 @@ struct Knn {
 // knn_search scans rings of cells around the node's cell (clamped to the grid) until the k-th
 // distance found does not exceed the distance to any cell not yet scanned, and every sample
 // within the exact-hit distance has been seen. The bound is shrunk by the same slack as grid's
-// inflate, so rounding in keys and cell edges never ends a search early.
-template <int KMAX>
-__device__ __forceinline__ void knn_search(const Problem &P, Knn<KMAX> &s) {
+// inflate, so rounding in keys and cell edges never ends a search early. It also ends once
+// every cell within sqrt(lim2) has been scanned.
+template <class S>
+__device__ __forceinline__ void knn_search(const Problem &P, S &s) {
     const int cols = (int)P.cols, rows = (int)P.rows;
     const int *start = P.start;
     const int ci = clamp_cell(cell_coord(s.qx, P.minX, P.invCell), P.cols);
@@ -146,7 +157,7 @@ __device__ __forceinline__ void knn_search(const Problem &P, Knn<KMAX> &s) {
         }
         const bool moreL = c0 > 0, moreR = c1 < cols - 1, moreB = r0 > 0, moreT = r1 < rows - 1;
         if (!(moreL || moreR || moreB || moreT)) return;
-        if (s.cnt < s.k) continue;
+        if (s.cnt < s.k && s.lim2 == INF_D) continue;
         double b = INF_D;
         if (moreL) b = fmin(b, s.qx - (P.minX + c0 * P.cell));
         if (moreR) b = fmin(b, (P.minX + (c1 + 1) * P.cell) - s.qx);
@@ -155,7 +166,8 @@ __device__ __forceinline__ void knn_search(const Problem &P, Knn<KMAX> &s) {
         b = b * (1.0 - 1e-9) - P.cell * 1e-6;
         if (!(b > 0)) continue;
         const double b2 = b * b;
-        if (s.kd2 <= b2 && (s.d2[0] >= s.hitD2 || b2 >= s.hitD2)) return;
+        if (s.cnt == s.k && s.kd2 <= b2 && (s.d2[0] >= s.hitD2 || b2 >= s.hitD2)) return;
+        if (b2 >= s.lim2 && b2 >= s.hitD2) return;
     }
 }
 

@@ -166,6 +166,9 @@ func (c *chunker) splits() int {
 func (c *chunker) run(row0, first, n int) error {
 	pp := c.pp
 	d := pp.e.dev
+	if isGDALForm(pp.w.form) {
+		return c.runForm(row0, first, n)
+	}
 	k := kmax(pp.host.NQ)
 	switch pp.w.form {
 	case interp.DeviceNearest:

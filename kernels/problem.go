@@ -29,6 +29,12 @@ type problem struct {
 	Alphas                       [5]float64
 	Power, Smooth2, HitD2        float64
 	Adaptive                     int64
+	R1s, R2s, R12s               float64
+	Half, Sq                     float64
+	Stat                         int64
+	Rank                         devPtr
+	Flags                        devPtr
+	MinPerQuad, MaxPerQuad       int64
 }
 
 // weighting is an algorithm mapped onto the kernels: its form, the algorithm's part of the
@@ -77,8 +83,10 @@ func weightingFrom(d interp.DeviceParams, n int) weighting {
 		pr.MaxPoints = int64(d.MaxPoints)
 	case interp.DeviceRadius:
 		pr.NQ = pr.K
-	default:
+	case interp.DeviceGlobal:
 		pr.NQ = max(pr.K, int64(min(nearCorr, n)))
+	default:
+		gdalForm(d, pr)
 	}
 	return w
 }

@@ -10,9 +10,9 @@ import (
 	"testing"
 )
 
-// TestPTXMatchesSources checks that aidw.ptx was generated from the CUDA sources as they are
-// now: ptx.sum (written by scripts/gen-ptx.sh) must list every *.cu and *.cuh file here, and
-// them and the PTX with their current SHA-256.
+// TestPTXMatchesSources checks that aidw.ptx and aidw.fatbin were generated from the CUDA
+// sources as they are now: ptx.sum (written by scripts/gen-ptx.sh) must list every *.cu and
+// *.cuh file here, and them, the PTX and the fatbin with their current SHA-256.
 func TestPTXMatchesSources(t *testing.T) {
 	f, err := os.Open("ptx.sum")
 	if err != nil {
@@ -40,7 +40,7 @@ func TestPTXMatchesSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	headers, _ := filepath.Glob("*.cuh")
-	want := append(append(sources, headers...), "aidw.ptx")
+	want := append(append(sources, headers...), "aidw.ptx", "aidw.fatbin")
 	for _, name := range want {
 		data, err := os.ReadFile(name)
 		if err != nil {
@@ -52,7 +52,7 @@ func TestPTXMatchesSources(t *testing.T) {
 		case !ok:
 			t.Errorf("%s is not in ptx.sum: regenerate the PTX (scripts/gen-ptx.sh)", name)
 		case rec != got:
-			t.Errorf("%s changed since aidw.ptx was generated: regenerate it (scripts/gen-ptx.sh)", name)
+			t.Errorf("%s changed since aidw.ptx and aidw.fatbin were generated: regenerate them (scripts/gen-ptx.sh)", name)
 		}
 		delete(recorded, name)
 	}

@@ -4,12 +4,15 @@
 # -device gpu; scripts/gpu-compare.py checks that the GeoTIFFs agree (1e-5 relative for the
 # float32 global weighting, 1e-12 otherwise) and the invdist one against GDAL's own raster.
 # The global AIDW cases set farfield=no: the GPU sums every sample, and so then does the CPU.
+# gdal_grid's forms (nearest, invdistnn, invdist over an ellipse, the moving-window statistics)
+# must equal the CPU's raster byte for byte, in memory and in tiles, on uniform, clustered,
+# duplicated and collinear samples and on LAS (see exact below).
 # Needs AIDW_PTX (a PTX file the driver accepts) when the binary's embedded PTX is stale.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 e=/tmp/aidw-e2e
 mkdir -p "$e/out"
-tar -xJf .carry/e2e.tar.xz -C "$e" || exit 1
+[ -x "$e/aidw" ] || tar -xJf .carry/e2e.tar.xz -C "$e" || exit 1
 export PROJ_DATA=$e/proj GDAL_DATA=$e/gdal
 aidw=$e/aidw
 fails=0
@@ -55,4 +58,64 @@ with open("/tmp/aidw-e2e/utm.csv", "w") as f:
 PY
 grid utm100k-aidw 1e-5 -a aidw:farfield=no -outsize 300 300 -txe 452000 472000 -tye 5401000 5421000 /tmp/aidw-e2e/utm.csv
 grid utm100k-aidw-maxpoints 1e-12 -a aidw:max_points=15 -outsize 1000 1000 -txe 452000 472000 -tye 5401000 5421000 /tmp/aidw-e2e/utm.csv
+# exact NAME ARGS... : gdal_grid's forms, which the GPU sums in the CPU engine's order: -device gpu
+# in memory and in tiles (-tile 23, smaller than the neighbourhoods) against -device cpu, byte for
+# byte (ENVI, values only), and failing if the GPU run fell back to the CPU engine.
+exact() {
+	local name=$1
+	shift
+	local o=$e/out/$name
+	"$aidw" grid -q -device cpu -of ENVI "$@" "$o-cpu.bin" 2>"$o-cpu.err" || { echo "FAIL $name -device cpu: $(tail -1 "$o-cpu.err")"; fails=$((fails + 1)); return; }
+	for run in gpu tiled; do
+		local extra=()
+		[ $run = tiled ] && extra=(-tile 23)
+		if ! "$aidw" grid -device gpu -of ENVI "${extra[@]}" "$@" "$o-$run.bin" >"$o-$run.err" 2>&1; then
+			echo "FAIL $name -device gpu ($run): $(tail -1 "$o-$run.err")"
+			fails=$((fails + 1))
+		elif grep -q "CPU engine" "$o-$run.err"; then
+			echo "FAIL $name ($run) ran on the CPU engine: $(grep -m1 "CPU engine" "$o-$run.err")"
+			fails=$((fails + 1))
+		elif cmp -s "$o-cpu.bin" "$o-$run.bin"; then
+			echo "ok   $name -device gpu ($run) equals -device cpu, byte for byte"
+		else
+			echo "FAIL $name -device gpu ($run) differs from -device cpu"
+			fails=$((fails + 1))
+		fi
+	done
+}
+python3 - <<'PY'
+import random
+random.seed(11)
+def write(name, pts):
+    with open(f"/tmp/aidw-e2e/{name}.csv", "w") as f:
+        f.write("x,y,z\n")
+        for x, y in pts:
+            f.write(f"{x:.2f},{y:.2f},{100 + x / 20 + y / 30 + random.random():.4f}\n")
+uniform = [(1000 * random.random(), 1000 * random.random()) for _ in range(20000)]
+centres = [(1000 * random.random(), 1000 * random.random(), 2 + 30 * random.random()) for _ in range(12)]
+clustered = [(1000 * random.random(), 1000 * random.random()) if i % 10 == 0 else
+             (lambda c: (c[0] + c[2] * random.gauss(0, 1), c[1] + c[2] * random.gauss(0, 1)))(random.choice(centres))
+             for i in range(15000)]
+duplicated = [p for p in ((float(random.randrange(200)) * 5, float(random.randrange(200)) * 5) if i % 3 == 0 else
+                          (1000 * random.random(), 1000 * random.random()) for i in range(5000))
+              for _ in range(1 + random.randrange(4))]
+collinear = [p for i in range(1000) for p in ((float(i), 500.0), (500.0, float(i)), (float(i), float(i)))]
+collinear += [(float(i * 25 + 2), float(j * 25 + 2)) for i in range(40) for j in range(40)]
+for name, pts in (("uniform", uniform), ("clustered", clustered), ("duplicated", duplicated), ("collinear", collinear)):
+    write(name, pts)
+PY
+for set in uniform clustered duplicated collinear; do
+	for alg in nearest nearest:radius1=15:radius2=15 invdistnn:radius=30:max_points=12 \
+		invdistnn:power=3:smoothing=0.5:radius=25:max_points=20:min_points=3 \
+		invdistnn:radius=30:max_points=12:min_points_per_quadrant=1:max_points_per_quadrant=4 average:radius1=20:radius2=15 \
+		minimum:radius1=20:radius2=20 maximum:radius1=20:radius2=12 range:radius1=20:radius2=20 \
+		count:radius1=15:radius2=15 average_distance:radius1=20:radius2=20 invdist:radius1=30:radius2=20 \
+		invdist:power=3:smoothing=1:radius1=25:radius2=25:min_points=2; do
+		exact "$set-${alg//:/_}" -a "$alg" -txe 0 1000 -tye 0 1000 -outsize 200 200 -ot Float64 "/tmp/aidw-e2e/$set.csv"
+	done
+done
+for alg in nearest:radius1=1:radius2=1 invdistnn:radius=2:max_points=12 maximum:radius1=1:radius2=1 \
+	count:radius1=1:radius2=1 average:radius1=1.5:radius2=1.5 invdist:radius1=2:radius2=2; do
+	exact "haystack-${alg//:/_}" -a "$alg" -tr 0.5 0.5 -ot Float64 testdata/Haystack_Rock.las
+done
 echo "e2e: $fails failed"

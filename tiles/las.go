@@ -23,6 +23,7 @@ type InputFile struct {
 	Path   string     `json:"path"`
 	Points int        `json:"points"`
 	Box    [4]float64 `json:"box"`
+	Fingerprint
 }
 
 // everywhere keeps every finite point.

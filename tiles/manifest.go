@@ -3,19 +3,23 @@ package tiles
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/raster"
 )
 
 // ManifestVersion is the version of the manifest's JSON shape.
-const ManifestVersion = 2
+const ManifestVersion = 3
 
 // Manifest is a planned tiled job: everything a worker needs to compute one tile on its own,
 // on any machine that sees the inputs at the same paths, and everything the mosaic needs to
@@ -32,8 +36,12 @@ type Manifest struct {
 	Facts     Facts  `json:"facts"`
 	// Halo is the algorithm's halo rule (a record: workers derive it again from the algorithm).
 	Halo HaloInfo `json:"halo"`
-	// Inputs are the job's LAS/LAZ files with the boxes of their points that pass the filters.
+	// Inputs are the job's input files with the boxes of their points that pass the filters
+	// and their fingerprints.
 	Inputs Inputs `json:"inputs"`
+	// Spill is the directory of the samples the census spilled (absolute), which the tiles
+	// read when the inputs are not LAS/LAZ; "" when they read the inputs.
+	Spill string `json:"spill,omitempty"`
 	// TileSize is the tile side in nodes; Tiles the tiles in row-major order.
 	TileSize int           `json:"tile_size"`
 	Tiles    []PlannedTile `json:"tiles"`
@@ -90,17 +98,28 @@ type Inputs struct {
 }
 
 // Inputs returns the record of the job's inputs, with absolute paths.
-func (l *LAS) Inputs() (Inputs, error) {
+func (l *LAS) Inputs() (Inputs, error) { return inputsOf(l.Files) }
+
+// Inputs returns the record of the job's inputs of any kind, with absolute paths.
+func (c *Census) Inputs() (Inputs, error) { return inputsOf(c.Files) }
+
+func inputsOf(files []InputFile) (Inputs, error) {
 	in := Inputs{Files: []InputFile{}}
-	for _, f := range l.Files {
+	for _, f := range files {
 		if f.Points == 0 {
 			continue
 		}
-		abs, err := filepath.Abs(f.Path)
-		if err != nil {
-			return Inputs{}, err
+		// an OGR datasource that is no file (a database, a /vsi path) is kept as given
+		if _, err := os.Stat(f.Path); err == nil {
+			abs, err := filepath.Abs(f.Path)
+			if err != nil {
+				return Inputs{}, err
+			}
+			f.Path = abs
+			if f.Fingerprint, err = TakeFingerprint(abs); err != nil {
+				return Inputs{}, err
+			}
 		}
-		f.Path = abs
 		in.Files = append(in.Files, f)
 	}
 	return in, nil
@@ -240,3 +259,148 @@ const (
 	MetaPlan = "AIDW_PLAN"
 	MetaTile = "AIDW_TILE"
 )
+
+// Proof is the record, beside a tile raster (ProofPath), that it was written whole: the plan
+// and tile it belongs to and the raster's size and SHA-256. A raster renamed into place is
+// whole when written, but a file system can still lose its end (a node that fails before its
+// writes reach the shared storage, a copy cut short), and GDAL opens many a truncated GeoTIFF.
+type Proof struct {
+	Plan   string `json:"plan"`
+	Tile   int    `json:"tile"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// ProofPath is the proof of completion of the tile raster at tilePath.
+func ProofPath(tilePath string) string { return tilePath + ".done" }
+
+// WriteProof records, atomically, that the tile raster at tilePath, tile i of the plan with
+// hash plan, is complete as it is now.
+func WriteProof(tilePath, plan string, i int) error {
+	size, sum, err := fileSum(tilePath)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(Proof{plan, i, size, sum})
+	if err != nil {
+		return err
+	}
+	return gdalio.WriteAtomic(ProofPath(tilePath), append(b, '\n'))
+}
+
+// ErrForeign marks a tile raster of another plan or another tile.
+var ErrForeign = errors.New("of another plan")
+
+// CheckProof says why the tile raster at tilePath is not tile i of the plan with hash plan,
+// complete: its proof is missing or unreadable, names another plan or tile (ErrForeign), or
+// records another size or checksum than the raster's now. nil means it is proven.
+func CheckProof(tilePath, plan string, i int) error {
+	b, err := os.ReadFile(ProofPath(tilePath))
+	if err != nil {
+		return errors.New("no record of its completion")
+	}
+	var p Proof
+	if err := json.Unmarshal(b, &p); err != nil {
+		return fmt.Errorf("its record of completion is unreadable: %w", err)
+	}
+	if p.Plan != plan || p.Tile != i {
+		return ErrForeign
+	}
+	size, sum, err := fileSum(tilePath)
+	switch {
+	case err != nil:
+		return err
+	case size != p.Size:
+		return fmt.Errorf("%d bytes, %d when written", size, p.Size)
+	case sum != p.SHA256:
+		return fmt.Errorf("its checksum is not the one recorded when written")
+	}
+	return nil
+}
+
+// fileSum is the size and hex SHA-256 of a file.
+func fileSum(path string) (int64, string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return 0, "", fmt.Errorf("reading %s: %w", path, err)
+	}
+	return n, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Fingerprint tells an input changed after planning from the one planned, cheaply: its size,
+// modification time and a hash of its head (a LAS/LAZ file's header and VLRs, where its
+// extent, scales and CRS are; another file's first headBytes). Workers and the mosaic refuse
+// a plan whose inputs changed: tiles of old and new data would be mixed.
+type Fingerprint struct {
+	Size    int64  `json:"size"`
+	ModTime string `json:"mtime"`
+	Head    string `json:"head_sha256"`
+}
+
+// headBytes is how much of a file that is not LAS/LAZ its fingerprint hashes, and the most of
+// a LAS/LAZ file's header and VLRs.
+const headBytes = 1 << 20
+
+// TakeFingerprint is the fingerprint of the file at path now.
+func TakeFingerprint(path string) (Fingerprint, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Fingerprint{}, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return Fingerprint{}, err
+	}
+	fp := Fingerprint{Size: st.Size(), ModTime: st.ModTime().UTC().Format(time.RFC3339Nano)}
+	if st.IsDir() { // a folder datasource (shapefiles): its own entry's time
+		return fp, nil
+	}
+	n := int64(headBytes)
+	var hdr [100]byte
+	if _, err := io.ReadFull(f, hdr[:]); err == nil && string(hdr[:4]) == "LASF" {
+		n = min(n, int64(binary.LittleEndian.Uint32(hdr[96:]))) // offset to the point records
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, n)); err != nil {
+		return Fingerprint{}, fmt.Errorf("reading %s: %w", path, err)
+	}
+	fp.Head = hex.EncodeToString(h.Sum(nil))
+	return fp, nil
+}
+
+// Check refuses inputs that changed since the plan was made, naming the first.
+func (in Inputs) Check() error {
+	for _, f := range in.Files {
+		if f.ModTime == "" {
+			continue // not a file
+		}
+		now, err := TakeFingerprint(f.Path)
+		var why string
+		switch {
+		case err != nil:
+			why = err.Error()
+		case now.Size != f.Size:
+			why = fmt.Sprintf("%d bytes, %d when planned", now.Size, f.Size)
+		case now.ModTime != f.ModTime:
+			why = fmt.Sprintf("modified at %s, %s when planned", now.ModTime, f.ModTime)
+		case now.Head != f.Head:
+			why = "its header differs from the one planned"
+		default:
+			continue
+		}
+		return fmt.Errorf("input %s changed after planning (%s): plan again", f.Path, why)
+	}
+	return nil
+}
+
+// SpillDir is the directory of a plan's spilled samples: <plan stem>.samples beside the plan.
+func SpillDir(manifestPath string) string {
+	return strings.TrimSuffix(manifestPath, filepath.Ext(manifestPath)) + ".samples"
+}

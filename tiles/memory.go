@@ -65,7 +65,9 @@ func PlanFor(t raster.Target, f *Facts, alg interp.Algorithm, bands int, budget 
 	p := NewPlan(t, f, alg)
 	var err error
 	if p.Rule.Family == Global {
-		err = p.globalBudget(t, f, alg, bands, budget)
+		if err = p.globalBudget(t, f, alg, bands, budget); err == nil {
+			err = p.checkSpillPasses(t, f, alg, bands, budget)
+		}
 	} else {
 		p.Side, err = budgetSide(t, f, p.Rule, bands, budget)
 	}

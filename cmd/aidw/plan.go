@@ -27,9 +27,13 @@ into plan.tiles/tile-<i>.tif, and the tiles are assembled by
 
     aidw mosaic plan.json out.tif
 
+Each tile reads the LAS/LAZ inputs where its samples lie; other inputs (text, OGR) are read
+once, by aidw plan, into plan.samples/ beside the plan, which the tiles read.
+
 The tile side is -tile <nodes>, or the one -memory <size> (default half the free memory)
 allows. A global form (every sample at every node) whose samples do not fit half the worker's
-budget streams them past each tile's nodes from a spill in TMPDIR, as aidw grid -memory does.`
+budget streams them past each tile's nodes from plan.samples/, or from a spill of the LAS/LAZ
+inputs in TMPDIR, as aidw grid -memory does.`
 
 // runPlan is `aidw plan`: aidw grid's flags as options, the last argument naming the plan,
 // and one call; the plan records the arguments, for its tiles' workers.

@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/internal/lastest"
 	"github.com/aidw/aidw/tiles"
 )
@@ -150,7 +152,7 @@ func TestPlanIdempotentAndRefusals(t *testing.T) {
 	if err := gone.Run(); err != nil {
 		t.Fatal(err)
 	}
-	stale := filepath.Join(filepath.Dir(tile1), fmt.Sprintf("tile-00001.aidwtmp-%d-1f.tif", gone.Process.Pid))
+	stale := gdalio.TempNameOf(tile1, gone.Process.Pid)
 	if err := os.WriteFile(stale, []byte("half"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -177,6 +179,47 @@ func TestPlanIdempotentAndRefusals(t *testing.T) {
 	}
 	if _, err := os.Stat(stale); err == nil {
 		t.Fatalf("the stale temporary %s is still there", stale)
+	}
+	mosaic(t, m, dst)
+	// a tile cut short on the shared storage: the mosaic names it, a worker computes it again
+	whole, _ := os.ReadFile(tile1)
+	if err := os.Truncate(tile1, int64(len(whole)/2)); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runAidw(t, "mosaic", m, dst)
+	if code == 0 || !strings.Contains(stderr, "1 damaged (1: ") {
+		t.Fatalf("mosaic with tile 1 truncated: exit %d, %q", code, stderr)
+	}
+	code, stdout, stderr = runAidw(t, "grid", "--manifest", m, "--plan-tile", "1")
+	if code != 0 || strings.Contains(stdout, "done already") {
+		t.Fatalf("rerun of a truncated tile: exit %d, %q %q", code, stdout, stderr)
+	}
+	if again, _ := os.ReadFile(tile1); string(again) != string(whole) {
+		t.Fatalf("tile 1 computed again: %d bytes, %d before", len(again), len(whole))
+	}
+	mosaic(t, m, dst)
+	// an input touched, or its header rewritten in place, after planning: refused by name
+	files, _ := filepath.Glob(filepath.Join(in, "*.la?"))
+	touched := files[len(files)-1]
+	st, _ = os.Stat(touched)
+	head, _ := os.ReadFile(touched)
+	for _, change := range []func(){
+		func() { os.Chtimes(touched, st.ModTime(), st.ModTime().Add(time.Hour)) },
+		func() {
+			f, _ := os.OpenFile(touched, os.O_WRONLY, 0)
+			f.WriteAt([]byte{head[10] ^ 1}, 10) // the project ID, a field no reader checks
+			f.Close()
+			os.Chtimes(touched, st.ModTime(), st.ModTime())
+		},
+	} {
+		change()
+		for _, args := range [][]string{{"mosaic", m, dst}, {"grid", "--manifest", m, "--plan-tile", "0"}} {
+			if code, _, stderr := runAidw(t, args...); code == 0 || !strings.Contains(stderr, "input "+touched+" changed after planning") {
+				t.Fatalf("%v over a changed input: exit %d, %q", args, code, stderr)
+			}
+		}
+		os.WriteFile(touched, head, 0o644)
+		os.Chtimes(touched, st.ModTime(), st.ModTime())
 	}
 	mosaic(t, m, dst)
 	// another plan at the same path: the old tiles are not its own
@@ -321,52 +364,98 @@ func TestPlanXargs(t *testing.T) {
 	}
 }
 
-// deploy/k8s/aidw-tiles.yaml is an Indexed Job with retries per index whose pods run aidw grid
-// --manifest: its command, with JOB_COMPLETION_INDEX set as Kubernetes sets it, computes
-// every tile, and the mosaic is the in-memory run.
-func TestKubernetesIndexedJob(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "deploy", "k8s", "aidw-tiles.yaml"))
+// The Kubernetes manifests (deploy/k8s) run the image that scripts/image.sh builds: they name
+// its tag, leave its entrypoint (aidw) to run their arguments, share one ReadWriteMany volume of
+// a configurable storage class, and their four steps, run here in order with the volume as a
+// folder (plan, the Indexed Job's pods by JOB_COMPLETION_INDEX with the tile count taken from
+// the plan's log as deploy/k8s/README.md takes it, mosaic), give the one-shot raster (issue 28).
+func TestKubernetesManifests(t *testing.T) {
+	root := filepath.Join("..", "..")
+	script, err := os.ReadFile(filepath.Join(root, "scripts", "image.sh"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	yaml := string(b)
-	for _, want := range []string{"kind: Job", "completionMode: Indexed", "backoffLimitPerIndex: 2", "restartPolicy: Never", "mountPath: /data"} {
-		if !strings.Contains(yaml, want) {
-			t.Fatalf("the Job lacks %q", want)
-		}
+	_, tag, _ := strings.Cut(string(script), "IMAGE=${AIDW_IMAGE:-")
+	tag, _, _ = strings.Cut(tag, "}")
+	if !strings.Contains(string(script), `ENTRYPOINT ["/usr/local/bin/aidw"]`) || tag == "" {
+		t.Fatalf("scripts/image.sh: no aidw entrypoint or default tag (%q)", tag)
 	}
-	var command []string
-	for _, line := range strings.Split(yaml, "\n") {
-		if l := strings.TrimSpace(line); strings.HasPrefix(l, "command:") {
-			if err := json.Unmarshal([]byte(strings.TrimSpace(strings.TrimPrefix(l, "command:"))), &command); err != nil {
-				t.Fatalf("command %q: %v", l, err)
+	data := t.TempDir() // stands for the volume at /data
+	steps := map[string][]string{}
+	for _, name := range []string{"10-volume", "20-plan", "30-tiles", "40-mosaic"} {
+		b, err := os.ReadFile(filepath.Join(root, "deploy", "k8s", name+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		yaml := string(b)
+		for _, line := range strings.Split(yaml, "\n") {
+			l := strings.TrimSpace(line)
+			switch {
+			case strings.HasPrefix(l, "command:"):
+				t.Fatalf("%s overrides the image's entrypoint: %s", name, l)
+			case strings.HasPrefix(l, "image:") && strings.Fields(l)[1] != tag:
+				t.Fatalf("%s runs %s, not scripts/image.sh's %s", name, l, tag)
+			case strings.HasPrefix(l, "args:"):
+				var args []string
+				if err := json.Unmarshal([]byte(strings.TrimPrefix(l, "args:")), &args); err != nil {
+					t.Fatalf("%s: %q: %v", name, l, err)
+				}
+				for k, a := range args {
+					args[k] = strings.ReplaceAll(a, "/data", data)
+				}
+				steps[name] = args
+			}
+		}
+		want := map[string][]string{
+			"10-volume": {`accessModes: ["ReadWriteMany"]`, `storageClassName: "${AIDW_STORAGE_CLASS}"`},
+			"20-plan":   {"claimName: aidw-data", "mountPath: /data"},
+			"30-tiles":  {"completionMode: Indexed", "completions: ${AIDW_TILES}", "backoffLimitPerIndex: 2", "restartPolicy: Never", "claimName: aidw-data", "mountPath: /data"},
+			"40-mosaic": {"claimName: aidw-data", "mountPath: /data"},
+		}[name]
+		for _, w := range want {
+			if !strings.Contains(yaml, w) {
+				t.Fatalf("%s lacks %q", name, w)
 			}
 		}
 	}
-	if len(command) < 4 || command[0] != "aidw" || command[1] != "grid" {
-		t.Fatalf("the pods run %q", command)
+	plan, tile, mos := steps["20-plan"], steps["30-tiles"], steps["40-mosaic"]
+	if len(plan) < 3 || plan[0] != "plan" || len(tile) < 3 || tile[0] != "grid" || tile[1] != "--manifest" || len(mos) < 3 || mos[0] != "mosaic" {
+		t.Fatalf("the steps run %q, %q, %q", plan, tile, mos)
 	}
-	data := t.TempDir() // stands for the volume at /data
-	in := filepath.Join(data, "survey")
-	lastest.Survey(t, in, 3000, 7, false)
-	grid := []string{"-a", "invdistnn:radius=6:max_points=10", "-tr", "3", "3"}
-	want := filepath.Join(data, "want.tif")
-	if code, _, stderr := runAidw(t, append(append(append([]string{"grid", "-q"}, grid...), in), want)...); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
+	lastest.Survey(t, filepath.Join(data, "survey"), 3000, 7, false)
+	for k := range plan[:len(plan)-1] {
+		if plan[k] == "-tile" {
+			plan[k+1] = "40" // several tiles over this small survey
+		}
 	}
-	m, n := planJob(t, data, "plan.json", append(grid, "-tile", "25", in)...)
-	args := make([]string, 0, len(command)-1)
-	for _, a := range command[1:] {
-		args = append(args, strings.ReplaceAll(a, "/data", data))
+	code, stdout, stderr := runAidw(t, plan...)
+	_, count, _ := strings.Cut(stdout, ": ")
+	var n int
+	if _, err := fmt.Sscanf(count, "%d tiles of ", &n); code != 0 || err != nil || n < 2 {
+		t.Fatalf("the plan step: exit %d, %q %q: no tile count", code, stdout, stderr)
 	}
 	for i := range n {
-		if code, _, stderr := runAidwEnv(t, []string{"SLURM_ARRAY_TASK_ID=", fmt.Sprintf("JOB_COMPLETION_INDEX=%d", i)}, args...); code != 0 {
+		if code, _, stderr := runAidwEnv(t, []string{"SLURM_ARRAY_TASK_ID=", fmt.Sprintf("JOB_COMPLETION_INDEX=%d", i)}, tile...); code != 0 {
 			t.Fatalf("pod %d: exit %d: %s", i, code, stderr)
 		}
 	}
-	got := filepath.Join(data, "dem.tif")
-	mosaic(t, m, got)
-	sameRaster(t, "indexed job", readRaster(t, got, 1), readRaster(t, want, 1))
+	if code, _, stderr := runAidw(t, mos...); code != 0 {
+		t.Fatalf("the mosaic step: exit %d: %s", code, stderr)
+	}
+	want := filepath.Join(data, "want.tif")
+	oneShot := []string{"grid", "-q"}
+	for k := 1; k < len(plan)-1; k++ {
+		if plan[k] == "-tile" {
+			k++ // in memory
+			continue
+		}
+		oneShot = append(oneShot, plan[k])
+	}
+	oneShot = append(oneShot, want)
+	if code, _, stderr := runAidw(t, oneShot...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	sameRaster(t, "the Kubernetes steps", readRaster(t, mos[len(mos)-1], 1), readRaster(t, want, 1))
 }
 
 // A plan with a -like template (its nodata nodes stay nodata) and relative paths, its workers
@@ -405,4 +494,69 @@ func TestPlanLikeTemplateRelativePaths(t *testing.T) {
 		t.Fatalf("nodata %v %v, want %v", got.hasNoData, got.nodata, want.nodata)
 	}
 	sameRaster(t, "-like plan", got, want)
+}
+
+// A budget so small that a global form would read its spill thousands of times is refused up
+// front, naming a budget that works; that budget is taken (issue 28).
+func TestTinyBudgetRefusedUpFront(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	lastest.Survey(t, in, 60000, 3, false)
+	grid := []string{"-a", "aidw:farfield=no", "-txe", "450000", "450200", "-tye", "5400000", "5400150", "-outsize", "1000", "750"}
+	for _, cmd := range [][]string{
+		append(append([]string{"grid", "-q", "-memory", "1MB"}, grid...), in, filepath.Join(dir, "o.tif")),
+		append(append([]string{"plan", "-q", "-memory", "1MB"}, grid...), in, filepath.Join(dir, "p.json")),
+	} {
+		code, _, stderr := runAidw(t, cmd...)
+		_, named, found := strings.Cut(stderr, "give -memory ")
+		if code == 0 || !strings.Contains(stderr, "samples stream from the spill") || !found {
+			t.Fatalf("%v: exit %d, %q; want a refusal naming a budget", cmd[:4], code, stderr)
+		}
+		budget, _, _ := strings.Cut(named, " or more")
+		planned := filepath.Join(dir, "ok.json")
+		if code, _, stderr := runAidw(t, append(append([]string{"plan", "-q", "-memory", budget}, grid...), in, planned)...); code != 0 {
+			t.Fatalf("plan under the budget named, %s: exit %d, %q", budget, code, stderr)
+		}
+	}
+}
+
+// A plan takes what grid takes: over a CSV and over a GeoPackage, the census spills the samples
+// once beside the plan, the tiles read them there, and the mosaic is the one-shot raster, bit
+// for bit, for a bounded and a global form (issue 28).
+func TestPlanTextAndOGRInputs(t *testing.T) {
+	dir := t.TempDir()
+	csv := filepath.Join(dir, "pts.csv")
+	surveyLineCSV(t, csv, 5000)
+	gpkg := filepath.Join(dir, "pts.gpkg")
+	if _, err := exec.LookPath("ogr2ogr"); err != nil {
+		t.Skip("ogr2ogr is not installed")
+	}
+	if out, err := exec.Command("ogr2ogr", "-f", "GPKG", gpkg, csv, "-nln", "pts",
+		"-oo", "X_POSSIBLE_NAMES=x", "-oo", "Y_POSSIBLE_NAMES=y", "-oo", "AUTODETECT_TYPE=YES").CombinedOutput(); err != nil {
+		t.Fatalf("ogr2ogr: %v: %s", err, out)
+	}
+	for _, c := range []struct {
+		in  string
+		alg string
+	}{
+		{csv, "invdistnn:radius=8:max_points=12"},
+		{csv, "aidw"},
+		{gpkg, "aidw:max_points=12"},
+		{gpkg, "average:radius1=6:radius2=6"},
+	} {
+		grid := []string{"-a", c.alg, "-zfield", "z", "-txe", "450000", "450200", "-tye", "5400000", "5400150", "-outsize", "80", "60"}
+		want := filepath.Join(dir, "want.tif")
+		if code, _, stderr := runAidw(t, append(append(append([]string{"grid", "-q"}, grid...), c.in), want)...); code != 0 {
+			t.Fatalf("%s on %s: exit %d: %s", c.alg, c.in, code, stderr)
+		}
+		m, n := planJob(t, dir, "plan.json", append(grid, "-tile", "25", c.in)...)
+		if _, err := os.Stat(tiles.SpillDir(m)); err != nil || n != 12 {
+			t.Fatalf("%s on %s: %d tiles, samples %v", c.alg, c.in, n, err)
+		}
+		runTiles(t, m, n)
+		got := filepath.Join(dir, "got.tif")
+		mosaic(t, m, got)
+		sameRaster(t, c.alg+" on "+filepath.Base(c.in), readRaster(t, got, 1), readRaster(t, want, 1))
+		os.RemoveAll(tiles.TileDir(m))
+	}
 }

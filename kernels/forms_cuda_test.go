@@ -1,0 +1,145 @@
+//go:build cuda
+
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/raster"
+)
+
+// formCases are gdal_grid's forms on the GPU, with radii for the test sets (about 0.02 samples
+// a square unit): the CPU engine sums each in float64 in the order the GPU does, so that both
+// give the same raster, bit for bit.
+var formCases = []string{
+	"nearest",
+	"nearest:radius1=15:radius2=15",
+	"nearest:radius1=20:radius2=0",
+	"nearest:radius1=9:radius2=14:nodata=-7",
+	"invdistnn:radius=30:max_points=12",
+	"invdistnn:power=3:smoothing=0.5:radius=25:max_points=20:min_points=3:nodata=-9",
+	"invdistnn:power=1:radius=40:max_points=63",
+	"invdistnn:power=0:radius=10:max_points=5",
+	"invdistnn:radius=30:max_points=12:min_points_per_quadrant=1",
+	"invdistnn:power=3:smoothing=0.5:radius=25:max_points_per_quadrant=3:min_points_per_quadrant=2:nodata=-5",
+	"invdistnn:radius=40:max_points=20:max_points_per_quadrant=8:min_points=6",
+	"average:radius1=20:radius2=15",
+	"average:radius1=25:radius2=25:min_points=3:nodata=-1",
+	"minimum:radius1=20:radius2=20",
+	"maximum:radius1=20:radius2=12",
+	"range:radius1=20:radius2=20",
+	"count:radius1=15:radius2=15",
+	"count:radius1=15:radius2=15:min_points=4:nodata=-3",
+	"average_distance:radius1=20:radius2=20",
+	"invdist:radius1=30:radius2=20",
+	"invdist:power=3:smoothing=1:radius1=25:radius2=25:min_points=2",
+}
+
+// collinearSet: samples on lattice points of a few lines (a row, a column, a diagonal) and on
+// a coarse lattice, and nodes on the lattice too: distances tie everywhere, so the forms must
+// break ties as gdal does (input order, or gdal's quadtree order).
+func collinearSet(seed uint64) dataset {
+	rng := rand.New(rand.NewPCG(seed, 5))
+	t := raster.NorthUp(0, 0, 200, 200, 50, 50)
+	s := newSamples(t)
+	for i := range 200 {
+		v := float64(i)
+		s.Add(v, 100, field(rng, v, 100))
+		s.Add(100, v, field(rng, 100, v))
+		s.Add(v, v, field(rng, v, v))
+	}
+	for i := range 20 {
+		for j := range 20 {
+			s.Add(float64(i*10+2), float64(j*10+2), field(rng, float64(i), float64(j)))
+		}
+	}
+	return dataset{"collinear", s, t}
+}
+
+// smallSet: fewer than gdal's quadtree threshold (100 samples), where nearest searches the
+// ellipse itself.
+func smallSet(seed uint64) dataset {
+	d := uniformSet(seed, 90, 0, 0, 300, 37, 29)
+	d.name = "small-90"
+	return d
+}
+
+func formSets() []dataset {
+	return append(testSets(), collinearSet(16), smallSet(17))
+}
+
+// sameBits reports the first node whose bits differ (NaN equal to NaN).
+func sameBits(t *testing.T, what string, got, want []float64) {
+	t.Helper()
+	for i := range want {
+		g, w := got[i], want[i]
+		if math.Float64bits(g) != math.Float64bits(w) && !(g != g && w != w) {
+			t.Errorf("%s: node %d is %.17g, the CPU engine's %.17g", what, i, g, w)
+			return
+		}
+	}
+}
+
+// TestFormsEqualCPU: every gdal_grid form on every set, in one chunk and in chunks of 333
+// nodes (each chunk may need gdal's order anew), gives the CPU engine's raster bit for bit.
+func TestFormsEqualCPU(t *testing.T) {
+	for _, d := range formSets() {
+		tieOrders := 0
+		for _, spec := range formCases {
+			alg := mustParse(t, spec)
+			p := &interp.Problem{Samples: d.samples, Target: d.target, Alg: alg}
+			e := NewEngine(testDev)
+			if why := e.WhyNot(alg); why != "" {
+				t.Fatalf("%s: %s", spec, why)
+			}
+			want := gridValues(t, &interp.CPU{}, p)
+			sameBits(t, d.name+" "+spec, gridValues(t, e, p), want)
+			e.chunkNodes = 333
+			sameBits(t, d.name+" "+spec+" in chunks", gridValues(t, e, p), want)
+			tieOrders += e.tieOrders
+		}
+		if d.name == "collinear" && tieOrders == 0 {
+			t.Errorf("no node of the collinear set needed gdal's quadtree order: its ties went untested")
+		}
+	}
+}
+
+// TestFormsMask: skipped nodes stay untouched and the others are the CPU's.
+func TestFormsMask(t *testing.T) {
+	d := clusteredSet(42, 10000)
+	d.target.Mask = func(row0, rows int, skip []bool) error {
+		for i := range skip[:rows*d.target.Cols] {
+			skip[i] = (row0*d.target.Cols+i)%3 == 0
+		}
+		return nil
+	}
+	for _, spec := range []string{"nearest:radius1=15:radius2=15", "invdistnn:radius=30:max_points=12",
+		"maximum:radius1=20:radius2=20", "invdist:radius1=30:radius2=20"} {
+		p := &interp.Problem{Samples: d.samples, Target: d.target, Alg: mustParse(t, spec)}
+		e := NewEngine(testDev)
+		e.chunkNodes = 500
+		sameBits(t, "masked "+spec, gridValues(t, e, p), gridValues(t, &interp.CPU{}, p))
+	}
+}
+
+// TestFormsOnTwoEngines: two GPU engines (one GPU opened twice: each its own context, module
+// and buffers) give one engine's raster, each engine computing gdal's order for itself.
+func TestFormsOnTwoEngines(t *testing.T) {
+	d2, err := Open(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d2.Close()
+	for _, d := range []dataset{collinearSet(18), clusteredSet(19, 15000)} {
+		for _, spec := range formCases {
+			p := &interp.Problem{Samples: d.samples, Target: d.target, Alg: mustParse(t, spec)}
+			m := &interp.Multi{Engines: []interp.Engine{NewEngine(testDev), NewEngine(d2)}, PartRows: 3}
+			sameBits(t, fmt.Sprintf("%s %s on 2 engines", d.name, spec), gridValues(t, m, p),
+				gridValues(t, &interp.CPU{}, p))
+		}
+	}
+}
