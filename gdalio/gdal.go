@@ -17,6 +17,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/aidw/aidw/internal/quote"
 	"github.com/airbusgeo/godal"
 )
 
@@ -77,7 +78,7 @@ func warner(w func(string)) func(string) {
 	if w != nil {
 		return w
 	}
-	return func(msg string) { fmt.Fprintln(os.Stderr, "Warning: "+PrintableLine(msg)) }
+	return func(msg string) { fmt.Fprintln(os.Stderr, "Warning: "+quote.PrintableLine(msg)) }
 }
 
 // godalErrors makes godal report failures as errors and pass warnings on, instead of its

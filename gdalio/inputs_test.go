@@ -121,7 +121,7 @@ func TestCanonicalize(t *testing.T) {
 			for _, p := range pts {
 				s.Add(p[0], p[1], p[2])
 			}
-			Canonicalize(s)
+			sample.Canonicalize(s)
 			if got := triples(s); !bitsEqual(got, want) {
 				t.Fatalf("n=%d, trial %d: not in canonical order", n, trial)
 			}
@@ -190,7 +190,11 @@ func TestReadInputsLASTiles(t *testing.T) {
 			{tileDir},
 			{filepath.Join(tileDir, "tile*.las")},
 		} {
-			got, err := ReadInputs(context.Background(), args, opt)
+			paths, err := ExpandInputs(args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ReadInputs(context.Background(), paths, opt)
 			if err != nil {
 				t.Fatalf("%q: %v", args, err)
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/airbusgeo/godal"
 
 	"github.com/aidw/aidw/internal/bytesize"
+	"github.com/aidw/aidw/internal/memory"
 	"github.com/aidw/aidw/lidar"
 	"github.com/aidw/aidw/sample"
 )
@@ -123,11 +124,11 @@ const lidarPeakBytes = 70
 // memory available now: a header that declares 1.5e9 points would otherwise end the process
 // with Go's out-of-memory dump.
 func checkPointMemory(what string, headers []lidar.Header) error {
-	avail, ok := AvailableMemory()
+	avail, ok := memory.Available()
 	if !ok {
 		return nil
 	}
-	return pointMemoryFits(what, headers, avail)
+	return pointMemoryFits(what, headers, avail.Bytes)
 }
 
 func pointMemoryFits(what string, headers []lidar.Header, avail int64) error {

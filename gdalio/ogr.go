@@ -286,7 +286,7 @@ func readLayer(l C.OGRLayerH, name string, opt SourceOptions, flt *sample.Filter
 					batch.OriginX, batch.OriginY = x, y
 					first = false
 				}
-				if err := relativeFits(x, y, batch.OriginX, batch.OriginY); err != nil {
+				if err := sample.RelativeFits(x, y, batch.OriginX, batch.OriginY); err != nil {
 					return src, err
 				}
 				batch.Add(x, y, z)

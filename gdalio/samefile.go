@@ -9,14 +9,9 @@ import (
 // CheckNotSource refuses a destination that would overwrite one of the sources, or that lies
 // in a directory given as a source (a directory of LAS tiles, a folder of shapefiles). Files
 // are compared by device and inode (os.SameFile), so that a hard link, a symbolic link or
-// another spelling of the same path is caught; sources are compared as ExpandInputs expands
-// them (globs, directories). It reads no source. A source that cannot be expanded is left for
-// the reading to report.
-func CheckNotSource(dst string, sources []string) error {
-	inputs, err := ExpandInputs(sources)
-	if err != nil {
-		return nil
-	}
+// another spelling of the same path is caught; sources are the command line's, inputs what
+// ExpandInputs made of them (globs, directories). It reads no source.
+func CheckNotSource(dst string, sources, inputs []string) error {
 	dstInfo, dstErr := os.Stat(dst)
 	parent, parentErr := os.Stat(filepath.Dir(dst))
 	for _, p := range inputs {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/aidw/aidw/delimited"
 	"github.com/aidw/aidw/lidar"
 	"github.com/aidw/aidw/sample"
 )
@@ -98,7 +99,7 @@ type reader struct {
 
 // readers is every input format, in the order they claim paths.
 var readers = [...]reader{
-	{"LAS/LAZ", func(p string, _ SourceOptions) bool { return isLASPath(p) }, readLiDARSources, true, scanLiDAR},
+	{"LAS/LAZ", func(p string, _ SourceOptions) bool { return lidar.IsLAS(p) }, readLiDARSources, true, scanLiDAR},
 	{"delimited text", claimsText, func(_ context.Context, paths []string, opt SourceOptions, flt *sample.Filter, _ func(string)) ([]Source, error) {
 		return readTextSources(paths[0], opt, flt)
 	}, false, func(_ context.Context, path string, opt SourceOptions, flt *sample.Filter, _ func(string), yield func(int, *sample.Samples) error) ([]Source, error) {
@@ -209,6 +210,65 @@ func checkUsable(path string, s Source) error {
 func isFile(path string) bool {
 	st, err := os.Stat(path)
 	return err == nil && st.Mode().IsRegular()
+}
+
+// readText reads a delimited text file of points (package delimited).
+func readText(path string, opt SourceOptions, flt *sample.Filter) (Source, error) {
+	var s *sample.Samples
+	src, err := withText(path, opt, func(r io.Reader, size int64, o delimited.Options) (delimited.Result, error) {
+		var res delimited.Result
+		var err error
+		s, res, err = delimited.Read(r, size, o, flt)
+		return res, err
+	})
+	src.Samples = s
+	return src, err
+}
+
+// scanText reads a delimited text file of points (or standard input's stream, see
+// SourceOptions.Stdin), handing its samples to yield a batch at a time, in file order. The
+// file is read once, front to back.
+func scanText(path string, opt SourceOptions, flt *sample.Filter, reserve func(int), yield func(*sample.Samples) error) (Source, error) {
+	return withText(path, opt, func(r io.Reader, size int64, o delimited.Options) (delimited.Result, error) {
+		return delimited.Scan(r, size, o, flt, reserve, yield)
+	})
+}
+
+// withText opens a text source (a local path, a GDAL virtual file or standard input) for one
+// pass and tells the source what it said.
+func withText(path string, opt SourceOptions, read func(r io.Reader, size int64, o delimited.Options) (delimited.Result, error)) (Source, error) {
+	in, size, err := openText(path, opt)
+	if err != nil {
+		return Source{}, err
+	}
+	defer in.Close()
+	what := path
+	if IsStdin(path) {
+		what = "standard input"
+	}
+	res, err := read(in, size, delimited.Options{ZField: opt.ZField, Extent: opt.LayerExtent})
+	if err != nil {
+		return Source{}, fmt.Errorf("reading %s: %w", what, err)
+	}
+	return Source{Skipped: res.Skipped, SkipReason: res.SkipReason, Extent: res.Extent}, nil
+}
+
+// openText opens a text source for one pass; size is -1 when unknown (a stream).
+func openText(path string, opt SourceOptions) (io.ReadCloser, int64, error) {
+	if IsStdin(path) {
+		if opt.Stdin == nil {
+			return nil, 0, fmt.Errorf("%s: standard input cannot be read here: save it to a file", path)
+		}
+		return io.NopCloser(opt.Stdin), -1, nil
+	}
+	f, err := OpenInput(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{io.NewSectionReader(f, 0, f.Size()), f}, f.Size(), nil
 }
 
 // readTextSources gives one source per -l naming the file's layer (OGR names a text file's

@@ -3,6 +3,8 @@ package gdalio
 import (
 	"fmt"
 	"strings"
+
+	"github.com/aidw/aidw/internal/quote"
 )
 
 // CheckSRS checks a CRS given on the command line (flag names it: -a_srs), before any work,
@@ -19,7 +21,7 @@ func CheckSRS(flag, def string) error {
 				why = after
 			}
 		}
-		return fmt.Errorf("%s %s: not a valid CRS (%s)", flag, printable(def), why)
+		return fmt.Errorf("%s %s: not a valid CRS (%s)", flag, quote.Printable(def), why)
 	}
 	return nil
 }

@@ -703,17 +703,10 @@ func checkDisk(path string, t raster.Target) error {
 
 // checkMemory refuses work whose buffer would not fit in the memory available now.
 func checkMemory(cols, bytes int, what string) error {
-	avail, ok := AvailableMemory()
-	if !ok || int64(bytes) <= avail {
+	avail, ok := memory.Available()
+	if !ok || int64(bytes) <= avail.Bytes {
 		return nil
 	}
 	return fmt.Errorf("output %d columns wide: %s needs %s, more than the %s of memory available",
-		cols, what, bytesize.Text(float64(bytes)), bytesize.Text(float64(avail)))
-}
-
-// AvailableMemory is the memory this process may take: the tightest of /proc/meminfo, its
-// memory cgroup and GOMEMLIMIT (Linux); ok is false elsewhere.
-func AvailableMemory() (int64, bool) {
-	l, ok := memory.Available()
-	return l.Bytes, ok
+		cols, what, bytesize.Text(float64(bytes)), bytesize.Text(float64(avail.Bytes)))
 }

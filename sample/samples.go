@@ -5,6 +5,7 @@
 package sample
 
 import (
+	"fmt"
 	"math"
 	"slices"
 )
@@ -177,4 +178,13 @@ func extremes(v []float64) (lo, hi float64) {
 		return math.NaN(), math.NaN()
 	}
 	return lo, hi
+}
+
+// RelativeFits refuses a sample that float64 cannot hold relative to the samples' origin (the
+// first sample): x - ox overflows when the two are near opposite ends of float64's range.
+func RelativeFits(x, y, ox, oy float64) error {
+	if !math.IsNaN(x-ox) && !math.IsInf(x-ox, 0) && !math.IsNaN(y-oy) && !math.IsInf(y-oy, 0) {
+		return nil
+	}
+	return fmt.Errorf("x %g, y %g: too far from the first sample (%g, %g) to be gridded in float64", x, y, ox, oy)
 }

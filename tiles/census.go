@@ -41,23 +41,20 @@ type Census struct {
 	rlo, rhi [2]float64
 }
 
-// TakeCensus reads every input once, one batch at a time (LAS and LAZ through lidar.File.Each,
-// others through their reader's scan; those need a first pass for the box that places the
-// spill's buckets, which LAS headers give). With spillDir it also writes the samples into a
+// TakeCensus reads every input (paths, as gdalio.ExpandInputs expands the sources) once, one
+// batch at a time (LAS and LAZ through lidar.File.Each, others through their reader's scan;
+// those need a first pass for the box that places the spill's buckets, which LAS headers
+// give). With spillDir it also writes the samples into a
 // Spill there ("" for the system's temporary directory); without, only LAS inputs are allowed,
 // since a plan's tiles read them directly.
-func TakeCensus(ctx context.Context, args []string, opt gdalio.SourceOptions, spill bool, spillDir string) (*Census, error) {
-	paths, err := gdalio.ExpandInputs(args)
-	if err != nil {
-		return nil, err
-	}
+func TakeCensus(ctx context.Context, paths []string, opt gdalio.SourceOptions, spill bool, spillDir string) (*Census, error) {
 	c := &Census{opt: opt, las: true,
 		Extent: [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)},
 		qlo:    [2]int64{math.MaxInt64, math.MaxInt64}, qhi: [2]int64{math.MinInt64, math.MinInt64},
 		rlo: [2]float64{math.Inf(1), math.Inf(1)}, rhi: [2]float64{math.Inf(-1), math.Inf(-1)}}
 	nLAS := 0
 	for _, p := range paths {
-		if isLAS(p) {
+		if lidar.IsLAS(p) {
 			nLAS++
 		}
 	}

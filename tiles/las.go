@@ -29,15 +29,6 @@ type InputFile struct {
 // everywhere keeps every finite point.
 var everywhere = [4]float64{math.Inf(-1), math.Inf(-1), math.Inf(1), math.Inf(1)}
 
-func isLAS(p string) bool {
-	n := len(p)
-	if n < 4 {
-		return false
-	}
-	ext := p[n-4:]
-	return ext == ".las" || ext == ".laz" || ext == ".LAS" || ext == ".LAZ"
-}
-
 // read reads paths' points strictly inside region, a batch at a time (memory follows the
 // points kept, not those read), canonical, relative to the job's origin.
 func (l *LAS) read(ctx context.Context, paths []string, region *[4]float64) (*sample.Samples, error) {
@@ -69,7 +60,7 @@ func (l *LAS) read(ctx context.Context, paths []string, region *[4]float64) (*sa
 	if out == nil {
 		return &sample.Samples{}, nil
 	}
-	gdalio.Canonicalize(out)
+	sample.Canonicalize(out)
 	out.MoveOrigin(l.originX, l.originY)
 	return out, nil
 }

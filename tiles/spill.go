@@ -12,7 +12,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/sample"
 )
 
@@ -312,7 +311,7 @@ func (s *Spill) load(ctx context.Context, region *[4]float64, pick func(bucket i
 	if s.ordered {
 		inputOrder(out, seqs[:n])
 	} else {
-		gdalio.Canonicalize(out)
+		sample.Canonicalize(out)
 	}
 	out.MoveOrigin(s.jobOriginX, s.jobOrigY)
 	return out, nil

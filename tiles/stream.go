@@ -9,7 +9,6 @@ import (
 	"slices"
 	"sync/atomic"
 
-	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/sample"
 )
@@ -144,7 +143,7 @@ func (s *Spill) loadKept(ctx context.Context, pick func(bucket int) bool, keep f
 	if err != nil {
 		return nil, err
 	}
-	gdalio.Canonicalize(out)
+	sample.Canonicalize(out)
 	out.MoveOrigin(s.jobOriginX, s.jobOrigY)
 	return out, nil
 }

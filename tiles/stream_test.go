@@ -264,7 +264,7 @@ func TestStreamedFarFieldEqualsInMemory(t *testing.T) {
 		t.Logf("far field on %s: %d loads, %d samples loaded, %v", name, c.Loads.Load(), c.Loaded.Load(), time.Since(start))
 	}
 	// a plan's tiles, each computed by a process of its own that builds the far field again
-	// (RunWindow on the tile, as aidw grid --manifest --tile does), give the same bits
+	// (RunWindow on the tile, as aidw grid --manifest --plan-tile does), give the same bits
 	want := inMemory(t, las, gdalio.SourceOptions{}, target, alg)
 	ts, _ := Split(target, 256)
 	for _, tl := range ts {

@@ -287,3 +287,20 @@ func TestTiledLinearLattice(t *testing.T) {
 		sameBits(t, a+" (2 engines)", got, want)
 	}
 }
+
+// A plan's census takes LAS inputs by the one rule gdalio's readers go by: a file named .Las
+// is LAS to both.
+func TestCensusMixedCaseLAS(t *testing.T) {
+	dir := t.TempDir()
+	paths := lastest.Survey(t, dir, 500, 1, false)
+	mixed := filepath.Join(dir, "q0.Las")
+	if err := os.Rename(paths[0], mixed); err != nil {
+		t.Fatal(err)
+	}
+	paths[0] = mixed
+	census, err := TakeCensus(context.Background(), paths, gdalio.SourceOptions{}, false, "")
+	if err != nil {
+		t.Fatalf("census of %v: %v", paths, err)
+	}
+	census.Close()
+}

@@ -6,12 +6,10 @@ import (
 
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 
-	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/interp"
 
 	"github.com/aidw/aidw/lidar"
@@ -46,13 +44,10 @@ type gridArgs struct {
 	gpus                 []int    // -gpus, -device gpu:<n>: the GPUs to use; nil for all visible
 	config               []string // KEY=VALUE
 	las                  lidar.Filter
-	nodataGiven          bool   // the -a string sets nodata, so the band gets it (as gdal_grid)
 	preview              string // -preview: a PNG quick look of the first band
 	tap                  bool   // -tap: the extent snaps outwards to whole multiples of -tr
 
 	tiles tileArgs // -tile, -memory (tiled.go)
-
-	stdin *gdalio.Stdin // standard input, when a source names it (set by runGrid)
 }
 
 // flagSpec is one flag: how many values follow it and what to do with them.
@@ -183,7 +178,7 @@ func parseGridArgs(args []string) (*gridArgs, error) {
 		return nil, fmt.Errorf("expected a source datasource and a destination file")
 	}
 	a.srcs, a.dst = positional[:len(positional)-1], positional[len(positional)-1]
-	if ext := strings.ToLower(filepath.Ext(a.dst)); ext == ".las" || ext == ".laz" {
+	if lidar.IsLAS(a.dst) {
 		return nil, fmt.Errorf("the destination %s is a LAS file: the last argument must be the output raster", a.dst)
 	}
 	if a.outsize != nil && a.tr != nil {
@@ -204,9 +199,6 @@ func parseGridArgs(args []string) (*gridArgs, error) {
 			return nil, fmt.Errorf("-gpus names GPUs but -device cpu runs on the CPU: give one of them")
 		}
 		a.device = "gpu"
-	}
-	if p, err := interp.Parse(a.alg); err == nil { // else runGrid reports the error
-		a.nodataGiven = p.NoDataGiven()
 	}
 	return a, nil
 }

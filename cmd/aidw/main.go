@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/aidw/aidw/gdalio"
+	"github.com/aidw/aidw/internal/quote"
 	"github.com/aidw/aidw/interp"
 )
 
@@ -82,13 +83,13 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	var ie *internalError
 	if errors.As(err, &ie) {
-		fmt.Fprintf(stderr, "ERROR: internal error: %s\n", gdalio.PrintableLine(oneLine(fmt.Sprint(ie.value))))
+		fmt.Fprintf(stderr, "ERROR: internal error: %s\n", quote.PrintableLine(oneLine(fmt.Sprint(ie.value))))
 		if os.Getenv("AIDW_DEBUG") != "" {
 			stderr.Write(ie.stack)
 		}
 		return 2
 	}
-	fmt.Fprintf(stderr, "ERROR: %s\n", gdalio.PrintableLine(err.Error()))
+	fmt.Fprintf(stderr, "ERROR: %s\n", quote.PrintableLine(err.Error()))
 	return 1
 }
 
@@ -226,4 +227,4 @@ const gridUsage = `[-a <algorithm>[:<key>=<value>]...] [-zfield <field>] [-z_inc
     [-class <code>[,<code>]...] [-returns first|last|all] [-drop_withheld] [-drop_overlap]
     [-zrange <min> <max>] [-tile <nodes>] [-memory <size>]
     <src_datasource>... <dst_filename>
-or: aidw grid --manifest <plan.json> [--tile <i>] [-threads <n>] [-q]   (one tile of aidw plan)`
+or: aidw grid --manifest <plan.json> [--plan-tile <i>] [-threads <n>] [-q]   (one tile of aidw plan)`

@@ -21,11 +21,3 @@ func setMemoryLimit() {
 		debug.SetMemoryLimit(avail.Bytes / 10 * 9)
 	}
 }
-
-// limitHeap lowers the collector's soft limit to bytes (a run held to a memory budget), unless
-// GOMEMLIMIT was set.
-func limitHeap(bytes int64) {
-	if os.Getenv("GOMEMLIMIT") == "" && bytes > 0 {
-		debug.SetMemoryLimit(min(debug.SetMemoryLimit(-1), bytes))
-	}
-}

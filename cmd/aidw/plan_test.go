@@ -37,7 +37,7 @@ func planJob(t *testing.T, dir, name string, args ...string) (string, int) {
 func runTiles(t *testing.T, m string, n int) {
 	t.Helper()
 	for i := range n {
-		if code, _, stderr := runAidw(t, "grid", "--manifest", m, "--tile", fmt.Sprint(i), "-q"); code != 0 {
+		if code, _, stderr := runAidw(t, "grid", "--manifest", m, "--plan-tile", fmt.Sprint(i), "-q"); code != 0 {
 			t.Fatalf("tile %d: exit %d: %s", i, code, stderr)
 		}
 	}
@@ -116,7 +116,7 @@ func TestPlanGlobalStreams(t *testing.T) {
 			t.Fatalf("%s: %d tiles under -memory 600KB, want several", alg, n)
 		}
 		for i := range n {
-			code, stdout, stderr := runAidw(t, "grid", "--manifest", m, "--tile", fmt.Sprint(i))
+			code, stdout, stderr := runAidw(t, "grid", "--manifest", m, "--plan-tile", fmt.Sprint(i))
 			if code != 0 {
 				t.Fatalf("%s tile %d: exit %d: %s", alg, i, code, stderr)
 			}
@@ -156,7 +156,7 @@ func TestPlanIdempotentAndRefusals(t *testing.T) {
 	if err := os.WriteFile(stale, []byte("half"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := runAidw(t, "grid", "--manifest", m, "--tile", "1")
+	code, stdout, stderr := runAidw(t, "grid", "--manifest", m, "--plan-tile", "1")
 	if code != 0 || !strings.Contains(stdout, "done already") {
 		t.Fatalf("rerun of a finished tile: exit %d, %q %q", code, stdout, stderr)
 	}
@@ -173,7 +173,7 @@ func TestPlanIdempotentAndRefusals(t *testing.T) {
 	if _, err := os.Stat(dst); err == nil {
 		t.Fatalf("a failed mosaic left %s", dst)
 	}
-	code, _, stderr = runAidw(t, "grid", "--manifest", m, "--tile", "1", "-q")
+	code, _, stderr = runAidw(t, "grid", "--manifest", m, "--plan-tile", "1", "-q")
 	if code != 0 {
 		t.Fatalf("tile 1 again: exit %d: %s", code, stderr)
 	}
@@ -190,7 +190,7 @@ func TestPlanIdempotentAndRefusals(t *testing.T) {
 	if code == 0 || !strings.Contains(stderr, "1 damaged (1: ") {
 		t.Fatalf("mosaic with tile 1 truncated: exit %d, %q", code, stderr)
 	}
-	code, stdout, stderr = runAidw(t, "grid", "--manifest", m, "--tile", "1")
+	code, stdout, stderr = runAidw(t, "grid", "--manifest", m, "--plan-tile", "1")
 	if code != 0 || strings.Contains(stdout, "done already") {
 		t.Fatalf("rerun of a truncated tile: exit %d, %q %q", code, stdout, stderr)
 	}
@@ -213,7 +213,7 @@ func TestPlanIdempotentAndRefusals(t *testing.T) {
 		},
 	} {
 		change()
-		for _, args := range [][]string{{"mosaic", m, dst}, {"grid", "--manifest", m, "--tile", "0"}} {
+		for _, args := range [][]string{{"mosaic", m, dst}, {"grid", "--manifest", m, "--plan-tile", "0"}} {
 			if code, _, stderr := runAidw(t, args...); code == 0 || !strings.Contains(stderr, "input "+touched+" changed after planning") {
 				t.Fatalf("%v over a changed input: exit %d, %q", args, code, stderr)
 			}
@@ -231,14 +231,14 @@ func TestPlanIdempotentAndRefusals(t *testing.T) {
 		t.Fatalf("mosaic over another plan's tiles: exit %d, %q", code, stderr)
 	}
 	// a worker of the new plan recomputes a tile of the old one
-	code, stdout, _ = runAidw(t, "grid", "--manifest", m, "--tile", "0")
+	code, stdout, _ = runAidw(t, "grid", "--manifest", m, "--plan-tile", "0")
 	if code != 0 || strings.Contains(stdout, "done already") {
 		t.Fatalf("tile 0 of the new plan: exit %d, %q", code, stdout)
 	}
 	// an edited plan
 	b, _ := os.ReadFile(m)
 	os.WriteFile(m, []byte(strings.Replace(string(b), "radius=7", "radius=9", 1)), 0o644)
-	for _, args := range [][]string{{"mosaic", m, dst}, {"grid", "--manifest", m, "--tile", "0"}} {
+	for _, args := range [][]string{{"mosaic", m, dst}, {"grid", "--manifest", m, "--plan-tile", "0"}} {
 		if code, _, stderr := runAidw(t, args...); code == 0 || !strings.Contains(stderr, "edited") {
 			t.Fatalf("%v over an edited plan: exit %d, %q", args, code, stderr)
 		}
@@ -251,8 +251,8 @@ func TestPlanIdempotentAndRefusals(t *testing.T) {
 		{[]string{"plan", "-tile", "20", in, filepath.Join(dir, "p.tif")}, ".json"},
 		{[]string{"plan", "-tile", "20", "-preview", "x.png", in, filepath.Join(dir, "p.json")}, "aidw mosaic"},
 		{[]string{"plan", "-a", "aidw", "-tile", "20", filepath.Join(dir, "nothere"), filepath.Join(dir, "p.json")}, "nothere"},
-		{[]string{"grid", "--manifest", filepath.Join(dir, "none.json"), "--tile", "0"}, "none.json"},
-		{[]string{"grid", "--manifest", m, "-a", "nearest"}, "only --tile"},
+		{[]string{"grid", "--manifest", filepath.Join(dir, "none.json"), "--plan-tile", "0"}, "none.json"},
+		{[]string{"grid", "--manifest", m, "-a", "nearest"}, "only --plan-tile"},
 		{[]string{"mosaic", m}, "the plan and the destination"},
 	} {
 		if code, _, stderr := runAidw(t, c.args...); code == 0 || !strings.Contains(stderr, c.want) {
@@ -277,8 +277,8 @@ func runAidwEnv(t *testing.T, env []string, args ...string) (int, string, string
 	return 0, stdout.String(), stderr.String()
 }
 
-// Without --tile a worker takes SLURM_ARRAY_TASK_ID, else JOB_COMPLETION_INDEX (Kubernetes
-// Indexed Jobs); --tile wins over both.
+// Without --plan-tile a worker takes SLURM_ARRAY_TASK_ID, else JOB_COMPLETION_INDEX (Kubernetes
+// Indexed Jobs); --plan-tile wins over both.
 func TestTileIndexFromEnvironment(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in")
@@ -294,7 +294,7 @@ func TestTileIndexFromEnvironment(t *testing.T) {
 		{[]string{"SLURM_ARRAY_TASK_ID=2"}, nil, 2},
 		{[]string{"JOB_COMPLETION_INDEX=3"}, nil, 3},
 		{[]string{"SLURM_ARRAY_TASK_ID=4", "JOB_COMPLETION_INDEX=5"}, nil, 4},
-		{[]string{"SLURM_ARRAY_TASK_ID=5", "JOB_COMPLETION_INDEX=6"}, []string{"--tile", "1"}, 1},
+		{[]string{"SLURM_ARRAY_TASK_ID=5", "JOB_COMPLETION_INDEX=6"}, []string{"--plan-tile", "1"}, 1},
 	} {
 		code, _, stderr := runAidwEnv(t, append(clean, c.env...), append([]string{"grid", "--manifest", m, "-q"}, c.args...)...)
 		if code != 0 {
@@ -307,6 +307,12 @@ func TestTileIndexFromEnvironment(t *testing.T) {
 		}
 		os.Remove(tiles.TilePath(m, c.tile))
 	}
+	// the spelling before --plan-tile still works, with a one-line warning
+	code, _, stderr := runAidwEnv(t, clean, "grid", "--manifest", m, "-q", "--tile", "2")
+	if code != 0 || !exists(2) || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "--plan-tile") {
+		t.Fatalf("--tile 2: exit %d, tile 2 computed: %v, stderr %q: want the tile and one warning naming --plan-tile", code, exists(2), stderr)
+	}
+	os.Remove(tiles.TilePath(m, 2))
 	for _, c := range []struct {
 		env  []string
 		want string
@@ -340,7 +346,7 @@ func TestPlanXargs(t *testing.T) {
 		t.Fatalf("%d tiles", n)
 	}
 	for pass := range 2 {
-		cmd := exec.Command("sh", "-c", fmt.Sprintf(`seq 0 %d | xargs -P 2 -I{} "%s" grid --manifest m.json --tile {}`, n-1, aidwBin))
+		cmd := exec.Command("sh", "-c", fmt.Sprintf(`seq 0 %d | xargs -P 2 -I{} "%s" grid --manifest m.json --plan-tile {}`, n-1, aidwBin))
 		cmd.Dir = dir
 		out, err := cmd.CombinedOutput()
 		if err != nil {
@@ -480,7 +486,7 @@ func TestPlanLikeTemplateRelativePaths(t *testing.T) {
 		t.Fatalf("the plan's template %q, nodata set %v", mf.Output.Like, mf.Output.SetNoData)
 	}
 	for i := range mf.Tiles {
-		run(other, "grid", "--manifest", m, "--tile", fmt.Sprint(i), "-q")
+		run(other, "grid", "--manifest", m, "--plan-tile", fmt.Sprint(i), "-q")
 	}
 	run(other, "mosaic", "-q", m, "got.tif")
 	want, got := readRaster(t, filepath.Join(dir, "want.tif"), 1), readRaster(t, filepath.Join(other, "got.tif"), 1)

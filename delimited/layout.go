@@ -1,4 +1,6 @@
-package gdalio
+// Package delimited reads points from delimited text (CSV, XYZ): the columns of x, y and z
+// found from a header or the first line, the body parsed on every core. It needs no GDAL.
+package delimited
 
 import (
 	"bytes"
@@ -8,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aidw/aidw/internal/quote"
 	"github.com/aidw/aidw/sample"
 )
 
@@ -38,66 +41,52 @@ type textParams struct {
 	zName  string
 }
 
-// readText reads a delimited text file of points with the native parser.
-func readText(path string, opt SourceOptions, flt *sample.Filter) (Source, error) {
+// Options say how to read a file.
+type Options struct {
+	// ZField names the column of the values ("" for z: the third column, or a header's z).
+	ZField string
+	// Extent asks for the extent of the points OGR's CSV driver would pass the same filters.
+	Extent bool
+}
+
+// Result says what a read left out and where the points lie; it holds no samples.
+type Result struct {
+	// Skipped counts the unusable lines left out; SkipReason says why.
+	Skipped    int
+	SkipReason string
+	// Extent (xmin ymin xmax ymax) is set when Options.Extent is and a point was kept.
+	Extent *[4]float64
+}
+
+// Read reads a delimited text file of points into one batch of samples: r read once, front to
+// back; size is its length, -1 when unknown (a stream).
+func Read(r io.Reader, size int64, opt Options, flt *sample.Filter) (*sample.Samples, Result, error) {
 	s := &sample.Samples{}
 	reserve := func(n int) { s.X, s.Y, s.Z = make([]float64, 0, n), make([]float64, 0, n), make([]float64, 0, n) }
-	src, err := scanText(path, opt, flt, reserve, func(b *sample.Samples) error {
+	res, err := Scan(r, size, opt, flt, reserve, func(b *sample.Samples) error {
 		s.OriginX, s.OriginY = b.OriginX, b.OriginY
 		s.X, s.Y, s.Z = append(s.X, b.X...), append(s.Y, b.Y...), append(s.Z, b.Z...)
 		return nil
 	})
-	src.Samples = s
-	return src, err
+	return s, res, err
 }
 
-// scanText reads a delimited text file of points (or standard input's stream, see
-// SourceOptions.Stdin) with the native parser, handing its samples to yield a batch at a time,
-// in file order (see parseBody). The file is read once, front to back.
-func scanText(path string, opt SourceOptions, flt *sample.Filter, reserve func(int), yield func(*sample.Samples) error) (Source, error) {
-	in, size, err := openText(path, opt)
-	if err != nil {
-		return Source{}, err
-	}
-	defer in.Close()
-	what := path
-	if IsStdin(path) {
-		what = "standard input"
-	}
+// Scan reads a delimited text file of points, r read once, front to back (size is its length,
+// -1 when unknown: a stream), handing its samples to yield a batch at a time, in file order
+// (see parseBody); reserve, first, hears how many samples the size suggests.
+func Scan(r io.Reader, size int64, opt Options, flt *sample.Filter, reserve func(int), yield func(*sample.Samples) error) (Result, error) {
 	var head bytes.Buffer
-	lay, err := detectLayout(io.TeeReader(in, &head), opt.ZField)
+	lay, err := detectLayout(io.TeeReader(r, &head), opt.ZField)
 	if err != nil {
-		return Source{}, fmt.Errorf("reading %s: %w", what, err)
+		return Result{}, err
 	}
 	p := &textParams{lay: lay, flt: flt, ox: lay.first[0], oy: lay.first[1],
-		extent: opt.LayerExtent, zName: "z"}
+		extent: opt.Extent, zName: "z"}
 	if opt.ZField != "" {
 		p.zName = opt.ZField
 	}
-	body := io.MultiReader(bytes.NewReader(head.Bytes()[lay.bodyStart:]), in)
-	src, err := parseBody(body, size-lay.bodyStart, p, reserve, yield)
-	if err != nil {
-		return Source{}, fmt.Errorf("reading %s: %w", what, err)
-	}
-	return src, nil
-}
-
-// openText opens a text source for one pass; size is -1 when unknown (a stream).
-func openText(path string, opt SourceOptions) (io.ReadCloser, int64, error) {
-	if IsStdin(path) {
-		if opt.Stdin == nil {
-			return nil, 0, fmt.Errorf("%s: standard input cannot be read here: save it to a file", path)
-		}
-		return io.NopCloser(opt.Stdin), -1, nil
-	}
-	f, err := OpenInput(path)
-	if err != nil {
-		return nil, 0, fmt.Errorf("reading %s: %w", path, err)
-	}
-	return struct {
-		io.Reader
-		io.Closer
-	}{io.NewSectionReader(f, 0, f.Size()), f}, f.Size(), nil
+	body := io.MultiReader(bytes.NewReader(head.Bytes()[lay.bodyStart:]), r)
+	return parseBody(body, size-lay.bodyStart, p, reserve, yield)
 }
 
 // detectLayout reads the head of the file: comments and blank lines, the optional header (a
@@ -165,7 +154,7 @@ func detectLayout(f io.Reader, zfield string) (*textLayout, error) {
 	if len(fields) >= lay.need {
 		x, errX := strconv.ParseFloat(fields[cols[0]], 64)
 		y, errY := strconv.ParseFloat(fields[cols[1]], 64)
-		if errX == nil && errY == nil && finite(x) && finite(y) {
+		if errX == nil && errY == nil && isFinite(x) && isFinite(y) {
 			lay.first = [2]float64{x, y}
 		}
 	}
@@ -295,7 +284,7 @@ func findColumns(names []string, zfield string) ([3]int, error) {
 		if zfield != "" {
 			k, ok := ogrFieldNumber(zfield)
 			if !ok {
-				return cols, fmt.Errorf("-zfield %q: the file has no header line; name the column field_N (N from 1)", printable(zfield))
+				return cols, fmt.Errorf("-zfield %q: the file has no header line; name the column field_N (N from 1)", quote.Printable(zfield))
 			}
 			cols[2] = k
 		}
@@ -322,10 +311,10 @@ func findColumns(names []string, zfield string) ([3]int, error) {
 		label := "column named " + name
 		if k == 2 && zfield != "" {
 			name = zfield
-			label = fmt.Sprintf("-zfield column %q", printable(zfield))
+			label = fmt.Sprintf("-zfield column %q", quote.Printable(zfield))
 		}
 		if cols[k] = find(name); cols[k] < 0 {
-			return cols, fmt.Errorf("no %s in the header (columns: %s)", label, printable(strings.Join(names, ", ")))
+			return cols, fmt.Errorf("no %s in the header (columns: %s)", label, quote.Printable(strings.Join(names, ", ")))
 		}
 	}
 	return cols, nil

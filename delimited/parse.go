@@ -1,4 +1,4 @@
-package gdalio
+package delimited
 
 // The body of a delimited text file is read in chunks cut at newlines and parsed on every
 // core; the chunks' samples are put back together in file order.
@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/aidw/aidw/internal/quote"
 	"github.com/aidw/aidw/sample"
 )
 
@@ -64,9 +65,9 @@ func (f freeList[T]) put(b *T) {
 // parseBody reads the body in chunks split at newlines and parses them on all cores, and hands
 // each chunk's samples to yield in file order, a batch at a time (valid during the call only:
 // its memory is reused); reserve, first, hears how many samples the body's size suggests (none
-// when the size is unknown: negative, a stream). The source it returns says what was skipped,
-// and holds no samples.
-func parseBody(body io.Reader, size int64, p *textParams, reserve func(n int), yield func(*sample.Samples) error) (Source, error) {
+// when the size is unknown: negative, a stream). The result says what was skipped, and holds
+// no samples.
+func parseBody(body io.Reader, size int64, p *textParams, reserve func(n int), yield func(*sample.Samples) error) (Result, error) {
 	reserve(int(float64(max(size, 0))/max(p.lay.bytesPerLine, 1)*1.05) + 16)
 	workers := runtime.GOMAXPROCS(0)
 	jobs := make(chan textJob, workers)
@@ -96,7 +97,7 @@ func parseBody(body io.Reader, size int64, p *textParams, reserve func(n int), y
 		wg.Wait()
 		close(results)
 	}()
-	var src Source
+	var src Result
 	batch := &sample.Samples{OriginX: p.ox, OriginY: p.oy}
 	ext := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
 	empty, nonFinite := 0, 0
@@ -133,10 +134,10 @@ func parseBody(body io.Reader, size int64, p *textParams, reserve func(n int), y
 		}
 	}
 	if firstErr != nil {
-		return Source{}, firstErr
+		return Result{}, firstErr
 	}
 	if err := <-readErr; err != nil {
-		return Source{}, err
+		return Result{}, err
 	}
 	var reasons []string
 	if empty > 0 {
@@ -235,7 +236,7 @@ func parseChunk(j textJob, p *textParams, out *sampleBuf) textResult {
 				v, err := parseFloat(fields[k])
 				if err != nil {
 					name := [3]string{"x", "y", p.zName}[k]
-					r.err = fmt.Errorf("line %d: %s value \"%s\" is not a number", lineNo, name, printable(string(fields[k])))
+					r.err = fmt.Errorf("line %d: %s value \"%s\" is not a number", lineNo, name, quote.Printable(string(fields[k])))
 					return r
 				}
 				vals[k] = v
@@ -259,7 +260,7 @@ func parseChunk(j textJob, p *textParams, out *sampleBuf) textResult {
 // add keeps a parsed sample, as the options say.
 func (r *textResult) add(p *textParams, x, y, z float64) error {
 	z = p.flt.Z(z)
-	if !finite(x) || !finite(y) || !finite(z) {
+	if !isFinite(x) || !isFinite(y) || !isFinite(z) {
 		r.nonFinite++
 		return nil
 	}
@@ -273,7 +274,7 @@ func (r *textResult) add(p *textParams, x, y, z float64) error {
 	} else if p.extent {
 		r.grow(x, y)
 	}
-	if err := relativeFits(x, y, p.ox, p.oy); err != nil {
+	if err := sample.RelativeFits(x, y, p.ox, p.oy); err != nil {
 		return err
 	}
 	out := r.xyz
@@ -281,15 +282,6 @@ func (r *textResult) add(p *textParams, x, y, z float64) error {
 	out.y = append(out.y, y-p.oy)
 	out.z = append(out.z, z)
 	return nil
-}
-
-// relativeFits refuses a sample that float64 cannot hold relative to the samples' origin (the
-// first sample): x - ox overflows when the two are near opposite ends of float64's range.
-func relativeFits(x, y, ox, oy float64) error {
-	if finite(x-ox) && finite(y-oy) {
-		return nil
-	}
-	return fmt.Errorf("x %g, y %g: too far from the first sample (%g, %g) to be gridded in float64", x, y, ox, oy)
 }
 
 func (r *textResult) grow(x, y float64) {
@@ -348,3 +340,5 @@ func (l *textLayout) fastLine(b []byte, pos int) (x, y, z float64, next int, ok 
 	}
 	return v[0], v[1], v[2], min(next, len(b)), true
 }
+
+func isFinite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

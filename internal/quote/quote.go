@@ -1,4 +1,5 @@
-package gdalio
+// Package quote makes text read from a file safe to quote in an error line.
+package quote
 
 import (
 	"fmt"
@@ -10,10 +11,10 @@ import (
 // maxQuoted is how many characters of a file's content an error message quotes.
 const maxQuoted = 40
 
-// printable makes text read from a file safe to quote in an error line: bytes that are not
+// Printable makes text read from a file safe to quote in an error line: bytes that are not
 // printable (control characters, escape sequences, invalid UTF-8) become \xNN, and the text is
 // cut to maxQuoted characters, so a binary file given as CSV cannot garble the terminal.
-func printable(s string) string { return escape(s, maxQuoted) }
+func Printable(s string) string { return escape(s, maxQuoted) }
 
 // PrintableLine is a message as aidw prints it, on one line: every byte that is not printable
 // becomes \xNN, whatever path brought it (a field name, a GDAL or OGR message quoting a

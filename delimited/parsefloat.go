@@ -1,4 +1,4 @@
-package gdalio
+package delimited
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package main
+package gridding
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/aidw/aidw/gdalio"
@@ -19,28 +18,6 @@ import (
 	"github.com/aidw/aidw/tiles"
 )
 
-// tileArgs are the flags of tiled mode: -tile <nodes> (the tile side), -memory <size> (the
-// budget that decides tiling and the tile side).
-type tileArgs struct {
-	side   int
-	memory int64 // bytes; 0: a safe share of the free memory
-}
-
-func setTile(a *gridArgs, v []string) error {
-	n, err := strconv.Atoi(v[0])
-	if err != nil || n < 1 {
-		return fmt.Errorf("-tile %s: the tile side is a number of nodes, at least 1", v[0])
-	}
-	a.tiles.side = n
-	return nil
-}
-
-func setMemory(a *gridArgs, v []string) error {
-	b, err := bytesize.Parse(v[0])
-	a.tiles.memory = b
-	return err
-}
-
 // defaultBudget is the share of the free memory a run takes when -memory is not given, and
 // what bounded it (the machine, the cgroup or GOMEMLIMIT).
 func defaultBudget() (int64, string) {
@@ -51,15 +28,15 @@ func defaultBudget() (int64, string) {
 }
 
 // budget is -memory, or the default share of the free memory.
-func (a *gridArgs) budget() int64 {
-	b, _ := a.budgetOrigin()
+func (o *Options) budget() int64 {
+	b, _ := o.budgetOrigin()
 	return b
 }
 
 // budgetOrigin is the budget and where it came from.
-func (a *gridArgs) budgetOrigin() (int64, string) {
-	if a.tiles.memory > 0 {
-		return a.tiles.memory, "-memory"
+func (o *Options) budgetOrigin() (int64, string) {
+	if o.Memory > 0 {
+		return o.Memory, "-memory"
 	}
 	return defaultBudget()
 }
@@ -68,47 +45,44 @@ func (a *gridArgs) budgetOrigin() (int64, string) {
 // LAS/LAZ whose headers declare more points than the memory budget holds, when -memory
 // holds other inputs to a budget, or when the output names one raster per input. It says
 // whether it ran.
-func runTiledIfAsked(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads int, stdout, stderr io.Writer) (bool, error) {
-	side := a.tiles.side
-	if side == 0 {
-		declared, ok := declaredLASPoints(a.inputs())
-		budget, origin := a.budgetOrigin()
+func (r *run) runTiledIfAsked(ctx context.Context) (bool, error) {
+	if r.TileSide == 0 {
+		declared, ok := declaredLASPoints(r.inputs)
+		budget, origin := r.budgetOrigin()
 		switch {
-		case isBatch(a.dst):
+		case isBatch(r.Dest):
 			// one raster per input is a tiled run, whatever its size
-		case !ok && a.tiles.memory > 0:
+		case !ok && r.Memory > 0:
 			// other inputs declare no count: held to a budget, they are spilled and tiled
 		case !ok || tiles.Fits(declared, budget):
 			return false, nil
 		default:
-			if !a.quiet {
-				fmt.Fprintf(stderr, "The inputs declare %d points, more than the memory budget of %s holds (%s): the run is tiled.\n",
+			if !r.quiet() {
+				fmt.Fprintf(r.warnings(), "The inputs declare %d points, more than the memory budget of %s holds (%s): the run is tiled.\n",
 					declared, bytesize.Text(float64(budget)), origin)
 			}
 		}
-		return true, runTiled(ctx, a, alg, threads, 0, budget, stdout, stderr)
+		return true, r.runTiled(ctx, 0, budget)
 	}
-	return true, runTiled(ctx, a, alg, threads, side, 0, stdout, stderr)
+	return true, r.runTiled(ctx, r.TileSide, 0)
 }
 
 // rereads says whether the run may read its inputs more than once, which standard input
 // cannot be without a spill: a tiled run (as runTiledIfAsked decides for inputs other than
 // LAS/LAZ, which are spilled anyway) takes a census before it loads its tiles.
-func (a *gridArgs) rereads() bool {
-	return a.tiles.side > 0 || a.tiles.memory > 0 || isBatch(a.dst)
+func (o *Options) rereads() bool {
+	return o.TileSide > 0 || o.Memory > 0 || isBatch(o.Dest)
 }
 
 // declaredLASPoints is the number of points the headers of the inputs declare; ok is false unless
 // every input is LAS/LAZ.
-func declaredLASPoints(srcs []string) (int64, bool) {
-	paths, err := gdalio.ExpandInputs(srcs)
-	if err != nil || len(paths) == 0 {
+func declaredLASPoints(paths []string) (int64, bool) {
+	if len(paths) == 0 {
 		return 0, false
 	}
 	var n int64
 	for _, p := range paths {
-		l := strings.ToLower(p)
-		if !strings.HasSuffix(l, ".las") && !strings.HasSuffix(l, ".laz") {
+		if !lidar.IsLAS(p) {
 			return 0, false
 		}
 		h, err := lidar.ReadHeader(gdalio.OpenInput, p)
@@ -131,24 +105,23 @@ type tiledJob struct {
 
 // prepareTiled takes the census of the inputs and the job's facts; with spill, the census
 // keeps the samples in a spill file for the tiles (close the job's census when done).
-func prepareTiled(ctx context.Context, a *gridArgs, spill bool) (*tiledJob, error) {
-	if len(a.layers) > 0 || len(a.sqls) > 0 {
+func (r *run) prepareTiled(ctx context.Context, spill bool) (*tiledJob, error) {
+	if len(r.Select.Layers) > 0 || len(r.Select.SQL) > 0 {
 		return nil, fmt.Errorf("tiled mode grids one layer of each input: -l and -sql do not apply")
 	}
 	var tmpl *gdalio.Template
 	var err error
-	if a.like != "" {
-		if tmpl, err = gdalio.ReadTemplate(a.like); err != nil {
+	if r.Like != "" {
+		if tmpl, err = gdalio.ReadTemplate(r.Like); err != nil {
 			return nil, err
 		}
 	}
-	opt := a.sourceOptions()
-	census, err := tiles.TakeCensus(ctx, a.inputs(), opt, spill, "")
+	census, err := tiles.TakeCensus(ctx, r.inputs, r.sourceOptions(), spill, "")
 	if err != nil {
 		return nil, err
 	}
 	j := &tiledJob{census: census, srs: census.SRS, tmpl: tmpl}
-	if err := j.prepare(a); err != nil {
+	if err := j.prepare(r.Options); err != nil {
 		census.Close()
 		return nil, err
 	}
@@ -156,23 +129,23 @@ func prepareTiled(ctx context.Context, a *gridArgs, spill bool) (*tiledJob, erro
 }
 
 // prepare decides the job's CRS, target and facts from its census.
-func (j *tiledJob) prepare(a *gridArgs) error {
+func (j *tiledJob) prepare(o *Options) error {
 	srs, tmpl, extent := j.srs, j.tmpl, j.census.Extent
-	if a.srs == "" && tmpl != nil && tmpl.SRS != "" && srs != "" && !gdalio.SameSRS(srs, tmpl.SRS) {
+	if o.SRS == "" && tmpl != nil && tmpl.SRS != "" && srs != "" && !gdalio.SameSRS(srs, tmpl.SRS) {
 		return fmt.Errorf("the samples' CRS is not the template's: tiled mode does not transform samples; run without -tile/-memory")
 	}
 	switch {
-	case a.srs != "":
-		j.srs = a.srs
+	case o.SRS != "":
+		j.srs = o.SRS
 	case tmpl != nil && tmpl.SRS != "":
 		j.srs = tmpl.SRS
 	}
 	src := gdalio.Source{Extent: &extent, Samples: &sample.Samples{}}
 	if math.IsInf(extent[0], 0) {
-		return fmt.Errorf("%s: no usable samples", strings.Join(a.srcs, " "))
+		return fmt.Errorf("%s: no usable samples", strings.Join(o.Sources, " "))
 	}
 	var err error
-	if j.target, err = a.target(tmpl, src); err != nil {
+	if j.target, err = o.target(tmpl, src); err != nil {
 		return err
 	}
 	j.facts, err = j.census.Facts(j.target)
@@ -181,52 +154,53 @@ func (j *tiledJob) prepare(a *gridArgs) error {
 
 // runTiled is `aidw grid` tile by tile into the one output raster, or, when the output's
 // name holds a '#', into one raster per input (see batchWindows).
-func runTiled(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads, side int, budget int64, stdout, stderr io.Writer) error {
-	j, err := prepareTiled(ctx, a, true)
+func (r *run) runTiled(ctx context.Context, side int, budget int64) error {
+	j, err := r.prepareTiled(ctx, true)
 	if err != nil {
 		return err
 	}
 	defer j.census.Close()
-	engines, err := tileEngines(a.device, a.gpus, alg, threads, stderr)
+	alg := r.alg
+	engines, err := tileEngines(r.Device, r.GPUs, alg, r.Threads, r.warnings())
 	if err != nil {
 		return err
 	}
-	cfg := tiles.Config{Target: j.target, Alg: alg, Engines: engines, Threads: threads}
+	cfg := tiles.Config{Target: j.target, Alg: alg, Engines: engines, Threads: r.Threads}
 	if side == 0 {
 		if cfg.Plan, err = tiles.PlanFor(j.target, j.facts, alg, len(interp.BandNames(alg)), budget); err != nil {
-			if a.tiles.memory == 0 {
+			if r.Memory == 0 {
 				_, origin := defaultBudget()
 				err = fmt.Errorf("%w (the budget is %s)", err, origin)
 			}
 			return err
 		}
 		side = cfg.Plan.Side
-		if cfg.Plan.Chunk > 0 && a.device != "cpu" && len(engines) > 0 && !a.quiet {
-			fmt.Fprintf(stderr, "The samples stream past the tiles on the CPU engine: %s's global form does not fit the memory budget.\n", alg.Name())
+		if cfg.Plan.Chunk > 0 && r.Device != "cpu" && len(engines) > 0 && !r.quiet() {
+			fmt.Fprintf(r.warnings(), "The samples stream past the tiles on the CPU engine: %s's global form does not fit the memory budget.\n", alg.Name())
 		}
 		gdalio.LimitCache(tiles.CacheBytes)
-		limitHeap(budget + 256<<20)
+		memory.LimitHeap(budget + 256<<20)
 	}
 	c, err := tiles.NewComputer(cfg, j.facts, j.census.Spill)
 	if err != nil {
 		return err
 	}
-	outputs := []tiledOutput{{a.dst, tiles.Tile{Cols: j.target.Cols, Rows: j.target.Rows}}}
-	if isBatch(a.dst) {
-		if outputs, err = batchWindows(a.dst, j.target, j.census.Files); err != nil {
+	outputs := []tiledOutput{{r.Dest, tiles.Tile{Cols: j.target.Cols, Rows: j.target.Rows}}}
+	if isBatch(r.Dest) {
+		if outputs, err = batchWindows(r.Dest, j.target, j.census.Files); err != nil {
 			return err
 		}
 	}
-	var bar *termProgress
-	if !a.quiet {
+	if !r.quiet() {
 		count := 0
 		for _, o := range outputs {
 			tl, _ := o.win.Split(side)
 			count += len(tl)
 		}
-		fmt.Fprintf(stdout, "Tiled run: %d samples, %d tiles of up to %d x %d nodes, %d output(s).\n", j.facts.N, count, side, side, len(outputs))
-		bar = newTermProgress(stdout)
-		bar.Update(0)
+		fmt.Fprintf(r.Report, "Tiled run: %d samples, %d tiles of up to %d x %d nodes, %d output(s).\n", j.facts.N, count, side, side, len(outputs))
+	}
+	if r.Progress != nil {
+		r.Progress(0)
 	}
 	total, done := 0.0, 0.0
 	for _, o := range outputs {
@@ -242,11 +216,11 @@ func runTiled(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads, s
 	}()
 	var png []byte
 	for _, o := range outputs {
-		if bar != nil {
+		if r.Progress != nil {
 			base, size := done, float64(o.win.Cols)*float64(o.win.Rows)
-			c.SetProgress(func(f float64) { bar.Update((base + f*size) / total) })
+			c.SetProgress(func(f float64) { r.Progress((base + f*size) / total) })
 		}
-		w, p, err := writeTiled(ctx, a, j, c, o, side)
+		w, p, err := r.writeTiled(ctx, j, c, o, side)
 		if err != nil {
 			return err
 		}
@@ -259,7 +233,7 @@ func runTiled(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads, s
 		}
 	}
 	if png != nil {
-		return gdalio.WriteAtomic(a.preview, png)
+		return gdalio.WriteAtomic(r.Preview, png)
 	}
 	return nil
 }
@@ -293,19 +267,18 @@ type tiledOutput struct {
 // writeTiled computes output o's window of the job tile by tile into its raster, and returns
 // the raster finished but not published (see gdalio.Writer.Finish), with the preview's PNG
 // when the run makes one.
-func writeTiled(ctx context.Context, a *gridArgs, j *tiledJob, c *tiles.Computer, o tiledOutput, side int) (*gdalio.Writer, []byte, error) {
-	alg := c.Algorithm()
-	nodata, setNoData := outputNoData(a, alg, j.tmpl)
-	names := interp.BandNames(alg)
+func (r *run) writeTiled(ctx context.Context, j *tiledJob, c *tiles.Computer, o tiledOutput, side int) (*gdalio.Writer, []byte, error) {
+	nodata, setNoData := r.outputNoData(j.tmpl)
+	names := interp.BandNames(c.Algorithm())
 	target := j.target.Window(o.win.Col0, o.win.Row0, o.win.Cols, o.win.Rows)
-	ropt := gdalio.RasterOptions{Format: a.format, Type: a.outType, Create: a.creation,
+	ropt := gdalio.RasterOptions{Format: r.Format, Type: r.Type, Create: r.Creation,
 		SRS: j.srs, Bands: len(names), NoData: nodata, SetNoData: setNoData || j.target.Mask != nil}
 	w, err := gdalio.Create(o.path, target, ropt)
 	if err != nil {
 		return nil, nil, err
 	}
-	previewPath := a.preview
-	if o.path != a.dst {
+	previewPath := r.Preview
+	if o.path != r.Dest {
 		previewPath = "" // one raster per input: no quick look
 	}
 	preview, err := newPreview(previewPath, j.srs, target, ropt.NoData, ropt.SetNoData)

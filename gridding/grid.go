@@ -1,0 +1,389 @@
+package gridding
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/aidw/aidw/gdalio"
+	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/report"
+)
+
+// Grid grids the samples of o.Sources into the raster o.Dest: it reads the samples and the
+// target, runs an engine band by band (or tile by tile, see runTiledIfAsked), and publishes
+// the raster only when the run succeeds, leaving no output behind on failure; ctx stops
+// every phase within a second.
+func Grid(ctx context.Context, o *Options) (err error) {
+	r, err := newRun(o)
+	if err != nil {
+		return err
+	}
+	if err := gdalio.CheckSRS("-a_srs", r.SRS); err != nil {
+		return err
+	}
+	if err := gdalio.CheckDestination(r.Dest); err != nil {
+		return err
+	}
+	if err := r.expand(); err != nil {
+		return err
+	}
+	if err := gdalio.CheckNotSource(r.Dest, r.Sources, r.inputs); err != nil {
+		return err
+	}
+	if r.Preview != "" {
+		if !strings.EqualFold(filepath.Ext(r.Preview), ".png") {
+			return fmt.Errorf("-preview %s: the quick look is a PNG: give a .png file", r.Preview)
+		}
+		if err := gdalio.CheckDestination(r.Preview); err != nil {
+			return fmt.Errorf("-preview: %w", err)
+		}
+		if err := gdalio.CheckNotSource(r.Preview, r.Sources, r.inputs); err != nil {
+			return fmt.Errorf("-preview: %w", err)
+		}
+	}
+	in, err := gdalio.OpenStdin(ctx, r.stdinReader(), r.inputs, r.sourceOptions(), r.rereads())
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	defer func() { err = in.Rename(err) }()
+	r.stdin, r.named, r.inputs = in, r.inputs, in.Paths(r.inputs)
+	if tiled, err := r.runTiledIfAsked(ctx); tiled || err != nil {
+		return err
+	}
+	return r.gridInMemory(ctx)
+}
+
+// gridInMemory is a run whose samples are read into memory at once.
+func (r *run) gridInMemory(ctx context.Context) error {
+	var tmpl *gdalio.Template
+	var err error
+	if r.Like != "" {
+		if tmpl, err = gdalio.ReadTemplate(r.Like); err != nil {
+			return err
+		}
+	}
+	sources, err := gdalio.ReadInputs(ctx, r.inputs, r.sourceOptions())
+	if err != nil {
+		return err
+	}
+	outSRS, err := outputSRS(r.SRS, tmpl, sources, r.warnings())
+	if err != nil {
+		return err
+	}
+	reportSkipped(sources, r.warnings())
+
+	target, err := r.target(tmpl, sources[0])
+	if err != nil {
+		return err
+	}
+	eng, err := chooseEngine(r.Device, r.GPUs, r.alg, false, r.Threads, r.warnings())
+	if err != nil {
+		return err
+	}
+
+	names := interp.BandNames(r.alg)
+	nodata, setNoData := r.outputNoData(tmpl)
+	ropt := gdalio.RasterOptions{Format: r.Format, Type: r.Type, Create: r.Creation,
+		SRS: outSRS, Bands: len(sources) * len(names), NoData: nodata,
+		SetNoData: setNoData || target.Mask != nil}
+	w, err := gdalio.Create(r.Dest, target, ropt)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			w.Abort() // no temporary file outlives a panic
+			panic(p)
+		}
+	}()
+	preview, err := newPreview(r.Preview, outSRS, target, ropt.NoData, ropt.SetNoData)
+	if err == nil {
+		err = describeBands(w, names, sources)
+	}
+	if err == nil {
+		err = r.writeProvenance(w)
+	}
+	if err == nil {
+		err = gridBands(ctx, eng, r.alg, target, sources, w, preview, r.Progress)
+	}
+	return finishRaster(ctx, w, preview, r.Preview, err)
+}
+
+// run is one gridding run: its options, with the algorithm parsed and the inputs expanded,
+// each once.
+type run struct {
+	*Options
+	alg         interp.Algorithm
+	nodataGiven bool          // the -a string sets nodata, so the band gets it (as gdal_grid)
+	inputs      []string      // Sources, expanded (see expand), standard input's spill in its place
+	named       []string      // the inputs as the raster's metadata names them: standard input as given
+	stdin       *gdalio.Stdin // standard input, when a source names it
+}
+
+// stdinReader is what a source "-" or /vsistdin/ reads: Options.Stdin, else the process's
+// standard input.
+func (o *Options) stdinReader() io.Reader {
+	if o.Stdin != nil {
+		return o.Stdin
+	}
+	return os.Stdin
+}
+
+// newRun parses the algorithm, printing the warnings gdal_grid would, as GDAL prints
+// CPLE_AppDefined warnings.
+func newRun(o *Options) (*run, error) {
+	p, err := interp.Parse(cmp.Or(o.Algorithm, DefaultAlgorithm))
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range p.Warnings {
+		fmt.Fprintf(o.warnings(), "Warning 1: %s\n", w)
+	}
+	own := *o // the caller's options stay as they were
+	own.Threads = threadsOr(o.Threads)
+	return &run{Options: &own, alg: p.Algorithm, nodataGiven: p.NoDataGiven()}, nil
+}
+
+// threadsOr is n CPU workers, or every core when n is not positive.
+func threadsOr(n int) int {
+	if n > 0 {
+		return n
+	}
+	return runtime.NumCPU()
+}
+
+// DefaultAlgorithm is the algorithm of Options that name none.
+const DefaultAlgorithm = "aidw"
+
+// expand resolves the sources into the inputs to read, once for the run.
+func (r *run) expand() error {
+	var err error
+	r.inputs, err = gdalio.ExpandInputs(r.Sources)
+	return err
+}
+
+// writeBands is the sink of an output's rows: every band of a source, written from band
+// band0+1 on, the first band's rows also to the preview, if any.
+func writeBands(w *gdalio.Writer, preview *report.Preview, band0 int) func(row0, rows int, bands [][]float64) error {
+	return func(row0, rows int, bands [][]float64) error {
+		if preview != nil {
+			preview.AddRows(row0, rows, bands[0])
+		}
+		for k, values := range bands {
+			if err := w.WriteRows(band0+k+1, row0, rows, values); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// finishRaster completes an output that err did not stop: the preview's PNG, then the raster
+// committed (stopped within a second by ctx, as every phase), then the preview written; on
+// failure nothing is left.
+func finishRaster(ctx context.Context, w *gdalio.Writer, preview *report.Preview, previewPath string, err error) error {
+	var png []byte
+	if err == nil && preview != nil {
+		png, err = preview.PNG()
+	}
+	if err != nil {
+		w.Abort()
+		return err
+	}
+	if err := w.CommitContext(ctx); err != nil {
+		return err
+	}
+	if preview != nil {
+		return gdalio.WriteAtomic(previewPath, png)
+	}
+	return nil
+}
+
+// outputSRS is the output's CRS: -a_srs, else the template's (samples in another CRS are
+// transformed into it, and the user is told), else the samples'.
+func outputSRS(asrs string, tmpl *gdalio.Template, sources []gdalio.Source, stderr io.Writer) (string, error) {
+	if asrs != "" {
+		return asrs, nil
+	}
+	if tmpl == nil || tmpl.SRS == "" {
+		return sources[0].SRS, nil
+	}
+	for _, s := range sources {
+		if s.SRS == "" || gdalio.SameSRS(s.SRS, tmpl.SRS) {
+			continue
+		}
+		fmt.Fprintf(stderr, "Transforming the samples of %s from their CRS into the template's CRS.\n", s.Name)
+		dropped, err := gdalio.TransformSamples(s.Samples, s.SRS, tmpl.SRS)
+		if err != nil {
+			return "", fmt.Errorf("transforming %s into the template's CRS: %w", s.Name, err)
+		}
+		if dropped > 0 {
+			fmt.Fprintf(stderr, "%d sample(s) of %s could not be transformed and were left out.\n", dropped, s.Name)
+		}
+	}
+	return tmpl.SRS, nil
+}
+
+// reportSkipped says how many samples of each source were unusable, and why.
+func reportSkipped(sources []gdalio.Source, stderr io.Writer) {
+	for _, s := range sources {
+		if s.Skipped > 0 {
+			fmt.Fprintf(stderr, "Skipped %d sample(s) of %s: %s.\n", s.Skipped, s.Name, s.SkipReason)
+		}
+	}
+}
+
+// describeBands names the bands when the algorithm gives several per source ("value",
+// "alpha", ...; prefixed by the source's name when there are several sources).
+func describeBands(w *gdalio.Writer, names []string, sources []gdalio.Source) error {
+	if len(names) == 1 {
+		return nil
+	}
+	for i, s := range sources {
+		named := names
+		if len(sources) > 1 {
+			named = make([]string, len(names))
+			for k, name := range names {
+				named[k] = s.Name + " " + name
+			}
+		}
+		if err := nameBands(w, i*len(names), named); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nameBands gives bands band0+1, band0+2, ... the names.
+func nameBands(w *gdalio.Writer, band0 int, names []string) error {
+	for k, name := range names {
+		if err := w.Describe(band0+k+1, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// newPreview is the quick look of an output in CRS srs, or nil when none is asked for (path "").
+func newPreview(path, srs string, t raster.Target, nodata float64, setNoData bool) (*report.Preview, error) {
+	if path == "" {
+		return nil, nil
+	}
+	geographic, err := gdalio.IsGeographic(srs)
+	if err != nil {
+		return nil, err
+	}
+	return report.NewPreview(t, geographic, nodata, setNoData), nil
+}
+
+// gridBands computes the bands of each source (one, or the algorithm's value and diagnostics)
+// with the shared driver loop, streaming rows to w and the first band's to the preview, if any.
+func gridBands(ctx context.Context, eng interp.Engine, alg interp.Algorithm, target raster.Target,
+	sources []gdalio.Source, w *gdalio.Writer, preview *report.Preview, progress func(float64)) error {
+	if progress != nil {
+		progress(0)
+	}
+	for i, s := range sources {
+		cx, cy := target.Centre()
+		s.Samples.MoveOrigin(cx, cy)
+		p := &interp.Problem{Samples: s.Samples, Target: target, Alg: alg}
+		sourcePreview := preview
+		if i > 0 {
+			sourcePreview = nil // the quick look is of the first band
+		}
+		sink := writeBands(w, sourcePreview, i*len(interp.BandNames(alg)))
+		var sourceProgress func(float64)
+		if progress != nil {
+			sourceProgress = func(f float64) { progress((float64(i) + f) / float64(len(sources))) }
+		}
+		if err := interp.GridBands(ctx, eng, p, sink, sourceProgress); err != nil {
+			return fmt.Errorf("gridding %s: %w", s.Name, err)
+		}
+	}
+	return nil
+}
+
+// sourceOptions select the samples, with the layer's extent when it is the output's default.
+func (o *Options) sourceOptions() gdalio.SourceOptions {
+	s := o.Select
+	s.LayerExtent = o.TXE == nil || o.TYE == nil
+	return s
+}
+
+// sourceOptions select the samples of the run, standard input's stream included.
+func (r *run) sourceOptions() gdalio.SourceOptions {
+	s := r.Options.sourceOptions()
+	s.Stdin = r.stdin.Stream()
+	return s
+}
+
+// target builds the output raster's geometry: the template's, or gdal_grid's rules (extent
+// from -txe/-tye or the samples' bounding box; size from -outsize, -tr or 256x256), north-up.
+func (o *Options) target(tmpl *gdalio.Template, src gdalio.Source) (raster.Target, error) {
+	if tmpl != nil {
+		return tmpl.Target, nil
+	}
+	xmin, ymin, xmax, ymax := src.Samples.Bounds()
+	if e := src.Extent; e != nil {
+		xmin, ymin, xmax, ymax = e[0], e[1], e[2], e[3]
+	}
+	if o.TXE != nil {
+		if o.TXE[0] > o.TXE[1] {
+			return raster.Target{}, fmt.Errorf("inverted extent -txe %g %g: xmin must be less than xmax", o.TXE[0], o.TXE[1])
+		}
+		xmin, xmax = o.TXE[0], o.TXE[1]
+	}
+	// -tye may come in either order: gdal_grid writes north-up rasters either way.
+	if o.TYE != nil {
+		ymin, ymax = math.Min(o.TYE[0], o.TYE[1]), math.Max(o.TYE[0], o.TYE[1])
+	}
+	if xmax <= xmin || ymax <= ymin {
+		return raster.Target{}, fmt.Errorf("zero-size extent %g,%g - %g,%g: give -txe and -tye with min < max", xmin, ymin, xmax, ymax)
+	}
+	cols, rows := 256, 256
+	switch {
+	case o.Outsize != nil:
+		cols, rows = o.Outsize[0], o.Outsize[1]
+	case o.TR != nil && o.TAP:
+		return alignedTarget(xmin, ymin, xmax, ymax, o.TR[0], o.TR[1])
+	case o.TR != nil:
+		// gdal_grid's rule: the extent stays, the size is rounded to the nearest whole cell.
+		if o.TR[0] <= 0 || o.TR[1] <= 0 {
+			return raster.Target{}, fmt.Errorf("-tr %g %g: resolutions must be positive", o.TR[0], o.TR[1])
+		}
+		fx := (xmax - xmin + o.TR[0]/2) / o.TR[0]
+		fy := (ymax - ymin + o.TR[1]/2) / o.TR[1]
+		if fx < 1 || fy < 1 || fx > math.MaxInt32 || fy > math.MaxInt32 {
+			return raster.Target{}, fmt.Errorf("-tr %g %g gives an invalid output size over the extent", o.TR[0], o.TR[1])
+		}
+		cols, rows = int(fx), int(fy)
+	}
+	t := raster.NorthUp(xmin, ymin, xmax, ymax, cols, rows)
+	return t, t.Validate()
+}
+
+// alignedTarget is -tap's grid, as gdalwarp's: the extent grows outwards to whole multiples of
+// the resolution, so that cells are exactly xres x yres and the grids of different runs line
+// up.
+func alignedTarget(xmin, ymin, xmax, ymax, xres, yres float64) (raster.Target, error) {
+	if xres <= 0 || yres <= 0 {
+		return raster.Target{}, fmt.Errorf("-tr %g %g: resolutions must be positive", xres, yres)
+	}
+	x0, x1 := math.Floor(xmin/xres)*xres, math.Ceil(xmax/xres)*xres
+	y0, y1 := math.Floor(ymin/yres)*yres, math.Ceil(ymax/yres)*yres
+	fx, fy := math.Round((x1-x0)/xres), math.Round((y1-y0)/yres)
+	if fx < 1 || fy < 1 || fx > math.MaxInt32 || fy > math.MaxInt32 {
+		return raster.Target{}, fmt.Errorf("-tap -tr %g %g gives an invalid output size over the extent", xres, yres)
+	}
+	t := raster.Target{Cols: int(fx), Rows: int(fy), GeoTransform: [6]float64{x0, xres, 0, y1, 0, -yres}}
+	return t, t.Validate()
+}
