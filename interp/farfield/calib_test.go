@@ -1,6 +1,7 @@
 package farfield
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"math"
@@ -13,6 +14,9 @@ import (
 // directError is kernelError for direct's kernel of order p, interpolated on the sample's
 // side only, at the target's own power.
 func directError(pl *Plan, p, g int, as []float64) float64 {
+	if err := pl.farOps(context.Background()); err != nil {
+		panic(err)
+	}
 	cheb, bw := chebyshev(p, 0, 1)
 	sb := make([][]float64, g) // basis at sample coordinates
 	for i := range g {
@@ -60,6 +64,9 @@ func directError(pl *Plan, p, g int, as []float64) float64 {
 var printTable = flag.Bool("table", false, "print the calibration table")
 
 func kernelError(pl *Plan, g int, as []float64) float64 {
+	if err := pl.farOps(context.Background()); err != nil {
+		panic(err)
+	}
 	p, q := pl.p, pl.q
 	p2 := p * p
 	pts := make([]float64, g)

@@ -313,7 +313,7 @@ func TestHugeCoordinates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tr := pl.newTree(tx, ty); tr.fast {
+		if tr, err := pl.newTree(context.Background(), tx, ty); err != nil || tr.fast {
 			t.Fatalf("leaves %d: the tree would use weigh.Pairs at these coordinates", leaves)
 		}
 		e := check(t, sx, sy, sz, tx, ty, alphas(r, len(tx), 12, 12), o, nil)
@@ -350,9 +350,14 @@ func TestSinglePowers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr := pl.newTree(tx, ty)
+		tr, err := pl.newTree(context.Background(), tx, ty)
+		if err != nil {
+			t.Fatal(err)
+		}
 		tstart, order := tr.sortTargets(tx, ty)
-		pl.setSingles(tr, tr.onePowers(tstart, order, al))
+		if err := pl.setSingles(context.Background(), tr, tr.onePowers(tstart, order, al)); err != nil {
+			t.Fatal(err)
+		}
 		if !slices.Equal(tr.single, []float64{3.5, 1.5}) {
 			t.Fatalf("leaves %d: single powers %v, want [3.5 1.5]", leaves, tr.single)
 		}

@@ -91,11 +91,12 @@ func (b *Builder) Add(ctx context.Context, xs, ys, zs []float64) error {
 			lx, ly := make([]float64, pl.p), make([]float64, pl.p)
 			dx, dy := make([]float64, pl.pd), make([]float64, pl.pd)
 			for i, k := range leaves {
+				// every worker looks at ctx, whichever leaves its samples fall in
+				if i%samplesPerCheck == 0 && ctx.Err() != nil {
+					return
+				}
 				if int(k)%workers != w {
 					continue
-				}
-				if i%4096 == 0 && ctx.Err() != nil {
-					return
 				}
 				ix, iy := int(k)&(1<<d-1), int(k)>>d
 				code := morton(ix, iy)
