@@ -64,6 +64,8 @@ type Writer struct {
 	// driver that cannot Create (tmp is then a GTiff); final, once finished, the one of them
 	// that Publish renames.
 	tmp, copyTo, final string
+	// copyCache bounds GDAL's block cache while copyTo is made (see translate)
+	copyCache int64
 }
 
 // tempInfix marks the temporary files of a Writer: <stem>.aidwtmp-<pid>-<random><ext>, so
@@ -191,10 +193,10 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{path: path, format: format, create: opt.Create, cols: t.Cols, rows: t.Rows,
+	w := &Writer{path: path, format: format, create: threadedOptions(format, opt.Create), cols: t.Cols, rows: t.Rows,
 		warn: warner(opt.Warn)}
 	w.errs = godalErrors(w.warn)
-	createFormat, createOpts, ext := format, opt.Create, filepath.Ext(path)
+	createFormat, createOpts, ext := format, w.create, filepath.Ext(path)
 	if !canCreate {
 		if !canCopy {
 			return nil, fmt.Errorf("output format %s cannot write rasters", format)
@@ -221,6 +223,22 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 		return nil, fmt.Errorf("creating %s: %w", path, flat(err))
 	}
 	return w, nil
+}
+
+// threadedOptions adds NUM_THREADS=ALL_CPUS to the creation options of a compressed GTiff or
+// COG (COG compresses by default) unless given: GDAL then compresses blocks on every core,
+// and the COG's overviews too; the blocks' bytes are the same.
+func threadedOptions(format string, co []string) []string {
+	compressed := strings.EqualFold(format, "COG") || strings.EqualFold(format, "GTiff") && hasOption(co, "COMPRESS")
+	for _, o := range co {
+		if k, v, _ := strings.Cut(o, "="); strings.EqualFold(k, "COMPRESS") && strings.EqualFold(v, "NONE") {
+			compressed = false
+		}
+	}
+	if !compressed || hasOption(co, "NUM_THREADS") {
+		return co
+	}
+	return append(append([]string(nil), co...), "NUM_THREADS=ALL_CPUS")
 }
 
 // tiffOptions adds defaults to a GTiff's creation options unless given: BigTIFF when the file
@@ -253,6 +271,8 @@ func (w *Writer) start(format string, co []string, bands int, dtype godal.DataTy
 	if err := checkMemory(t.Cols, int(min(blockRow, math.MaxInt/2)), "a row of the driver's blocks"); err != nil {
 		return err
 	}
+	// the copy writes rows of at most 512-line blocks (COG's default): two of them, or 32 MB
+	w.copyCache = max(32<<20, 2*512*int64(t.Cols)*int64(size)*int64(bands))
 	if err := ds.SetGeoTransform(t.GeoTransform, eh); err != nil {
 		return err
 	}
@@ -382,13 +402,16 @@ func (w *Writer) copy(ctx context.Context) error {
 	for _, co := range w.create {
 		args = append(args, "-co", co)
 	}
-	return translate(ctx, w.tmp, w.copyTo, args, w.warn)
+	return translate(ctx, w.tmp, w.copyTo, args, w.copyCache, w.warn)
 }
 
 // Abort closes and removes every temporary file; an existing destination stays as it was.
 // It is safe to call after Commit and more than once.
 func (w *Writer) Abort() {
 	if w.ds != nil {
+		// its blocks still in GDAL's cache are dropped, not compressed and written (seconds
+		// of a compressed GTiff's)
+		discardOnClose(w.ds)
 		w.ds.Close(godal.ErrLogger(w.errs))
 		w.ds, w.bands = nil, nil
 	}
