@@ -19,7 +19,7 @@ func TestDiscardOnClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeAll(t, w, tg, 1, func(b, r, c int) float64 { return math.Sin(float64(r*c)) })
+	writeAll(t, w, tg, 1, func(b, r, c int) float64 { return math.Sin(float64(r * c)) })
 	tmp := w.tmp
 	discardOnClose(w.ds)
 	w.ds.Close()
