@@ -66,6 +66,9 @@ type Writer struct {
 	tmp, copyTo, final string
 	// copyCache bounds GDAL's block cache while copyTo is made (see translate)
 	copyCache int64
+	// flushRows says whether a row of blockRows-line blocks is flushed once written
+	flushRows bool
+	blockRows int
 }
 
 // tempInfix marks the temporary files of a Writer: <stem>.aidwtmp-<pid>-<random><ext>, so
@@ -273,6 +276,7 @@ func (w *Writer) start(format string, co []string, bands int, dtype godal.DataTy
 	}
 	// the copy writes rows of at most 512-line blocks (COG's default): two of them, or 32 MB
 	w.copyCache = max(32<<20, 2*512*int64(t.Cols)*int64(size)*int64(bands))
+	w.flushRows, w.blockRows = strings.EqualFold(format, "GTiff"), bs.BlockSizeY
 	if err := ds.SetGeoTransform(t.GeoTransform, eh); err != nil {
 		return err
 	}
@@ -309,7 +313,19 @@ func (w *Writer) WriteRows(band, row0, rows int, values []float64) error {
 	if err := w.bands[band-1].Write(0, row0, values, w.cols, rows, godal.ErrLogger(w.errs)); err != nil {
 		return fmt.Errorf("writing %s band %d rows %d-%d: %w", w.path, band, row0, row0+rows-1, flat(err))
 	}
+	w.flushBlocks(band, row0+rows)
 	return nil
+}
+
+// flushBlocks writes a GTiff band's cached blocks once the rows written end a row of them:
+// a compressed GTiff otherwise compresses every block at Close (GDAL's cache, 5% of memory,
+// holds them), seconds that an interrupt cannot stop. Whole blocks only: a partial one would
+// be compressed and written twice.
+func (w *Writer) flushBlocks(band, end int) {
+	if !w.flushRows || end%w.blockRows != 0 && end != w.rows {
+		return
+	}
+	C.GDALFlushRasterCache(C.GDALGetRasterBand(datasetHandle(w.ds), C.int(band)))
 }
 
 // Describe sets the description of band (from 1), which GDAL shows as the band's name: what
@@ -347,6 +363,10 @@ func (w *Writer) Commit() error { return w.CommitContext(context.Background()) }
 // when ctx is done; it then returns ctx's error.
 func (w *Writer) CommitContext(ctx context.Context) error {
 	if err := w.Finish(ctx); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil { // while the raster was closed
+		w.Abort()
 		return err
 	}
 	return w.Publish()
