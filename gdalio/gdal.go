@@ -24,7 +24,22 @@ import (
 // need no set-up call.
 var registerOnce sync.Once
 
-func register() { registerOnce.Do(godal.RegisterAll) }
+func register() {
+	registerOnce.Do(func() {
+		godal.RegisterAll()
+		// OGR's VRT driver validates a .vrt against its schema with libxml2, whose parser
+		// prints errors on stderr itself, over several lines, quoting the file's raw bytes;
+		// without validation a malformed .vrt is an ordinary GDAL error. --config or the
+		// environment can still turn it on.
+		key := C.CString("GDAL_XML_VALIDATION")
+		defer C.free(unsafe.Pointer(key))
+		if C.CPLGetConfigOption(key, nil) == nil {
+			no := C.CString("NO")
+			defer C.free(unsafe.Pointer(no))
+			C.CPLSetConfigOption(key, no)
+		}
+	})
+}
 
 // LimitCache bounds GDAL's block cache (by default 5% of the machine's memory) to bytes, unless
 // GDAL_CACHEMAX was set (environment or --config): a run held to a memory budget counts it.
@@ -62,7 +77,7 @@ func warner(w func(string)) func(string) {
 	if w != nil {
 		return w
 	}
-	return func(msg string) { fmt.Fprintln(os.Stderr, "Warning: "+msg) }
+	return func(msg string) { fmt.Fprintln(os.Stderr, "Warning: "+PrintableLine(msg)) }
 }
 
 // godalErrors makes godal report failures as errors and pass warnings on, instead of its

@@ -8,6 +8,7 @@ import (
 
 	"github.com/airbusgeo/godal"
 
+	"github.com/aidw/aidw/internal/bytesize"
 	"github.com/aidw/aidw/lidar"
 	"github.com/aidw/aidw/sample"
 )
@@ -138,8 +139,8 @@ func pointMemoryFits(what string, headers []lidar.Header, avail int64) error {
 	if need <= float64(avail) {
 		return nil
 	}
-	return fmt.Errorf("%s: the headers declare %.4g points, about %.1f GiB to grid, more than the %.1f GiB of memory available: run it in tiles (-memory, -tile), keep fewer points (-spat, -class, fewer files) or use a machine with more memory",
-		what, total, need/(1<<30), float64(avail)/(1<<30))
+	return fmt.Errorf("%s: the headers declare %.4g points, about %s to grid, more than the %s of memory available: run it in tiles (-memory, -tile), keep fewer points (-spat, -class, fewer files) or use a machine with more memory",
+		what, total, bytesize.Text(need), bytesize.Text(float64(avail)))
 }
 
 // scanLiDAR is the LAS family's scan: one band, a batch per chunk (see ScanLAS), relative to

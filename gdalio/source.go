@@ -3,6 +3,7 @@ package gdalio
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -40,6 +41,9 @@ type SourceOptions struct {
 	LAS lidar.Filter
 	// Warn receives GDAL's warnings; nil prints them on stderr.
 	Warn func(msg string)
+	// Stdin is the text a source "-" or /vsistdin/ reads as it arrives, once (Stdin.Stream);
+	// nil when standard input is no source or was spilled to a file (Stdin.Paths).
+	Stdin io.Reader
 }
 
 // buildFilter is the filter every reader applies: -spat and -clipsrc as gdal_grid combines
@@ -99,7 +103,7 @@ var readers = [...]reader{
 		return readTextSources(paths[0], opt, flt)
 	}, false, func(_ context.Context, path string, opt SourceOptions, flt *sample.Filter, _ func(string), yield func(int, *sample.Samples) error) ([]Source, error) {
 		src, err := scanText(path, opt, flt, func(int) {}, bandYield(yield, 0))
-		src.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		src.Name = textName(path)
 		return []Source{src}, err
 	}},
 	{"OGR", func(string, SourceOptions) bool { return true }, func(_ context.Context, paths []string, opt SourceOptions, flt *sample.Filter, warn func(string)) ([]Source, error) {
@@ -138,8 +142,24 @@ func readerFor(path string, opt SourceOptions) *reader {
 var textExtensions = map[string]bool{".csv": true, ".txt": true, ".xyz": true, ".tsv": true}
 
 func claimsText(path string, opt SourceOptions) bool {
-	return textExtensions[formatExt(path)] && opt.Where == "" && len(opt.SQL) == 0 &&
-		len(opt.OpenOptions) == 0 && (isVSI(path) || isFile(path))
+	if IsStdin(path) {
+		return true // spilled when it is not text or not for the native reader (OpenStdin)
+	}
+	return textExtensions[formatExt(path)] && nativeText(opt) && (isVSI(path) || isFile(path))
+}
+
+// nativeText says whether the options leave text to the native reader: -where, -sql and -oo
+// need OGR's CSV driver.
+func nativeText(opt SourceOptions) bool {
+	return opt.Where == "" && len(opt.SQL) == 0 && len(opt.OpenOptions) == 0
+}
+
+// textName is a text source's layer name: OGR's, the file's base name without extension.
+func textName(path string) string {
+	if IsStdin(path) {
+		return stdinName
+	}
+	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 }
 
 // formatExt is the extension that names path's format, lower case: a gzipped file read
@@ -194,7 +214,7 @@ func isFile(path string) bool {
 // readTextSources gives one source per -l naming the file's layer (OGR names a text file's
 // only layer after its base name), or the one source when there is no -l.
 func readTextSources(path string, opt SourceOptions, flt *sample.Filter) ([]Source, error) {
-	name := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	name := textName(path)
 	for _, l := range opt.Layers {
 		if !strings.EqualFold(l, name) {
 			return nil, fmt.Errorf("%s: layer %q not found (layers: %s)", path, l, name)

@@ -51,28 +51,53 @@ func readText(path string, opt SourceOptions, flt *sample.Filter) (Source, error
 	return src, err
 }
 
-// scanText reads a delimited text file of points with the native parser, handing its samples
-// to yield a batch at a time, in file order (see parseBody).
+// scanText reads a delimited text file of points (or standard input's stream, see
+// SourceOptions.Stdin) with the native parser, handing its samples to yield a batch at a time,
+// in file order (see parseBody). The file is read once, front to back.
 func scanText(path string, opt SourceOptions, flt *sample.Filter, reserve func(int), yield func(*sample.Samples) error) (Source, error) {
-	f, err := OpenInput(path)
+	in, size, err := openText(path, opt)
 	if err != nil {
-		return Source{}, fmt.Errorf("reading %s: %w", path, err)
+		return Source{}, err
 	}
-	defer f.Close()
-	lay, err := detectLayout(io.NewSectionReader(f, 0, f.Size()), opt.ZField)
+	defer in.Close()
+	what := path
+	if IsStdin(path) {
+		what = "standard input"
+	}
+	var head bytes.Buffer
+	lay, err := detectLayout(io.TeeReader(in, &head), opt.ZField)
 	if err != nil {
-		return Source{}, fmt.Errorf("reading %s: %w", path, err)
+		return Source{}, fmt.Errorf("reading %s: %w", what, err)
 	}
 	p := &textParams{lay: lay, flt: flt, ox: lay.first[0], oy: lay.first[1],
 		extent: opt.LayerExtent, zName: "z"}
 	if opt.ZField != "" {
 		p.zName = opt.ZField
 	}
-	src, err := parseBody(f, p, reserve, yield)
+	body := io.MultiReader(bytes.NewReader(head.Bytes()[lay.bodyStart:]), in)
+	src, err := parseBody(body, size-lay.bodyStart, p, reserve, yield)
 	if err != nil {
-		return Source{}, fmt.Errorf("reading %s: %w", path, err)
+		return Source{}, fmt.Errorf("reading %s: %w", what, err)
 	}
 	return src, nil
+}
+
+// openText opens a text source for one pass; size is -1 when unknown (a stream).
+func openText(path string, opt SourceOptions) (io.ReadCloser, int64, error) {
+	if IsStdin(path) {
+		if opt.Stdin == nil {
+			return nil, 0, fmt.Errorf("%s: standard input cannot be read here: save it to a file", path)
+		}
+		return io.NopCloser(opt.Stdin), -1, nil
+	}
+	f, err := OpenInput(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{io.NewSectionReader(f, 0, f.Size()), f}, f.Size(), nil
 }
 
 // detectLayout reads the head of the file: comments and blank lines, the optional header (a

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/aidw/aidw/lidar"
 	"github.com/aidw/aidw/sample"
 )
 
@@ -64,12 +63,11 @@ func (f freeList[T]) put(b *T) {
 
 // parseBody reads the body in chunks split at newlines and parses them on all cores, and hands
 // each chunk's samples to yield in file order, a batch at a time (valid during the call only:
-// its memory is reused); reserve, first, hears how many samples the file's size suggests. The
-// source it returns says what was skipped, and holds no samples.
-func parseBody(f lidar.Source, p *textParams, reserve func(n int), yield func(*sample.Samples) error) (Source, error) {
-	size := f.Size()
-	reserve(int(float64(size-p.lay.bodyStart)/max(p.lay.bytesPerLine, 1)*1.05) + 16)
-	body := io.NewSectionReader(f, p.lay.bodyStart, size-p.lay.bodyStart)
+// its memory is reused); reserve, first, hears how many samples the body's size suggests (none
+// when the size is unknown: negative, a stream). The source it returns says what was skipped,
+// and holds no samples.
+func parseBody(body io.Reader, size int64, p *textParams, reserve func(n int), yield func(*sample.Samples) error) (Source, error) {
+	reserve(int(float64(max(size, 0))/max(p.lay.bytesPerLine, 1)*1.05) + 16)
 	workers := runtime.GOMAXPROCS(0)
 	jobs := make(chan textJob, workers)
 	results := make(chan textResult, workers)

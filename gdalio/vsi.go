@@ -2,11 +2,28 @@ package gdalio
 
 /*
 #include <stdlib.h>
+#include <string.h>
+#include "cpl_error.h"
 #include "cpl_vsi.h"
+
+// aidw_vsi_read reads up to n bytes and, when fewer come, hands over the failure GDAL reported
+// on this thread (*err, to be freed; NULL at a plain end of file) instead of printing it: a
+// reader told only of a short read would take it for a truncated file.
+static size_t aidw_vsi_read(void *buf, size_t n, VSILFILE *fp, char **err) {
+	CPLPushErrorHandler(CPLQuietErrorHandler);
+	CPLErrorReset();
+	size_t got = VSIFReadL(buf, 1, n, fp);
+	CPLPopErrorHandler();
+	*err = NULL;
+	if (got < n && CPLGetLastErrorType() >= CE_Failure && CPLGetLastErrorMsg()[0] != 0)
+		*err = strdup(CPLGetLastErrorMsg());
+	return got;
+}
 */
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -58,11 +75,23 @@ func (f *vsiFile) ReadAt(b []byte, off int64) (int, error) {
 	if C.VSIFSeekL(f.fp, C.vsi_l_offset(off), C.SEEK_SET) != 0 {
 		return 0, fmt.Errorf("seeking to byte %d failed", off)
 	}
-	n := int(C.VSIFReadL(unsafe.Pointer(&b[0]), 1, C.size_t(len(b)), f.fp))
-	if n < len(b) {
-		return n, io.EOF
+	n, err := f.read(b)
+	if n < len(b) && err == nil {
+		err = io.EOF
 	}
-	return n, nil
+	return n, err
+}
+
+// read reads at the current position; the error is GDAL's reason for a short read, if it gave
+// one (an HTTP server that ignores range requests, a broken connection).
+func (f *vsiFile) read(b []byte) (int, error) {
+	var cerr *C.char
+	n := int(C.aidw_vsi_read(unsafe.Pointer(&b[0]), C.size_t(len(b)), f.fp, &cerr))
+	if cerr == nil {
+		return n, nil
+	}
+	defer C.free(unsafe.Pointer(cerr))
+	return n, errors.New(oneLine(C.GoString(cerr)))
 }
 
 // Read reads from the current position: with ReadAt's turns, a vsiFile is also a stream.
@@ -72,11 +101,11 @@ func (f *vsiFile) Read(b []byte) (int, error) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	n := int(C.VSIFReadL(unsafe.Pointer(&b[0]), 1, C.size_t(len(b)), f.fp))
-	if n == 0 {
-		return 0, io.EOF
+	n, err := f.read(b)
+	if n == 0 && err == nil {
+		err = io.EOF
 	}
-	return n, nil
+	return n, err
 }
 
 func (f *vsiFile) Close() error {

@@ -3,6 +3,7 @@ package gdalio
 /*
 #include <stdlib.h>
 #include <gdal.h>
+#include <cpl_vsi.h>
 */
 import "C"
 
@@ -11,17 +12,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
 
+	"github.com/aidw/aidw/internal/bytesize"
 	"github.com/aidw/aidw/raster"
 	"github.com/airbusgeo/godal"
 )
@@ -69,6 +73,8 @@ type Writer struct {
 	// flushRows says whether a row of blockRows-line blocks is flushed once written
 	flushRows bool
 	blockRows int
+	// stdout, for a destination /vsistdout/, receives the finished raster's bytes.
+	stdout io.Writer
 }
 
 // tempInfix marks the temporary files of a Writer: <stem>.aidwtmp-<pid>-<random><ext>, so
@@ -80,6 +86,10 @@ const tempInfix = ".aidwtmp-"
 // writable, or path is a folder (other than a Zarr store, which a Zarr output replaces). It
 // creates nothing.
 func CheckDestination(path string) error {
+	if IsStdout(path) {
+		_, err := reserve(filepath.Join(os.TempDir(), stdoutStem), "")
+		return err
+	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() && !isZarrStore(path) {
 		return fmt.Errorf("destination %s is a directory", path)
 	}
@@ -168,16 +178,21 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() && !isZarrStore(path) {
 		return nil, fmt.Errorf("destination %s is a directory", path)
 	}
-	removeStale(path)
 	bands := max(opt.Bands, 1)
 	format, err := outputFormat(path, opt.Format)
 	if err != nil {
 		return nil, err
 	}
-	canCreate, canCopy, err := driverCaps(format)
+	format, canCreate, canCopy, err := driverCaps(format)
 	if err != nil {
 		return nil, err
 	}
+	// the temporary files go beside the destination, or to TMPDIR for standard output
+	stage, err := stagePath(path, format)
+	if err != nil {
+		return nil, err
+	}
+	removeStale(stage)
 	dtype, size, err := dataType(opt.Type)
 	if err != nil {
 		return nil, err
@@ -189,7 +204,7 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 	if err := checkMemory(t.Cols, raster.BlockRows(t.Cols)*t.Cols*(8*bands+1), "a block of rows"); err != nil {
 		return nil, err
 	}
-	if err := checkDisk(path, t); err != nil {
+	if err := checkDisk(stage, t); err != nil {
 		return nil, err
 	}
 	wkt, err := srsWKT(opt.SRS)
@@ -198,28 +213,45 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 	}
 	w := &Writer{path: path, format: format, create: threadedOptions(format, opt.Create), cols: t.Cols, rows: t.Rows,
 		warn: warner(opt.Warn)}
+	if IsStdout(path) {
+		w.stdout = os.Stdout
+	}
 	w.errs = godalErrors(w.warn)
-	createFormat, createOpts, ext := format, w.create, filepath.Ext(path)
-	if !canCreate {
+	if format == "GPKG" && !hasOption(opt.Create, "RASTER_TABLE") {
+		// the table is named after the file, as gdal_translate names it, not after the
+		// temporary name the driver sees
+		w.create = append(slices.Clip(opt.Create), "RASTER_TABLE="+strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
+	}
+	createFormat, createOpts, ext := format, w.create, filepath.Ext(stage)
+	var nodata *float64
+	if opt.SetNoData {
+		nodata = &opt.NoData
+		if nodataLost[format] {
+			w.warn(fmt.Sprintf("output format %s keeps no nodata value: nodata nodes hold %g as a value", format, opt.NoData))
+		}
+	}
+	_, copyOnly := copyOnly[format]
+	if copyOnly {
+		if err := probeCopy(format, w.create, filepath.Ext(path), bands, dtype, t, wkt, nodata); err != nil {
+			return nil, fmt.Errorf("output format %s: %w", format, err)
+		}
+	}
+	if !canCreate || copyOnly {
 		if !canCopy {
 			return nil, fmt.Errorf("output format %s cannot write rasters", format)
 		}
 		// a GTiff holds the rows until Commit copies them into the final format
 		createFormat, createOpts, ext = "GTiff", nil, ".tif"
-		if w.copyTo, err = reserve(path, filepath.Ext(path)); err != nil {
+		if w.copyTo, err = reserve(stage, filepath.Ext(stage)); err != nil {
 			return nil, err
 		}
 	}
 	if strings.EqualFold(createFormat, "GTiff") {
 		createOpts = tiffOptions(createOpts, bands)
 	}
-	if w.tmp, err = reserve(path, ext); err != nil {
+	if w.tmp, err = reserve(stage, ext); err != nil {
 		w.Abort()
 		return nil, err
-	}
-	var nodata *float64
-	if opt.SetNoData {
-		nodata = &opt.NoData
 	}
 	if err := w.start(createFormat, createOpts, bands, dtype, size, t, wkt, nodata); err != nil {
 		w.Abort()
@@ -243,6 +275,25 @@ func threadedOptions(format string, co []string) []string {
 	}
 	return append(append([]string(nil), co...), "NUM_THREADS=ALL_CPUS")
 }
+
+// copyOnly are the drivers that can Create but write some rasters right only through
+// CreateCopy, as gdal_translate does, each with the reason (GDAL 3.6).
+var copyOnly = map[string]string{
+	// a Float32, Int16 or UInt16 band is a gridded coverage, whose nodata (data_null) Create
+	// cannot set: SetNoDataValue fails without a message
+	"GPKG": "sets no nodata on a gridded coverage it creates",
+	// formats with a nodata value of their own: CreateCopy turns nodata nodes into it, Create
+	// keeps them as values
+	"GSBG":  "has its own nodata value (1.70141e38)",
+	"GS7BG": "has its own nodata value (1.70141e38)",
+	"ISIS3": "has its own nodata value (NULL) per type",
+	"ILWIS": "has its own nodata value per type",
+}
+
+// nodataLost are the drivers whose files keep no nodata value (GDAL 3.6): a nodata node is
+// written as a plain value, which the Writer warns about.
+var nodataLost = map[string]bool{"ARG": true, "FITS": true, "VICAR": true, "XYZ": true,
+	"Rasterlite": true, "HF2": true}
 
 // tiffOptions adds defaults to a GTiff's creation options unless given: BigTIFF when the file
 // may pass 4 GB, and band-interleaved bands, since bands are written one after the other
@@ -369,7 +420,7 @@ func (w *Writer) CommitContext(ctx context.Context) error {
 		w.Abort()
 		return err
 	}
-	return w.Publish()
+	return w.PublishContext(ctx)
 }
 
 // Finish flushes and closes the raster and converts it when the driver can only CreateCopy,
@@ -401,12 +452,20 @@ func (w *Writer) Finish(ctx context.Context) error {
 	return nil
 }
 
-// Publish renames a finished raster into place.
-func (w *Writer) Publish() error {
+// Publish renames a finished raster into place, or copies it to standard output.
+func (w *Writer) Publish() error { return w.PublishContext(context.Background()) }
+
+// PublishContext is Publish, whose copy to standard output stops when ctx is done.
+func (w *Writer) PublishContext(ctx context.Context) error {
 	if w.final == "" {
 		return errors.New("writer is not finished")
 	}
-	if err := renameDataset(w.final, w.path); err != nil {
+	if w.stdout != nil {
+		if err := copyOut(ctx, w.final, w.stdout); err != nil {
+			w.Abort()
+			return fmt.Errorf("writing %s: %w", w.path, err)
+		}
+	} else if err := renameDataset(w.final, w.path); err != nil {
 		w.Abort()
 		return fmt.Errorf("writing %s: %w", w.path, flat(err))
 	}
@@ -572,18 +631,64 @@ func driverItem(d C.GDALDriverH, key string) string {
 	return C.GoString(v)
 }
 
-// driverCaps says whether the driver can Create and CreateCopy rasters.
-func driverCaps(format string) (canCreate, canCopy bool, err error) {
+// driverCaps gives the driver's own name for format (-of is any case) and whether it can
+// Create and CreateCopy rasters.
+func driverCaps(format string) (name string, canCreate, canCopy bool, err error) {
 	cf := C.CString(format)
 	defer C.free(unsafe.Pointer(cf))
 	d := C.GDALGetDriverByName(cf)
 	if d == nil || driverItem(d, "DCAP_RASTER") == "" {
-		return false, false, fmt.Errorf("output format %q is not a GDAL raster driver", format)
+		return "", false, false, fmt.Errorf("output format %q is not a GDAL raster driver", format)
 	}
 	if strings.EqualFold(format, "MEM") {
-		return false, false, errors.New("output format MEM keeps the raster in memory and writes no file")
+		return "", false, false, errors.New("output format MEM keeps the raster in memory and writes no file")
 	}
-	return driverItem(d, "DCAP_CREATE") != "", driverItem(d, "DCAP_CREATECOPY") != "", nil
+	name = C.GoString(C.GDALGetDriverShortName(d))
+	return name, driverItem(d, "DCAP_CREATE") != "", driverItem(d, "DCAP_CREATECOPY") != "", nil
+}
+
+// probeCopy converts a raster of one node, with the output's bands, type, nodata,
+// georeferencing and creation options, into the format, in memory: a copyOnly driver's
+// CreateCopy runs only once the rows are written, so what it refuses (a data type, a band
+// count, an option) is found now, before the work, as its Create would have found it.
+func probeCopy(format string, co []string, ext string, bands int, dtype godal.DataType, t raster.Target,
+	wkt string, nodata *float64) error {
+	dir := fmt.Sprintf("/vsimem/aidw-probe-%d-%d/", os.Getpid(), tempSeq.Add(1))
+	cdir := C.CString(dir)
+	defer C.free(unsafe.Pointer(cdir))
+	defer C.VSIRmdirRecursive(cdir)
+	eh := godal.ErrLogger(godalErrors(func(string) {}))
+	ds, err := godal.Create(godal.GTiff, dir+"in.tif", bands, dtype, 1, 1, eh)
+	if err != nil {
+		return flat(err)
+	}
+	err = ds.SetGeoTransform(t.GeoTransform, eh)
+	if err == nil && wkt != "" {
+		err = ds.SetProjection(wkt, eh)
+	}
+	value := []float64{1} // a node that is not nodata: some drivers refuse a raster without one
+	if nodata != nil && *nodata == 1 {
+		value[0] = 2
+	}
+	for _, b := range ds.Bands() {
+		if err == nil && nodata != nil {
+			err = b.SetNoData(*nodata, eh)
+		}
+		if err == nil {
+			err = b.Write(0, 0, value, 1, 1, eh)
+		}
+	}
+	if cerr := ds.Close(eh); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return flat(err)
+	}
+	args := []string{"-of", format}
+	for _, o := range co {
+		args = append(args, "-co", o)
+	}
+	return translate(context.Background(), dir+"in.tif", dir+"out"+ext, args, 0, func(string) {})
 }
 
 // dataType parses -ot into the GDAL type and its size in bytes.
@@ -635,8 +740,8 @@ func checkDisk(path string, t raster.Target) error {
 	}
 	nodes, free := float64(t.Cols)*float64(t.Rows), float64(fs.Bavail)*float64(fs.Bsize)
 	if nodes > free {
-		return fmt.Errorf("output size %dx%d (%.3g nodes) cannot fit in the %.1f GiB free beside %s",
-			t.Cols, t.Rows, nodes, free/(1<<30), path)
+		return fmt.Errorf("output size %dx%d (%.3g nodes) cannot fit in the %s free beside %s",
+			t.Cols, t.Rows, nodes, bytesize.Text(free), path)
 	}
 	return nil
 }
@@ -647,8 +752,8 @@ func checkMemory(cols, bytes int, what string) error {
 	if !ok || int64(bytes) <= avail {
 		return nil
 	}
-	return fmt.Errorf("output %d columns wide: %s needs %.1f GiB, more than the %.1f GiB of memory available",
-		cols, what, float64(bytes)/(1<<30), float64(avail)/(1<<30))
+	return fmt.Errorf("output %d columns wide: %s needs %s, more than the %s of memory available",
+		cols, what, bytesize.Text(float64(bytes)), bytesize.Text(float64(avail)))
 }
 
 // AvailableMemory reads MemAvailable from /proc/meminfo (Linux); ok is false elsewhere.

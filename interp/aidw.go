@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/aidw/aidw/grid"
 	"github.com/aidw/aidw/internal/fastmath"
@@ -80,7 +81,85 @@ var aidwDeclaration = Declaration{
 		{Name: "farfield", Type: TypeYesNo, Default: "yes", Field: "FarField",
 			Help: "the global form of a large raster sums distant samples by a far-field expansion: on the CPU from 10,000 samples and 2e9 sample-node pairs, within 1e-9 of the exact sum; on the GPU from its own sizes, within 1e-6; no sums every sample exactly"},
 	},
+	GPU: &GPUForm{Accuracy: GPUWithin1e5,
+		Forms: "every form but diagnostics=yes (k and max_points up to the GPU's limit): max_points and radius forms within 1e-12, the global form in float32 within 1e-5 (AIDW_GPU_FLOAT64=1: within 1e-12)"},
 	parse: parseAIDW,
+}
+
+// Reach implements Reacher: the global form reaches every sample; the others a node's k
+// nearest (its power) and the max_points nearest or those within radius (its weights).
+func (a *AIDW) Reach(n int) Reach {
+	if !a.local() {
+		return Reach{Kind: ReachGlobal}
+	}
+	k := min(a.K, n)
+	r := Reach{Kind: ReachNearest, K: k}
+	if a.MaxPoints > 0 {
+		r.K = max(k, min(a.MaxPoints, n))
+	} else {
+		r.Extra = a.Radius
+	}
+	return r
+}
+
+// streamForm implements streamer: the global form streams each node's lanes of sums, its
+// power (AIDWPowers) coming from its tile and halo; by the far field when it pays.
+func (a *AIDW) streamForm(n int, rasterNodes float64) (StreamForm, bool) {
+	if a.local() {
+		return StreamForm{}, false
+	}
+	f := StreamForm{kind: streamAIDW, NodeBytes: float64(unsafe.Sizeof(weigh.Lanes{})),
+		Local: &AIDWPowers{AIDW: a}, LocalK: min(a.K, n)}
+	if a.farFieldFor(n, rasterNodes) {
+		f.far = a
+	}
+	return f, true
+}
+
+// DeviceParams implements DeviceAlgorithm: the global form, or the MaxPoints nearest within
+// Radius, or every sample within Radius; the value band only (not the diagnostics).
+func (a *AIDW) DeviceParams(p *Problem, b Bounds) (DeviceParams, bool, string) {
+	d := DeviceParams{Adaptive: true, K: a.K, RMin: a.RMin, RMax: a.RMax, Alphas: a.Alphas,
+		MaxPoints: a.MaxPoints, Radius: a.Radius, MinPoints: a.MinPoints, NoData: a.NodataValue,
+		ExactHit: exactHitD2, FarField: a.FarField}
+	switch {
+	case a.MaxPoints > 0:
+		d.Form = DeviceNearest
+	case a.Radius > 0:
+		d.Form = DeviceRadius
+	}
+	if a.Diagnostics {
+		return d, false, "aidw's diagnostics bands are computed on the CPU only"
+	}
+	if p == nil {
+		return d, true, ""
+	}
+	if err := a.Validate(); err != nil {
+		return d, false, "aidw: " + err.Error()
+	}
+	n := p.sampleCount()
+	d.K = min(a.K, n)
+	d.Area = a.studyArea(b, p.Target)
+	if p.Job != nil {
+		d.Area = p.studyArea(a) // a tile of a larger job: the job's
+	}
+	if !(d.Area > 0) || math.IsInf(d.Area, 0) {
+		return d, false, fmt.Sprintf("aidw: study area %g is not a positive finite number", d.Area)
+	}
+	d.RExp = ExpectedDistance(n, d.Area)
+	return d, true, ""
+}
+
+// studyArea is StudyArea with the samples' bounding box given.
+func (a *AIDW) studyArea(b Bounds, t raster.Target) float64 {
+	if a.Area > 0 {
+		return a.Area
+	}
+	if area := (b.MaxX - b.MinX) * (b.MaxY - b.MinY); area > 0 {
+		return area
+	}
+	minX, minY, maxX, maxY := t.Extent()
+	return (maxX - minX) * (maxY - minY)
 }
 
 // DefaultAIDW returns AIDW with every option at its default.

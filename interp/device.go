@@ -2,9 +2,6 @@ package interp
 
 import (
 	"fmt"
-	"math"
-
-	"github.com/aidw/aidw/raster"
 )
 
 // ExactHitD2 is gdal_grid's squared distance (smoothing included, for invdist) under which a
@@ -93,65 +90,6 @@ type DeviceAlgorithm interface {
 	// clamped, the options are not validated), to tell whether a device can run these options
 	// at all. ok false says that it cannot, or that the options are invalid for p, and why.
 	DeviceParams(p *Problem, b Bounds) (d DeviceParams, ok bool, why string)
-}
-
-// DeviceParams implements DeviceAlgorithm: the global form, or the MaxPoints nearest within
-// Radius, or every sample within Radius; the value band only (not the diagnostics).
-func (a *AIDW) DeviceParams(p *Problem, b Bounds) (DeviceParams, bool, string) {
-	d := DeviceParams{Adaptive: true, K: a.K, RMin: a.RMin, RMax: a.RMax, Alphas: a.Alphas,
-		MaxPoints: a.MaxPoints, Radius: a.Radius, MinPoints: a.MinPoints, NoData: a.NodataValue,
-		ExactHit: exactHitD2, FarField: a.FarField}
-	switch {
-	case a.MaxPoints > 0:
-		d.Form = DeviceNearest
-	case a.Radius > 0:
-		d.Form = DeviceRadius
-	}
-	if a.Diagnostics {
-		return d, false, "aidw's diagnostics bands are computed on the CPU only"
-	}
-	if p == nil {
-		return d, true, ""
-	}
-	if err := a.Validate(); err != nil {
-		return d, false, "aidw: " + err.Error()
-	}
-	n := p.sampleCount()
-	d.K = min(a.K, n)
-	d.Area = a.studyArea(b, p.Target)
-	if p.Job != nil {
-		d.Area = p.studyArea(a) // a tile of a larger job: the job's
-	}
-	if !(d.Area > 0) || math.IsInf(d.Area, 0) {
-		return d, false, fmt.Sprintf("aidw: study area %g is not a positive finite number", d.Area)
-	}
-	d.RExp = ExpectedDistance(n, d.Area)
-	return d, true, ""
-}
-
-// studyArea is StudyArea with the samples' bounding box given.
-func (a *AIDW) studyArea(b Bounds, t raster.Target) float64 {
-	if a.Area > 0 {
-		return a.Area
-	}
-	if area := (b.MaxX - b.MinX) * (b.MaxY - b.MinY); area > 0 {
-		return area
-	}
-	minX, minY, maxX, maxY := t.Extent()
-	return (maxX - minX) * (maxY - minY)
-}
-
-// DeviceParams implements DeviceAlgorithm: invdist over every sample (no search ellipse).
-func (a *InvDist) DeviceParams(p *Problem, b Bounds) (DeviceParams, bool, string) {
-	d := DeviceParams{Power: a.Power, Smooth2: a.Smoothing * a.Smoothing, NoData: a.NodataValue,
-		ExactHit: exactHitD2, FarField: a.FarField}
-	if a.Power == 2 && d.Smooth2 > 0 {
-		d.ExactHit = -1 // gdal's power-2 smoothing loop has no exact-hit test
-	}
-	if a.Radius1 != 0 || a.Radius2 != 0 {
-		return d, false, "invdist with a search ellipse runs on the CPU only"
-	}
-	return d, true, ""
 }
 
 // reasoner is an engine that says why it does not run an algorithm.

@@ -66,6 +66,25 @@ type Engine interface {
 	Prepare(ctx context.Context, p *Problem) (Prepared, error)
 }
 
+// TellsReach says whether engine e fills Block.Reach: only the CPU engine does.
+func TellsReach(e Engine) bool {
+	_, cpu := e.(*CPU)
+	return cpu
+}
+
+// Devices are the engines that make up e, each of which can take work of its own (a tiled
+// run's tiles): a Multi's engines, nil for the CPU engine (whose threads share one problem),
+// else e.
+func Devices(e Engine) []Engine {
+	switch e := e.(type) {
+	case *CPU:
+		return nil
+	case *Multi:
+		return e.Engines
+	}
+	return []Engine{e}
+}
+
 // Prepared computes the blocks of one problem.
 type Prepared interface {
 	Compute(ctx context.Context, b *Block) error

@@ -65,6 +65,8 @@ var invDistDeclaration = Declaration{
 			{Name: "farfield", Type: TypeYesNo, Default: "yes", Field: "FarField",
 				Help: "the all-samples form without smoothing sums distant samples by a far-field expansion: leave-one-out (aidw cv) on the CPU from 50,000 samples, within 1e-9 of the exact sum; a large raster on the GPU, within 1e-6; no sums every sample exactly (the CPU sums rasters exactly either way)"}},
 	),
+	GPU: &GPUForm{Accuracy: GPUWithin1e5,
+		Forms: "the all-samples form (no search ellipse), in float32 within 1e-5 (AIDW_GPU_FLOAT64=1: within 1e-12); with a search ellipse the CPU engine"},
 	parse: parseInvDist,
 }
 
@@ -114,6 +116,46 @@ var invDistNNDeclaration = Declaration{
 		[]Option{nodataOption()},
 	),
 	parse: parseInvDistNN,
+}
+
+// Reach implements Reacher: the search ellipse, summed in the index's cell order unless
+// max_points stops it in input order; every sample without one.
+func (a *InvDist) Reach(n int) Reach {
+	return ellipseReach(n, a.Radius1, a.Radius2, a.Angle, a.MaxPoints == 0)
+}
+
+// streamForm implements streamer: the all-samples form streams its kernels' sums, and holds
+// its far-field tree's sums for a tile where the tree pays.
+func (a *InvDist) streamForm(n int, _ float64) (StreamForm, bool) {
+	if a.Radius1 != 0 || a.Radius2 != 0 {
+		return StreamForm{}, false
+	}
+	return StreamForm{kind: streamInvDist, NodeBytes: invDistStreamBytes(a, n),
+		tileBytes: func(t raster.Target, side int) float64 {
+			if a.Power > farMaxPower || !farTreeRaster(t) {
+				return 0
+			}
+			return farStreamBytes(newFarSums(a), t, side)
+		}}, true
+}
+
+// DeviceParams implements DeviceAlgorithm: invdist over every sample (no search ellipse).
+func (a *InvDist) DeviceParams(p *Problem, b Bounds) (DeviceParams, bool, string) {
+	d := DeviceParams{Power: a.Power, Smooth2: a.Smoothing * a.Smoothing, NoData: a.NodataValue,
+		ExactHit: exactHitD2, FarField: a.FarField}
+	if a.Power == 2 && d.Smooth2 > 0 {
+		d.ExactHit = -1 // gdal's power-2 smoothing loop has no exact-hit test
+	}
+	if a.Radius1 != 0 || a.Radius2 != 0 {
+		return d, false, "invdist with a search ellipse runs on the CPU only"
+	}
+	return d, true, ""
+}
+
+// Reach implements Reacher: the max_points nearest within gdal's quadtree square of the
+// radius.
+func (a *InvDistNN) Reach(int) Reach {
+	return Reach{Kind: ReachRadius, Halo: math.Sqrt2 * a.Radius}
 }
 
 // Name implements Algorithm.

@@ -40,6 +40,17 @@ var linearDeclaration = Declaration{
 	parse: parseLinear,
 }
 
+// linearFirstGuess is the number of samples whose distance at the job's mean density makes
+// linear's first halo: the triangles around a node reach a few samples' spacings.
+const linearFirstGuess = 16
+
+// Reach implements Reacher: the Delaunay triangles around a node. The triangulation is unique
+// (see delaunay), so that a tile finds the job's triangles among its samples, wherever their
+// circumcircles lie inside its region.
+func (a *Linear) Reach(n int) Reach {
+	return Reach{Kind: ReachNearest, K: min(linearFirstGuess, n), Triangles: true}
+}
+
 // Name implements Algorithm.
 func (a *Linear) Name() string { return "linear" }
 

@@ -86,6 +86,50 @@ func metricDeclaration(kind MetricKind, help string) Declaration {
 	}
 }
 
+// Reach implements Reacher: the search ellipse, summed in the index's cell order.
+func (a *Average) Reach(n int) Reach {
+	return ellipseReach(n, a.Radius1, a.Radius2, a.Angle, true)
+}
+
+// streamForm implements streamer: without a search ellipse the mean is one sum for every
+// node.
+func (a *Average) streamForm(int, float64) (StreamForm, bool) {
+	if a.Radius1 != 0 || a.Radius2 != 0 || a.active() {
+		return StreamForm{}, false
+	}
+	return StreamForm{kind: streamAverage, NodeBytes: 8}, true
+}
+
+// Reach implements Reacher: the search ellipse, in the index's cell order where the metric
+// sums distances or picks quadrants.
+func (m *Metric) Reach(n int) Reach {
+	order := m.Kind == AverageDistance || m.Kind == AverageDistancePts || m.active()
+	return ellipseReach(n, m.Radius1, m.Radius2, m.Angle, order)
+}
+
+// streamForm implements streamer: without a search ellipse each metric is one value for
+// every node but average_distance, a sum of distances at each; average_distance_pts pairs
+// the samples a block of rows a pass.
+func (m *Metric) streamForm(int, float64) (StreamForm, bool) {
+	if m.Radius1 != 0 || m.Radius2 != 0 || m.active() {
+		return StreamForm{}, false
+	}
+	f := StreamForm{NodeBytes: 8}
+	switch m.Kind {
+	case Minimum, Maximum, Range:
+		f.kind = streamMinMax
+	case Count:
+		f.kind = streamCount
+	case AverageDistance:
+		f.kind = streamDistance
+	case AverageDistancePts:
+		f.kind, f.SampleBytes = streamPairs, PairRowBytes
+	default:
+		return StreamForm{}, false
+	}
+	return f, true
+}
+
 // Name implements Algorithm.
 func (a *Average) Name() string { return "average" }
 

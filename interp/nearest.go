@@ -28,6 +28,14 @@ var nearestDeclaration = Declaration{
 	parse:   parseNearest,
 }
 
+// Reach implements Reacher: the nearest sample, or the search ellipse.
+func (a *Nearest) Reach(n int) Reach {
+	if a.Radius1 == 0 && a.Radius2 == 0 {
+		return Reach{Kind: ReachNearest, K: 1}
+	}
+	return ellipseReach(n, a.Radius1, a.Radius2, a.Angle, false)
+}
+
 // Name implements Algorithm.
 func (a *Nearest) Name() string { return "nearest" }
 

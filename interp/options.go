@@ -20,6 +20,10 @@ type Declaration struct {
 	GDAL bool
 	// Options in the order that help lists them and Settings reports them.
 	Options []Option
+	// GPU is the algorithm's form on the GPU engine, nil when it runs on the CPU engine only
+	// (the GPU build then runs it there, with a message). Set, the algorithm implements
+	// DeviceAlgorithm.
+	GPU *GPUForm
 	// parse builds the algorithm from the key=value pairs, reading them through kv.
 	parse func(kv *keyValues) (Algorithm, error)
 }
@@ -282,13 +286,13 @@ func (o *Option) Range() string {
 // registry: `go run ./cmd/aidw algorithms --markdown` prints it.
 func MarkdownTable() string {
 	var b strings.Builder
-	b.WriteString("| `-a` | what | keys (defaults) |\n|---|---|---|\n")
+	b.WriteString("| `-a` | what | keys (defaults) | engines |\n|---|---|---|---|\n")
 	for i, d := range Registry {
 		name := "`" + d.Name + "`"
 		if i == 0 {
 			name += " (default)"
 		}
-		fmt.Fprintf(&b, "| %s | %s | `%s` |\n", name, d.Help, d.Keys())
+		fmt.Fprintf(&b, "| %s | %s | `%s` | %s |\n", name, d.Help, d.Keys(), d.Engines())
 	}
 	return b.String()
 }

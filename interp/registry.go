@@ -13,6 +13,7 @@ var Registry = []*Declaration{
 	&maximumDeclaration,
 	&rangeDeclaration,
 	&countDeclaration,
+	&medianDeclaration,
 	&averageDistanceDeclaration,
 	&averageDistancePtsDeclaration,
 	&linearDeclaration,

@@ -139,3 +139,53 @@ func TestCanonical(t *testing.T) {
 		}
 	}
 }
+
+// TestDeclaredEngines checks that each algorithm's declared engines are what the GPU engine
+// can ask of it: a GPU form comes with the device parameters (DeviceAlgorithm), and
+// parameters come with a declared form, so that `aidw algorithms`, QGIS and the engine choice
+// read one fact.
+func TestDeclaredEngines(t *testing.T) {
+	for _, d := range Registry {
+		a, _, err := ParseAlgorithm(d.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, device := a.(DeviceAlgorithm)
+		if (d.GPU != nil) != device {
+			t.Errorf("%s: declares GPU form %+v, implements DeviceAlgorithm: %v", d.Name, d.GPU, device)
+		}
+		if d.GPU != nil && (d.GPU.Forms == "" || strings.Contains(d.GPU.Accuracy.String(), "GPUAccuracy")) {
+			t.Errorf("%s: GPU form %+v needs an accuracy and its forms in words", d.Name, d.GPU)
+		}
+		if GPUOf(a) != d.GPU {
+			t.Errorf("%s: GPUOf is not the declaration's", d.Name)
+		}
+	}
+}
+
+// TestStreamFormsDeclared checks that every algorithm that streams declares what a streamed
+// node holds, and that the forms that cannot stream say why.
+func TestStreamFormsDeclared(t *testing.T) {
+	for _, d := range Registry {
+		a, _, err := ParseAlgorithm(d.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := StreamFormOf(a, 1000, 1e4)
+		if ReachOf(a, 1000).Kind != ReachGlobal {
+			if err == nil {
+				t.Errorf("%s: a bounded reach declares a streamed form", d.Name)
+			}
+			continue
+		}
+		if err != nil {
+			if !strings.Contains(err.Error(), d.Name) {
+				t.Errorf("%s: %v does not name the algorithm", d.Name, err)
+			}
+			continue
+		}
+		if !(f.NodeBytes > 0) || f.Passes(1000, 0) != 1 {
+			t.Errorf("%s: streamed form %+v holds nothing a node, or passes more than once", d.Name, f)
+		}
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/aidw/aidw/grid"
 	"github.com/aidw/aidw/internal/fastmath"
@@ -79,86 +78,84 @@ const (
 	streamDistance
 	streamPairs
 	streamAIDW
-	// streamAIDWFar: global AIDW by the far field, which streams through AIDWFar
-	streamAIDWFar
 	streamInvDist
 )
 
-// CanStream says whether alg's global form over n samples onto a raster of rasterNodes nodes
-// can stream its samples (nil), or why not.
-func CanStream(alg Algorithm, n int, rasterNodes float64) error {
-	_, err := streamKindOf(alg, n, rasterNodes)
-	return err
+// StreamForm is how an algorithm's global form streams its samples past a tile's nodes, and
+// what that costs: the algorithm declares it in its own file (streamForm), and NewStream, the
+// memory plan and the tiles ask it (StreamFormOf).
+type StreamForm struct {
+	kind streamKind
+	alg  Algorithm
+	// NodeBytes is what a streamed node holds for its sums.
+	NodeBytes float64
+	// SampleBytes is what a streamed sample costs besides its load: average_distance_pts
+	// holds a pass's block of rows, as many as a chunk's samples.
+	SampleBytes float64
+	// tileBytes, when set, is what a tile of side x side nodes of raster t holds besides its
+	// nodes: invdist's far-field tree's sums at the points of the tile's boxes.
+	tileBytes func(t raster.Target, side int) float64
+	// Local, when set, is the algorithm whose bands at each node, computed from the node's
+	// tile and halo, the sums need (StreamNodes.Local: AIDW's powers); LocalK is how many
+	// nearest samples they reach.
+	Local  Algorithm
+	LocalK int
+	// far, when set, is global AIDW computed by the far field: it streams through AIDWFar,
+	// not a Stream.
+	far *AIDW
 }
 
-func streamKindOf(alg Algorithm, n int, rasterNodes float64) (streamKind, error) {
-	switch a := alg.(type) {
-	case *Average:
-		if a.Radius1 == 0 && a.Radius2 == 0 && !a.active() {
-			return streamAverage, nil
-		}
-	case *Metric:
-		if a.Radius1 != 0 || a.Radius2 != 0 || a.active() {
-			break
-		}
-		switch a.Kind {
-		case Minimum, Maximum, Range:
-			return streamMinMax, nil
-		case Count:
-			return streamCount, nil
-		case AverageDistance:
-			return streamDistance, nil
-		case AverageDistancePts:
-			return streamPairs, nil
-		}
-	case *InvDist:
-		if a.Radius1 == 0 && a.Radius2 == 0 {
-			return streamInvDist, nil
-		}
-	case *AIDW:
-		if a.local() {
-			break
-		}
-		if a.farFieldFor(n, rasterNodes) {
-			return streamAIDWFar, nil
-		}
-		return streamAIDW, nil
-	}
-	return 0, fmt.Errorf("%s in this form cannot stream its samples", alg.Name())
-}
-
-// StreamSumBytes is what a node of a Stream of alg's global form over n samples holds for
-// its sums.
-func StreamSumBytes(alg Algorithm, n int) float64 {
-	switch a := alg.(type) {
-	case *AIDW:
-		return float64(unsafe.Sizeof(weigh.Lanes{}))
-	case *InvDist:
-		return invDistStreamBytes(a, n)
-	}
-	return 8
-}
-
-// StreamTileBytes is what a Stream of alg's global form over n samples holds for a tile of
-// side x side nodes of raster t besides what its nodes hold (StreamSumBytes): invdist's
-// far-field tree's sums at the points of the tile's boxes.
-func StreamTileBytes(alg Algorithm, n int, t raster.Target, side int) float64 {
-	a, ok := alg.(*InvDist)
-	if !ok || a.Radius1 != 0 || a.Radius2 != 0 || a.Power > farMaxPower || !farTreeRaster(t) {
+// TileBytes is what the form holds for a tile of side x side nodes of raster t besides what
+// its nodes hold (NodeBytes).
+func (f *StreamForm) TileBytes(t raster.Target, side int) float64 {
+	if f.tileBytes == nil {
 		return 0
 	}
-	return farStreamBytes(newFarSums(a), t, side)
+	return f.tileBytes(t, side)
+}
+
+// Passes is how many times the n samples stream past a tile's nodes when average_distance_pts
+// pairs pairRows rows a pass (StreamNodes.PairRows); invdist's second pass for exact hits,
+// which progress does not count, is not among them.
+func (f *StreamForm) Passes(n, pairRows int) int {
+	if f.kind != streamPairs || pairRows <= 0 {
+		return 1
+	}
+	return (n + pairRows - 1) / pairRows
+}
+
+// FarField says whether the form streams through the far field (NewFar), not a Stream.
+func (f *StreamForm) FarField() bool { return f.far != nil }
+
+// NewFar starts the form's far field for a job of n samples whose box relative to its origin
+// (originX, originY) is rel, onto target t.
+func (f *StreamForm) NewFar(n int, rel [4]float64, t raster.Target, originX, originY float64) (*AIDWFar, error) {
+	if f.far == nil {
+		return nil, fmt.Errorf("%s: the job's global form does not use the far field", f.alg.Name())
+	}
+	return newAIDWFar(f.far, n, rel, t, originX, originY)
+}
+
+// FarSize is what the form's far field needs (see NewFar): the bytes of its operators and
+// tree, which stay for the whole run, and how far beyond a tile's nodes the samples of their
+// near fields reach; zero without a far field.
+func (f *StreamForm) FarSize(n int, rel [4]float64, t raster.Target, originX, originY float64) (bytes, halo float64, err error) {
+	if f.far == nil {
+		return 0, 0, nil
+	}
+	return aidwFarSize(f.far, n, rel, t, originX, originY)
 }
 
 // NewStream starts streaming alg's global form past the nodes.
 func NewStream(alg Algorithm, nodes StreamNodes) (*Stream, error) {
-	kind, err := streamKindOf(alg, nodes.N, nodes.RasterNodes)
+	form, err := StreamFormOf(alg, nodes.N, nodes.RasterNodes)
 	if err != nil {
 		return nil, err
 	}
-	if kind == streamAIDWFar {
-		return nil, fmt.Errorf("aidw: the far field streams through AIDWFar")
+	if form.FarField() {
+		return nil, fmt.Errorf("%s: the far field streams through AIDWFar", alg.Name())
 	}
+	kind := form.kind
 	if len(nodes.X) != len(nodes.Y) {
 		return nil, fmt.Errorf("stream: %d node x for %d y", len(nodes.X), len(nodes.Y))
 	}
@@ -511,16 +508,9 @@ type AIDWFar struct {
 	f      *farfield.Field
 }
 
-// UsesFarField says whether alg is global AIDW that the in-memory run computes by the far
-// field, over n samples onto a raster of rasterNodes nodes.
-func UsesFarField(alg Algorithm, n int, rasterNodes float64) bool {
-	a, ok := alg.(*AIDW)
-	return ok && a.farFieldFor(n, rasterNodes)
-}
-
-// NewAIDWFar starts global AIDW's far field for a job of n samples whose box relative to
+// newAIDWFar starts global AIDW's far field for a job of n samples whose box relative to
 // its origin (originX, originY) is rel, onto target t.
-func NewAIDWFar(a *AIDW, n int, rel [4]float64, t raster.Target, originX, originY float64) (*AIDWFar, error) {
+func newAIDWFar(a *AIDW, n int, rel [4]float64, t raster.Target, originX, originY float64) (*AIDWFar, error) {
 	nodes := t.Cols * t.Rows
 	if !a.farFieldFor(n, float64(nodes)) {
 		return nil, fmt.Errorf("aidw: the job's global form does not use the far field")
@@ -534,11 +524,11 @@ func NewAIDWFar(a *AIDW, n int, rel [4]float64, t raster.Target, originX, origin
 	return &AIDWFar{a: a, n: n, pl: pl, box: box, nodes: nodes, powers: pl.Powers(box, nodes)}, nil
 }
 
-// AIDWFarSize is what AIDWFar needs for a job of n samples whose box relative to the job's
+// aidwFarSize is what AIDWFar needs for a job of n samples whose box relative to the job's
 // origin is rel, onto target t: the bytes of its operators and tree, which stay for the
 // whole run, and how far beyond a tile's nodes the samples of their near fields reach (three
 // leaves: the two of the near field and the nodes' own).
-func AIDWFarSize(a *AIDW, n int, rel [4]float64, t raster.Target, originX, originY float64) (bytes, halo float64, err error) {
+func aidwFarSize(a *AIDW, n int, rel [4]float64, t raster.Target, originX, originY float64) (bytes, halo float64, err error) {
 	xmin, ymin, xmax, ymax := t.Extent()
 	box := [4]float64{xmin - originX, ymin - originY, xmax - originX, ymax - originY}
 	bytes, leaf, err := farfield.StreamSize(n, rel, aidwFarOptions(a), box, t.Cols*t.Rows)

@@ -164,15 +164,15 @@ func TestStreamRefuses(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if CanStream(alg, 1_000_000, 1e6) == nil {
+		if _, err := StreamFormOf(alg, 1_000_000, 1e6); err == nil {
 			t.Errorf("%s streams over 1e6 samples onto 1e6 nodes", name)
 		}
 	}
 	alg, _, _ := ParseAlgorithm("aidw")
-	if err := CanStream(alg, 1000, 100); err != nil || UsesFarField(alg, 1000, 100) {
+	if f, err := StreamFormOf(alg, 1000, 100); err != nil || f.FarField() {
 		t.Errorf("aidw below the far field's thresholds: %v", err)
 	}
-	if err := CanStream(alg, 1_000_000, 1e6); err != nil || !UsesFarField(alg, 1_000_000, 1e6) {
+	if f, err := StreamFormOf(alg, 1_000_000, 1e6); err != nil || !f.FarField() {
 		t.Errorf("aidw above the far field's thresholds: %v", err)
 	}
 }

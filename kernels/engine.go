@@ -48,8 +48,8 @@ func (e *Engine) WhyNot(a interp.Algorithm) string {
 			strings.Join(bands[1:], ", "))
 	}
 	da, ok := a.(interp.DeviceAlgorithm)
-	if !ok {
-		return fmt.Sprintf("%s has no GPU implementation", a.Name())
+	if interp.GPUOf(a) == nil || !ok {
+		return fmt.Sprintf("%s has no GPU form", a.Name())
 	}
 	d, ok, why := da.DeviceParams(nil, interp.Bounds{})
 	switch {

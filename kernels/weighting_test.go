@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/aidw/aidw/interp"
@@ -12,18 +14,30 @@ import (
 )
 
 // legacyWeightingOf is the engine's mapping before algorithms described themselves
-// (interp.DeviceParams): AIDW's and InvDist's meaning copied into the engine. The test below
-// checks that the problem the kernels get is unchanged, field for field.
+// (interp.DeviceParams): AIDW's and InvDist's meaning copied into the engine, reading their
+// options by key (interp.Settings). The test below checks that the problem the kernels get is
+// unchanged, field for field.
 func legacyWeightingOf(p *interp.Problem, box [4]float64) (weighting, error) {
 	const formGlobal, formNearest, formRadius = interp.DeviceGlobal, interp.DeviceNearest, interp.DeviceRadius
 	n := p.Samples.Len()
 	w := weighting{prob: problem{N: int64(n), R2: math.Inf(1), HitD2: 1e-13, K: 1, NQ: 1}}
-	switch a := p.Alg.(type) {
-	case *interp.AIDW:
-		if err := a.Validate(); err != nil {
+	o := map[string][]float64{}
+	for _, kv := range interp.Settings(p.Alg) {
+		for _, v := range strings.Split(kv.Value, ",") {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				f = map[string]float64{"yes": 1, "no": 0}[v]
+			}
+			o[kv.Key] = append(o[kv.Key], f)
+		}
+	}
+	num := func(key string) float64 { return o[key][0] }
+	switch p.Alg.Name() {
+	case "aidw":
+		if err := p.Alg.(interface{ Validate() error }).Validate(); err != nil {
 			return w, fmt.Errorf("aidw: %w", err)
 		}
-		area := a.Area
+		area := num("area")
 		if !(area > 0) {
 			ox, oy := p.Samples.OriginX, p.Samples.OriginY
 			if area = ((box[2] + ox) - (box[0] + ox)) * ((box[3] + oy) - (box[1] + oy)); !(area > 0) {
@@ -34,39 +48,41 @@ func legacyWeightingOf(p *interp.Problem, box [4]float64) (weighting, error) {
 		if !(area > 0) || math.IsInf(area, 0) {
 			return w, fmt.Errorf("aidw: study area %g is not a positive finite number", area)
 		}
+		k, maxPoints, radius := int(num("k")), int(num("max_points")), num("radius")
 		pr := &w.prob
 		pr.Adaptive = 1
-		pr.K = int64(min(a.K, n))
+		pr.K = int64(min(k, n))
 		pr.NQ = pr.K
-		if a.MaxPoints > 0 {
-			pr.NQ = max(pr.K, int64(min(a.MaxPoints, n)))
-			pr.MaxPoints = int64(a.MaxPoints)
+		if maxPoints > 0 {
+			pr.NQ = max(pr.K, int64(min(maxPoints, n)))
+			pr.MaxPoints = int64(maxPoints)
 		}
-		if a.Radius > 0 {
-			pr.R2 = a.Radius * a.Radius
+		if radius > 0 {
+			pr.R2 = radius * radius
 		}
-		pr.MinPoints, pr.Nodata = int64(a.MinPoints), a.NodataValue
-		pr.RExp, pr.RMin, pr.RMax, pr.Alphas = interp.ExpectedDistance(n, area), a.RMin, a.RMax, a.Alphas
-		for _, v := range a.Alphas {
+		pr.MinPoints, pr.Nodata = int64(num("min_points")), num("nodata")
+		pr.RExp, pr.RMin, pr.RMax = interp.ExpectedDistance(n, area), num("rmin"), num("rmax")
+		copy(pr.Alphas[:], o["alphas"])
+		for _, v := range o["alphas"] {
 			w.maxPower = max(w.maxPower, v)
 		}
 		switch {
-		case a.MaxPoints > 0:
+		case maxPoints > 0:
 			w.form = formNearest
-		case a.Radius > 0:
+		case radius > 0:
 			w.form = formRadius
 		default:
 			w.form = formGlobal
 			pr.NQ = max(pr.K, int64(min(nearCorr, n)))
 		}
-	case *interp.InvDist:
+	case "invdist":
 		pr := &w.prob
 		pr.NQ = int64(min(nearCorr, n))
-		pr.Power, pr.Smooth2, pr.Nodata = a.Power, a.Smoothing*a.Smoothing, a.NodataValue
-		if a.Power == 2 && pr.Smooth2 > 0 {
+		pr.Power, pr.Smooth2, pr.Nodata = num("power"), num("smoothing")*num("smoothing"), num("nodata")
+		if pr.Power == 2 && pr.Smooth2 > 0 {
 			pr.HitD2 = -1
 		}
-		w.maxPower = a.Power
+		w.maxPower = pr.Power
 	}
 	return w, nil
 }

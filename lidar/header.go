@@ -210,7 +210,7 @@ func (c *records) readVLRs(src io.ReaderAt, h Header, count int) error {
 		user, rec, n := cString(rh[2:18]), le.Uint16(rh[18:]), int64(le.Uint16(rh[20:]))
 		pos += lasVLRHeader
 		if pos+n > h.PointOffset {
-			return fmt.Errorf("VLR %d of %d (%s %d, %d bytes) runs into the point data at byte %d", i+1, count, user, rec, n, h.PointOffset)
+			return fmt.Errorf("VLR %d of %d (%q %d, %d bytes) runs into the point data at byte %d", i+1, count, user, rec, n, h.PointOffset)
 		}
 		if err := c.collect(src, user, rec, pos, n); err != nil {
 			return err
@@ -231,8 +231,12 @@ func (c *records) readEVLRs(src io.ReaderAt, end, size int64) error {
 	pos := c.evlrStart
 	rh := make([]byte, lasEVLRHeader)
 	for i := range c.evlrCount {
-		if size >= 0 && pos+lasEVLRHeader > size {
+		if size >= 0 && pos >= size {
 			return fmt.Errorf("EVLR %d of %d starts at byte %d, beyond the end of the file (%d bytes)", i+1, c.evlrCount, pos, size)
+		}
+		if size >= 0 && pos+lasEVLRHeader > size {
+			return fmt.Errorf("EVLR %d of %d starts at byte %d, but its %d-byte header runs past the end of the file (%d bytes)",
+				i+1, c.evlrCount, pos, lasEVLRHeader, size)
 		}
 		if err := readFull(src, rh, pos, "an EVLR header"); err != nil {
 			return err
@@ -240,7 +244,7 @@ func (c *records) readEVLRs(src io.ReaderAt, end, size int64) error {
 		user, rec, n := cString(rh[2:18]), le.Uint16(rh[18:]), le.Uint64(rh[20:])
 		pos += lasEVLRHeader
 		if n > math.MaxInt64-uint64(pos) || size >= 0 && pos+int64(n) > size {
-			return fmt.Errorf("EVLR %d of %d (%s %d, %d bytes) runs past the end of the file", i+1, c.evlrCount, user, rec, n)
+			return fmt.Errorf("EVLR %d of %d (%q %d, %d bytes) runs past the end of the file", i+1, c.evlrCount, user, rec, n)
 		}
 		if err := c.collect(src, user, rec, pos, int64(n)); err != nil {
 			return err
@@ -267,10 +271,10 @@ func (c *records) collect(src io.ReaderAt, user string, rec uint16, pos, n int64
 		return nil
 	}
 	if n > 1<<24 {
-		return fmt.Errorf("record %s %d has %d bytes, more than it takes", user, rec, n)
+		return fmt.Errorf("record %q %d has %d bytes, more than it takes", user, rec, n)
 	}
 	data := make([]byte, n)
-	if err := readFull(src, data, pos, fmt.Sprintf("record %s %d", user, rec)); err != nil {
+	if err := readFull(src, data, pos, fmt.Sprintf("record %q %d", user, rec)); err != nil {
 		return err
 	}
 	*dst = data

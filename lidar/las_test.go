@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -328,7 +329,9 @@ func TestLASCorrupt(t *testing.T) {
 		{"VLR into points", put(v12, 227+20, uint16(40)), "runs into the point data"},
 		{"VLR count", put(v12, 100, uint32(2)), "VLR 2 of 2 starts at byte"},
 		{"VLR header into points", put(v12, 96, uint32(off12-20)), "VLR 1 of 1"},
-		{"EVLR past eof", put(v14, 235, uint64(len(v14)+1)), "EVLR 1 of 1 starts at byte"},
+		{"EVLR past eof", put(v14, 235, uint64(len(v14)+1)), "EVLR 1 of 1 starts at byte " + strconv.Itoa(len(v14)+1) + ", beyond the end"},
+		// issue 27, defect 7: it starts inside the file, and its header runs past the end
+		{"EVLR header cut", put(v14, 235, uint64(len(v14)-10)), "EVLR 1 of 1 starts at byte " + strconv.Itoa(len(v14)-10) + ", but its 60-byte header runs past the end of the file"},
 		{"EVLR in points", put(v14, 235, uint64(off14+30)), "inside the point data"},
 		{"EVLR too long", put(v14, evlr14+20, uint64(1e6)), "runs past the end of the file"},
 		{"EVLR count", put(v14, 243, uint32(2)), "EVLR 2 of 2"},

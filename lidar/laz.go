@@ -26,7 +26,11 @@ func (f *File) lazPlan(src ctxReader, d *pointDecoder) (plan, error) {
 	}
 	sel := d.lazFields()
 	if box, ok := d.window(); ok && f.COPC != nil {
-		return f.copcPlan(src, r, box, sel)
+		p, err := f.copcPlan(src, r, box, sel)
+		if !errors.Is(err, laz.ErrHierarchy) {
+			return p, err
+		}
+		// the chunk table still finds every point, which the window then selects by position
 	}
 	chunks := r.Chunks()
 	spans := make([]span, len(chunks))
@@ -37,7 +41,9 @@ func (f *File) lazPlan(src ctxReader, d *pointDecoder) (plan, error) {
 }
 
 // copcPlan reads the octree nodes of a COPC file that meet box (xmin ymin xmax ymax), in file
-// order: its hierarchy pages and those nodes are all it reads of the points.
+// order: its hierarchy pages and those nodes are all it reads of the points. A hierarchy that
+// is not an octree holding the header's points is a laz.ErrHierarchy: the file is then read as
+// plain LAZ.
 func (f *File) copcPlan(src ctxReader, r *laz.Reader, box [4]float64, sel laz.Fields) (plan, error) {
 	info, err := laz.ParseCopcInfo(f.COPC)
 	if err != nil {
@@ -47,6 +53,14 @@ func (f *File) copcPlan(src ctxReader, r *laz.Reader, box [4]float64, sel laz.Fi
 	if err != nil {
 		return plan{}, err
 	}
+	total := 0
+	for _, n := range all {
+		total += int(n.Points)
+	}
+	// the counts size the decoder's buffers: a corrupt one must not ask for gigabytes
+	if total != f.PointCount {
+		return plan{}, fmt.Errorf("%w: its nodes hold %d points, the header %d", laz.ErrHierarchy, total, f.PointCount)
+	}
 	nodes := laz.NodesIntersecting(all, info, box[0], box[1], box[2], box[3])
 	slices.SortFunc(nodes, func(a, b laz.Node) int { return int(a.Offset - b.Offset) })
 	spans := make([]span, len(nodes))
@@ -54,10 +68,6 @@ func (f *File) copcPlan(src ctxReader, r *laz.Reader, box [4]float64, sel laz.Fi
 	for i, n := range nodes {
 		spans[i] = span{first, int(n.Points)}
 		first += int(n.Points)
-		// a node's count sizes the decoder's buffers: a corrupt one must not ask for gigabytes
-		if first > f.PointCount {
-			return plan{}, fmt.Errorf("COPC hierarchy: its nodes hold more points than the header's %d", f.PointCount)
-		}
 	}
 	return plan{spans, func(c int, buf []byte) error {
 		n := nodes[c]

@@ -49,7 +49,7 @@ out="$tmp/out"
 mkdir -p "$out"
 
 echo "== unit tests"
-$py -m unittest discover -s qgis/tests -p 'test_*.py'
+AIDW_BIN="$aidw" $py -m unittest discover -s qgis/tests -p 'test_*.py'
 
 echo "== qgis_process"
 $qp plugins enable aidw_processing >/dev/null 2>&1

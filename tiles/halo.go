@@ -1,25 +1,21 @@
 package tiles
 
-import (
-	"fmt"
-	"math"
+import "github.com/aidw/aidw/interp"
 
-	"github.com/aidw/aidw/interp"
-)
-
-// Family is how far a node's computation reaches, which decides a tile's halo.
+// Family is how far a node's computation reaches, which decides a tile's halo: an
+// interp.ReachKind, in the same order.
 type Family int
 
 const (
 	// Radius: every sample a node uses lies within Rule.Halo of it.
-	Radius Family = iota
+	Radius = Family(interp.ReachRadius)
 	// Nearest: a node uses its Rule.K nearest samples (and those within Rule.Extra), or (with
 	// Rule.Triangles) the Delaunay triangles around it: the halo is checked node by node (see
 	// checkNodes), and grown where it falls short.
-	Nearest
+	Nearest = Family(interp.ReachNearest)
 	// Global: a node uses every sample. Each tile loads them all: exact, but not bounded in
 	// memory by the tile.
-	Global
+	Global = Family(interp.ReachGlobal)
 )
 
 func (f Family) String() string {
@@ -44,76 +40,9 @@ type Rule struct {
 	Triangles bool
 }
 
-// linearFirstGuess is the number of samples whose distance at the job's mean density makes
-// linear's first halo: the triangles around a node reach a few samples' spacings.
-const linearFirstGuess = 16
-
-// ellipseReach is the reach of gdal's search ellipse (or its quadtree's square), or false when
-// it is unbounded: no radius, or a radius of 0 beside another, outside the quadtree (a line).
-func ellipseReach(n int, r1, r2, angle float64) (float64, bool) {
-	if r1 == 0 && r2 == 0 {
-		return 0, false
-	}
-	if interp.UsesQuadtree(n, r1, r2, angle) {
-		return math.Sqrt2 * max(r1, r2), true
-	}
-	if r1 > 0 && r2 > 0 {
-		return max(r1, r2), true
-	}
-	return 0, false
-}
-
-// RuleFor returns the halo rule of an algorithm for a job of n samples, or an error naming a
-// case that tiles cannot compute exactly.
-func RuleFor(alg interp.Algorithm, n int) (Rule, error) {
-	global := Rule{Family: Global}
-	switch a := alg.(type) {
-	case *interp.AIDW:
-		if a.MaxPoints == 0 && a.Radius == 0 {
-			return global, nil
-		}
-		k := min(a.K, n)
-		r := Rule{Family: Nearest, K: k}
-		if a.MaxPoints > 0 {
-			r.K = max(k, min(a.MaxPoints, n))
-		} else {
-			r.Extra = a.Radius
-		}
-		return r, nil
-	case *interp.InvDist:
-		reach, ok := ellipseReach(n, a.Radius1, a.Radius2, a.Angle)
-		if !ok {
-			return global, nil
-		}
-		return Rule{Family: Radius, Halo: reach, Layout: a.MaxPoints == 0}, nil
-	case *interp.InvDistNN:
-		return Rule{Family: Radius, Halo: math.Sqrt2 * a.Radius}, nil
-	case *interp.Nearest:
-		if a.Radius1 == 0 && a.Radius2 == 0 {
-			return Rule{Family: Nearest, K: 1}, nil
-		}
-		reach, ok := ellipseReach(n, a.Radius1, a.Radius2, a.Angle)
-		if !ok {
-			return global, nil
-		}
-		return Rule{Family: Radius, Halo: reach}, nil
-	case *interp.Average:
-		reach, ok := ellipseReach(n, a.Radius1, a.Radius2, a.Angle)
-		if !ok {
-			return global, nil
-		}
-		return Rule{Family: Radius, Halo: reach, Layout: true}, nil
-	case *interp.Metric:
-		reach, ok := ellipseReach(n, a.Radius1, a.Radius2, a.Angle)
-		if !ok {
-			return global, nil
-		}
-		order := a.Kind == interp.AverageDistance || a.Kind == interp.AverageDistancePts || a.MinPerQuadrant > 0 || a.MaxPerQuadrant > 0
-		return Rule{Family: Radius, Halo: reach, Layout: order}, nil
-	case *interp.Linear:
-		// The triangulation is unique (see interp's delaunay), so that a tile finds the job's
-		// triangles among its samples, wherever their circumcircles lie inside its region.
-		return Rule{Family: Nearest, K: min(linearFirstGuess, n), Triangles: true}, nil
-	}
-	return Rule{}, fmt.Errorf("algorithm %s has no tiled form", alg.Name())
+// RuleFor returns the halo rule of an algorithm for a job of n samples: the reach the
+// algorithm declares (interp.ReachOf).
+func RuleFor(alg interp.Algorithm, n int) Rule {
+	r := interp.ReachOf(alg, n)
+	return Rule{Family: Family(r.Kind), Halo: r.Halo, K: r.K, Extra: r.Extra, Layout: r.Layout, Triangles: r.Triangles}
 }

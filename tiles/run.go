@@ -74,21 +74,16 @@ type Config struct {
 	Threads int
 	// Progress, when set, is told the fraction of nodes done.
 	Progress func(float64)
-	// StreamChunk, when positive, makes a global form stream the job's samples past each
-	// tile's nodes, about this many at a time, instead of loading them all (see
-	// computeStreamed): memory then follows the chunk and the tile, not the survey. The
-	// source must be a Streamer, and the tiles run on the CPU engine.
-	StreamChunk int
-	// LoadSide, when positive, is the largest side of the blocks of a streamed tile whose
-	// samples and halo are loaded at once (AIDW's powers, the far field's near samples): the
-	// tile's side bounds the nodes that stream together, this the samples held beside them.
-	LoadSide int
+	// Plan is the run's memory plan (NewPlan, PlanFor): the halo rule, and whether and how a
+	// global form streams its samples; nil: NewPlan's, every sample of a global form loaded.
+	Plan *MemoryPlan
 }
 
 // Computer computes the tiles of one job.
 type Computer struct {
 	cfg    Config
 	facts  *Facts
+	plan   *MemoryPlan
 	rule   Rule
 	src    Source
 	nbands int
@@ -162,16 +157,16 @@ func NewComputer(cfg Config, facts *Facts, src Source) (*Computer, error) {
 	if facts.N == 0 {
 		return nil, fmt.Errorf("no usable samples")
 	}
-	rule, err := RuleFor(cfg.Alg, facts.N)
-	if err != nil {
-		return nil, err
-	}
 	if err := cfg.Target.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.StreamChunk > 0 && rule.Family == Global {
-		if err := interp.CanStream(cfg.Alg, facts.N, float64(cfg.Target.Cols)*float64(cfg.Target.Rows)); err != nil {
-			return nil, fmt.Errorf("%w: its %d samples must all be in memory at once", err, facts.N)
+	plan := cfg.Plan
+	if plan == nil {
+		plan = NewPlan(cfg.Target, facts, cfg.Alg)
+	}
+	if plan.Chunk > 0 && plan.Rule.Family == Global {
+		if plan.Stream == nil {
+			return nil, fmt.Errorf("%w: its %d samples must all be in memory at once", plan.streamErr, facts.N)
 		}
 		// one tile at a time, each streaming the whole survey: several would each hold a chunk
 		cfg.Engines = []interp.Engine{&interp.CPU{Threads: cfg.Threads}}
@@ -179,7 +174,7 @@ func NewComputer(cfg Config, facts *Facts, src Source) (*Computer, error) {
 	if len(cfg.Engines) == 0 {
 		cfg.Engines = []interp.Engine{&interp.CPU{Threads: cfg.Threads}}
 	}
-	return &Computer{cfg: cfg, facts: facts, rule: rule, src: src, nbands: len(interp.BandNames(cfg.Alg))}, nil
+	return &Computer{cfg: cfg, facts: facts, plan: plan, rule: plan.Rule, src: src, nbands: len(interp.BandNames(cfg.Alg))}, nil
 }
 
 // Algorithm is the job's algorithm.
@@ -396,7 +391,7 @@ func (c *Computer) computeNodes(ctx context.Context, eng interp.Engine, tl Tile,
 	}
 	t := c.cfg.Target
 	p := &interp.Problem{Samples: s, Target: t, Alg: c.cfg.Alg, Job: job}
-	_, cpu := eng.(*interp.CPU)
+	cpu := interp.TellsReach(eng)
 	switch {
 	case reach != nil && !cpu && c.rule.Triangles:
 		// only the CPU engine tells a node's reach, and nothing but the triangles tells it for
@@ -498,7 +493,7 @@ func RunWindow(ctx context.Context, c *Computer, win Tile, side int, sink interp
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	if c.streams() && c.far == nil && interp.UsesFarField(c.cfg.Alg, c.facts.N, float64(c.cfg.Target.Cols)*float64(c.cfg.Target.Rows)) {
+	if c.streams() && c.far == nil && c.plan.Stream.FarField() {
 		// the far field's build is about as long as the tiles: half the progress
 		whole := c.cfg.Progress
 		if whole != nil {

@@ -241,7 +241,7 @@ func (s *Spill) loadPlaces(ctx context.Context, lo, hi uint64) (*sample.Samples,
 
 // streams says whether the job's global form streams its samples past the tiles' nodes.
 func (c *Computer) streams() bool {
-	return c.rule.Family == Global && c.cfg.StreamChunk > 0
+	return c.rule.Family == Global && c.plan != nil && c.plan.Chunk > 0
 }
 
 // computeStreamed computes tile tl of a global form by streaming every sample of the job
@@ -280,8 +280,8 @@ func (c *Computer) computeStreamed(ctx context.Context, tl Tile, out [][]float64
 		progress(0)
 		return nil
 	}
-	if a, ok := c.cfg.Alg.(*interp.AIDW); ok {
-		local, err := c.aidwPowers(ctx, a, tl, at, false)
+	if c.plan.Stream.Local != nil {
+		local, err := c.localBands(ctx, tl, at, false)
 		if err != nil {
 			return err
 		}
@@ -307,13 +307,10 @@ func (c *Computer) computeStreamed(ctx context.Context, tl Tile, out [][]float64
 	// A form may need more than one pass of the samples (see interp.Stream.Again):
 	// average_distance_pts one for each block of rows, which progress counts; invdist's exact
 	// hits one more, which it does not.
-	passes := 1
-	if m, ok := c.cfg.Alg.(*interp.Metric); ok && m.Kind == interp.AverageDistancePts {
-		passes = (c.facts.N + nodes.PairRows - 1) / nodes.PairRows
-	}
+	passes := c.plan.Stream.Passes(c.facts.N, nodes.PairRows)
 	for pass, more := 0, true; more; pass++ {
 		seen := pass * c.facts.N
-		err = st.Stream(ctx, c.cfg.StreamChunk, func(part *sample.Samples) error {
+		err = st.Stream(ctx, c.plan.Chunk, func(part *sample.Samples) error {
 			if err := c.facts.check(part); err != nil {
 				return err
 			}
@@ -362,7 +359,7 @@ func (c *Computer) computeStreamed(ctx context.Context, tl Tile, out [][]float64
 func (c *Computer) streamNodes(tl Tile, pending []bool) (interp.StreamNodes, []int) {
 	t, f := c.cfg.Target, c.facts
 	var at []int
-	nodes := interp.StreamNodes{N: f.N, RasterNodes: float64(t.Cols) * float64(t.Rows), PairRows: c.cfg.StreamChunk,
+	nodes := interp.StreamNodes{N: f.N, RasterNodes: float64(t.Cols) * float64(t.Rows), PairRows: c.plan.Chunk,
 		Target: &t, OriginX: f.OriginX, OriginY: f.OriginY}
 	for r := range tl.Rows {
 		for k := range tl.Cols {
@@ -377,14 +374,15 @@ func (c *Computer) streamNodes(tl Tile, pending []bool) (interp.StreamNodes, []i
 	return nodes, at
 }
 
-// aidwPowers finds what the neighbourhood of each node at of tile tl decides of global AIDW
-// (interp.AIDWPowers's bands, for those nodes), from the tile's samples and a halo that grows
-// where a node's k nearest may lie beyond it; unmasked computes the nodes a mask skips too.
-func (c *Computer) aidwPowers(ctx context.Context, a *interp.AIDW, tl Tile, at []int, unmasked bool) ([][]float64, error) {
-	alg := &interp.AIDWPowers{AIDW: a}
+// localBands finds what the neighbourhood of each node at of tile tl decides of a streamed
+// global form (the bands of its interp.StreamForm.Local: AIDW's powers, for those nodes),
+// from the tile's samples and a halo that grows where a node's k nearest may lie beyond it;
+// unmasked computes the nodes a mask skips too.
+func (c *Computer) localBands(ctx context.Context, tl Tile, at []int, unmasked bool) ([][]float64, error) {
+	alg := c.plan.Stream.Local
 	nb := len(interp.BandNames(alg))
 	pc := &Computer{cfg: c.cfg, facts: c.facts, src: c.src, nbands: nb,
-		rule: Rule{Family: Nearest, K: min(a.K, c.facts.N)}}
+		rule: Rule{Family: Nearest, K: c.plan.Stream.LocalK}}
 	pc.cfg.Alg = alg
 	if unmasked {
 		pc.cfg.Target.Mask = nil
@@ -393,8 +391,8 @@ func (c *Computer) aidwPowers(ctx context.Context, a *interp.AIDW, tl Tile, at [
 	for k := range tileBands {
 		tileBands[k] = make([]float64, tl.Rows*tl.Cols)
 	}
-	// blocks of the tile whose samples and halo fit the budget (Config.LoadSide)
-	side := c.cfg.LoadSide
+	// blocks of the tile whose samples and halo fit the budget (MemoryPlan.LoadSide)
+	side := c.plan.LoadSide
 	if side <= 0 {
 		side = max(tl.Rows, tl.Cols)
 	}
@@ -439,10 +437,9 @@ func (c *Computer) prepareFar(ctx context.Context, side int, progress func(float
 	if !ok {
 		return fmt.Errorf("aidw's far field needs every sample streamed, and this job's cannot be (a plan's tiles read LAS directly): run it in one process")
 	}
-	a := c.cfg.Alg.(*interp.AIDW)
 	t := c.cfg.Target
 	f := c.facts
-	far, err := interp.NewAIDWFar(a, f.N, f.Rel, t, f.OriginX, f.OriginY)
+	far, err := c.plan.Stream.NewFar(f.N, f.Rel, t, f.OriginX, f.OriginY)
 	if err != nil {
 		return err
 	}
@@ -452,14 +449,14 @@ func (c *Computer) prepareFar(ctx context.Context, side int, progress func(float
 	}
 	for i, tl := range all {
 		nodes, at := c.streamNodes(tl, nil)
-		if nodes.Local, err = c.aidwPowers(ctx, a, tl, at, true); err != nil {
+		if nodes.Local, err = c.localBands(ctx, tl, at, true); err != nil {
 			return err
 		}
 		far.AddPowers(nodes)
 		progress(0.5 * float64(i+1) / float64(len(all)))
 	}
 	seen := 0
-	err = st.Stream(ctx, c.cfg.StreamChunk, func(part *sample.Samples) error {
+	err = st.Stream(ctx, c.plan.Chunk, func(part *sample.Samples) error {
 		if err := f.check(part); err != nil {
 			return err
 		}
@@ -480,11 +477,10 @@ func (c *Computer) prepareFar(ctx context.Context, side int, progress func(float
 }
 
 // computeFar computes the nodes pending marks of tile tl by the far field, a block of the
-// tile at a time (Config.LoadSide): their powers from the block's samples and halo, their
+// tile at a time (MemoryPlan.LoadSide): their powers from the block's samples and halo, their
 // near fields from the samples of the leaves around them.
 func (c *Computer) computeFar(ctx context.Context, tl Tile, pending []bool, out [][]float64, progress func(left int)) error {
-	a := c.cfg.Alg.(*interp.AIDW)
-	side := c.cfg.LoadSide
+	side := c.plan.LoadSide
 	if side <= 0 {
 		side = max(tl.Rows, tl.Cols)
 	}
@@ -508,7 +504,7 @@ func (c *Computer) computeFar(ctx context.Context, tl Tile, pending []bool, out 
 		if len(at) == 0 {
 			continue
 		}
-		if nodes.Local, err = c.aidwPowers(ctx, a, b, at, false); err != nil {
+		if nodes.Local, err = c.localBands(ctx, b, at, false); err != nil {
 			return err
 		}
 		box := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}

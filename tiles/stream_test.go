@@ -53,7 +53,9 @@ func streamedWindow(ctx context.Context, paths []string, target raster.Target, a
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := NewComputer(Config{Target: target, Alg: alg, Threads: 2, StreamChunk: chunk, LoadSide: loadSide}, facts, census.Spill)
+	plan := NewPlan(target, facts, alg)
+	plan.Chunk, plan.LoadSide = chunk, loadSide
+	c, err := NewComputer(Config{Target: target, Alg: alg, Threads: 2, Plan: plan}, facts, census.Spill)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -44,7 +44,21 @@ type algorithmJSON struct {
 	GDALCompatible bool `json:"gdal_compatible"`
 	// UnknownKeys is what an undeclared key gets: "warning" (gdal_grid's) or "error".
 	UnknownKeys string       `json:"unknown_keys"`
+	Engines     enginesJSON  `json:"engines"`
 	Options     []optionJSON `json:"options"`
+}
+
+// enginesJSON is what runs an algorithm (interp.Declaration.GPU): the CPU engine always; the
+// GPU engine of the cuda build where the algorithm has a GPU form (null: it falls back to the
+// CPU engine), with its raster's accuracy against the CPU engine's and the forms it runs.
+type enginesJSON struct {
+	CPU bool     `json:"cpu"`
+	GPU *gpuJSON `json:"gpu"`
+}
+
+type gpuJSON struct {
+	Accuracy string `json:"accuracy"` // bit-identical, within 1e-12 or within 1e-5
+	Forms    string `json:"forms"`
 }
 
 // optionJSON is one key of an algorithm in `aidw algorithms --json`.
@@ -64,7 +78,10 @@ func algorithmsJSON() []algorithmJSON {
 	var out []algorithmJSON
 	for i, d := range interp.Registry {
 		a := algorithmJSON{Name: d.Name, Description: d.Help, Default: i == 0, GDALCompatible: d.GDAL,
-			UnknownKeys: "error", Options: []optionJSON{}}
+			UnknownKeys: "error", Engines: enginesJSON{CPU: true}, Options: []optionJSON{}}
+		if d.GPU != nil {
+			a.Engines.GPU = &gpuJSON{Accuracy: d.GPU.Accuracy.String(), Forms: d.GPU.Forms}
+		}
 		if d.GDAL {
 			a.UnknownKeys = "warning"
 		}
@@ -128,6 +145,11 @@ func writeAlgorithmsText(w io.Writer) error {
 			unknown = "gdal_grid's, which warns about unknown keys"
 		}
 		fmt.Fprintf(tw, "%s: %s (%s)\n", name, d.Help, unknown)
+		engines := "  engines: " + d.Engines()
+		if d.GPU != nil {
+			engines += ": " + d.GPU.Forms
+		}
+		fmt.Fprintln(tw, engines)
 		for _, o := range d.Options {
 			key := o.Name
 			if o.Default != "" {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -157,7 +158,14 @@ func runCV(ctx context.Context, c *cvArgs, stdout, stderr io.Writer) error {
 	if _, err := chooseEngine(c.device, c.gpus, nil, true, threads, stderr); err != nil {
 		return err
 	}
-	sources, err := gdalio.ReadInputs(ctx, c.srcs, c.sourceOptions())
+	in, err := gdalio.OpenStdin(ctx, os.Stdin, c.srcs, c.sourceOptions(), false)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	opt := c.sourceOptions()
+	opt.Stdin = in.Stream()
+	sources, err := gdalio.ReadInputs(ctx, in.Paths(c.srcs), opt)
 	if err != nil {
 		return err
 	}

@@ -45,14 +45,19 @@ func runAidw(t *testing.T, args ...string) (int, string, string) {
 	cmd := exec.Command(aidwBin, args...)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	return exitCodeOf(t, cmd), stdout.String(), stderr.String()
+}
+
+// exitCodeOf runs cmd and returns its exit code.
+func exitCodeOf(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
 	err := cmd.Run()
-	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
+		return ee.ExitCode()
 	} else if err != nil {
 		t.Fatalf("running aidw: %v", err)
 	}
-	return code, stdout.String(), stderr.String()
+	return 0
 }
 
 // rasterBand is a band read back through GDAL.

@@ -28,7 +28,7 @@ func chooseEngine(device string, gpus []int, alg interp.Algorithm, holdOut bool,
 	gpu, err := openGPUs(gpus)
 	if err != nil {
 		if device == "gpu" {
-			return nil, fmt.Errorf("-device gpu: %w", err)
+			return nil, fmt.Errorf("%s: %w", gpuRequest(gpus), err)
 		}
 		return cpu, nil
 	}
@@ -48,6 +48,18 @@ func chooseEngine(device string, gpus []int, alg interp.Algorithm, holdOut bool,
 		return cpu, nil
 	}
 	return gpu, nil
+}
+
+// gpuRequest is the GPUs asked for as the flags that ask for them: -device gpu (every visible
+// one), -device gpu:<n> (one) or -gpus <n>,<n>... (several).
+func gpuRequest(gpus []int) string {
+	switch len(gpus) {
+	case 0:
+		return "-device gpu"
+	case 1:
+		return fmt.Sprintf("-device gpu:%d", gpus[0])
+	}
+	return "-gpus " + strings.Trim(strings.Join(strings.Fields(fmt.Sprint(gpus)), ","), "[]")
 }
 
 // openGPUs opens the engine of each GPU: one engine, or several sharing each problem.

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/interp"
 
 	"github.com/aidw/aidw/lidar"
@@ -50,6 +51,8 @@ type gridArgs struct {
 	tap                  bool   // -tap: the extent snaps outwards to whole multiples of -tr
 
 	tiles tileArgs // -tile, -memory (tiled.go)
+
+	stdin *gdalio.Stdin // standard input, when a source names it (set by runGrid)
 }
 
 // flagSpec is one flag: how many values follow it and what to do with them.
@@ -194,6 +197,13 @@ func parseGridArgs(args []string) (*gridArgs, error) {
 	}
 	if err := a.las.Validate(); err != nil {
 		return nil, err
+	}
+	if a.gpus != nil {
+		// naming GPUs asks for them, as -device gpu does: an error where none can be opened
+		if a.device == "cpu" {
+			return nil, fmt.Errorf("-gpus names GPUs but -device cpu runs on the CPU: give one of them")
+		}
+		a.device = "gpu"
 	}
 	if p, err := interp.Parse(a.alg); err == nil { // else runGrid reports the error
 		a.nodataGiven = p.NoDataGiven()

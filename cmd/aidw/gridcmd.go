@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -16,7 +17,7 @@ import (
 
 // runGrid is `aidw grid`: read the samples and the target, run an engine band by band, and
 // write the raster, leaving no output behind on failure.
-func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
+func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) (err error) {
 	if err := gdalio.SetConfig(a.config); err != nil {
 		return err
 	}
@@ -48,6 +49,13 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-preview: %w", err)
 		}
 	}
+	in, err := gdalio.OpenStdin(ctx, os.Stdin, a.srcs, a.sourceOptions(), a.rereads())
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	defer func() { err = in.Rename(err) }()
+	a.stdin = in
 	if tiled, err := runTiledIfAsked(ctx, a, alg, threads, stdout, stderr); tiled || err != nil {
 		return err
 	}
@@ -58,7 +66,7 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	sources, err := gdalio.ReadInputs(ctx, a.srcs, a.sourceOptions())
+	sources, err := gdalio.ReadInputs(ctx, a.inputs(), a.sourceOptions())
 	if err != nil {
 		return err
 	}
@@ -266,12 +274,16 @@ func (a *gridArgs) sourceOptions() gdalio.SourceOptions {
 	o := gdalio.SourceOptions{Layers: a.layers, SQL: a.sqls, Where: a.where, ZField: a.zfield,
 		ZIncrease: a.zIncrease, ZMultiply: &a.zMultiply, OpenOptions: a.openOptions,
 		ClipSrc: a.clipsrc, ClipSrcSQL: a.clipsrcSQL, ClipSrcLayer: a.clipsrcLayer,
-		ClipSrcWhere: a.clipsrcWhere, LAS: a.las, LayerExtent: a.txe == nil || a.tye == nil}
+		ClipSrcWhere: a.clipsrcWhere, LAS: a.las, LayerExtent: a.txe == nil || a.tye == nil,
+		Stdin: a.stdin.Stream()}
 	if a.spat != nil {
 		o.Spat = &[4]float64{a.spat[0], a.spat[1], a.spat[2], a.spat[3]}
 	}
 	return o
 }
+
+// inputs are the sources to read: as given, standard input replaced by its spill, if any.
+func (a *gridArgs) inputs() []string { return a.stdin.Paths(a.srcs) }
 
 // target builds the output raster's geometry: the template's, or gdal_grid's rules (extent
 // from -txe/-tye or the samples' bounding box; size from -outsize, -tr or 256x256), north-up.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/interp"
 )
 
@@ -32,6 +33,9 @@ func main() {
 		s := <-sigs
 		cancel(signalError{s.(syscall.Signal)})
 	}()
+	// A closed pipe on standard output makes writes fail with EPIPE rather than killing the
+	// process mid-run, so that temporary files are removed (see exitCode).
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	setMemoryLimit()
 	err := newApp().RunContext(ctx, os.Args)
 	var se signalError
@@ -65,6 +69,11 @@ func exitCode(err error, stderr io.Writer) int {
 	if errors.Is(err, errUsage) {
 		return 1
 	}
+	if errors.Is(err, syscall.EPIPE) {
+		// the reader of standard output went away (| head): quiet, as a GDAL utility that
+		// SIGPIPE ended, with the status a shell gives one
+		return 128 + int(syscall.SIGPIPE)
+	}
 	endProgressLine()
 	var se signalError
 	if errors.As(err, &se) {
@@ -73,13 +82,13 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 	var ie *internalError
 	if errors.As(err, &ie) {
-		fmt.Fprintf(stderr, "ERROR: internal error: %s\n", oneLine(fmt.Sprint(ie.value)))
+		fmt.Fprintf(stderr, "ERROR: internal error: %s\n", gdalio.PrintableLine(oneLine(fmt.Sprint(ie.value))))
 		if os.Getenv("AIDW_DEBUG") != "" {
 			stderr.Write(ie.stack)
 		}
 		return 2
 	}
-	fmt.Fprintf(stderr, "ERROR: %v\n", err)
+	fmt.Fprintf(stderr, "ERROR: %s\n", gdalio.PrintableLine(err.Error()))
 	return 1
 }
 
@@ -99,7 +108,8 @@ func protect(run func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			ie := &internalError{value: r, stack: debug.Stack()}
-			if pe, ok := r.(*interp.PanicError); ok {
+			var pe *interp.PanicError
+			if e, ok := r.(error); ok && errors.As(e, &pe) {
 				ie.value, ie.stack = pe.Value, pe.Stack
 			}
 			err = ie
@@ -130,22 +140,9 @@ func newApp() *cli.App {
 			}
 			return cli.ShowAppHelp(c)
 		},
-		Commands: []*cli.Command{
-			{
-				Name:            "grid",
-				Usage:           "create a raster from scattered samples (gdal_grid's options)",
-				ArgsUsage:       gridUsage,
-				SkipFlagParsing: true,
-				Action: func(c *cli.Context) error {
-					args := c.Args().Slice()
-					if len(args) == 0 { // as gdal_grid: usage on stderr, exit 1
-						fmt.Fprint(c.App.ErrWriter, gridHelp())
-						return errUsage
-					}
-					if args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
-						fmt.Fprint(c.App.Writer, gridHelp())
-						return nil
-					}
+		Commands: append([]*cli.Command{
+			argsCommand("grid", "create a raster from scattered samples (gdal_grid's options)", gridUsage, gridHelp,
+				func(c *cli.Context, args []string) error {
 					if isWorker(args) {
 						return runTileWorker(c.Context, args, c.App.Writer, c.App.ErrWriter)
 					}
@@ -153,67 +150,69 @@ func newApp() *cli.App {
 					if err != nil {
 						return err
 					}
-					return protect(func() error { return runGrid(c.Context, a, c.App.Writer, c.App.ErrWriter) })
-				},
-			},
-			{
-				Name:            "plan",
-				Usage:           "plan a tiled job for many machines: a manifest of tiles that aidw grid --manifest computes one by one",
-				ArgsUsage:       planUsage,
-				SkipFlagParsing: true,
-				Action: func(c *cli.Context) error {
-					args := c.Args().Slice()
-					if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
-						fmt.Fprintln(c.App.Writer, "Usage: aidw plan "+planUsage)
-						return nil
-					}
+					return protect(func() error { return runGrid(c.Context, a, messages(c, a.dst), c.App.ErrWriter) })
+				}),
+			argsCommand("plan", "plan a tiled job for many machines: a manifest of tiles that aidw grid --manifest computes one by one",
+				planUsage, nil, func(c *cli.Context, args []string) error {
 					return runPlan(c.Context, args, c.App.Writer, c.App.ErrWriter)
-				},
-			},
-			{
-				Name:            "mosaic",
-				Usage:           "assemble the tiles of a plan into one raster",
-				ArgsUsage:       mosaicUsage,
-				SkipFlagParsing: true,
-				Action: func(c *cli.Context) error {
-					args := c.Args().Slice()
-					if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
-						fmt.Fprintln(c.App.Writer, "Usage: aidw mosaic "+mosaicUsage)
-						return nil
-					}
+				}),
+			argsCommand("mosaic", "assemble the tiles of a plan into one raster", mosaicUsage, nil,
+				func(c *cli.Context, args []string) error {
 					a, err := parseMosaicArgs(args)
 					if err != nil {
 						return err
 					}
-					return runMosaic(c.Context, a, c.App.Writer, c.App.ErrWriter)
-				},
-			},
+					return runMosaic(c.Context, a, messages(c, a.dst), c.App.ErrWriter)
+				}),
 			benchCommand(),
 			algorithmsCommand(),
-			{
-				Name:            "cv",
-				Usage:           "cross-validate algorithms over the samples (leave-one-out or k-fold)",
-				ArgsUsage:       cvUsage,
-				SkipFlagParsing: true,
-				Action: func(c *cli.Context) error {
-					args := c.Args().Slice()
-					if len(args) == 0 { // as gdal_grid: usage on stderr, exit 1
-						fmt.Fprintln(c.App.ErrWriter, "Usage: aidw cv "+cvUsage)
-						return errUsage
-					}
-					if args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
-						fmt.Fprintln(c.App.Writer, "Usage: aidw cv "+cvUsage)
-						return nil
-					}
+			argsCommand("cv", "cross-validate algorithms over the samples (leave-one-out or k-fold)", cvUsage, nil,
+				func(c *cli.Context, args []string) error {
 					a, err := parseCVArgs(args)
 					if err != nil {
 						return err
 					}
 					return protect(func() error { return runCV(c.Context, a, c.App.Writer, c.App.ErrWriter) })
-				},
-			},
+				}),
+		}, docsCommands()...),
+	}
+}
+
+// argsCommand declares a command that parses its own arguments, gdal style, with the rule
+// every such command follows: called without arguments it prints its usage on stderr and exits
+// 1 (as gdal_grid does); -h, -help or --help print it on stdout, exit 0. help is the full help
+// text; nil makes it the usage line.
+func argsCommand(name, usage, argsUsage string, help func() string, run func(c *cli.Context, args []string) error) *cli.Command {
+	if help == nil {
+		help = func() string { return "Usage: aidw " + name + " " + argsUsage + "\n" }
+	}
+	return &cli.Command{
+		Name:            name,
+		Usage:           usage,
+		ArgsUsage:       argsUsage,
+		SkipFlagParsing: true,
+		Action: func(c *cli.Context) error {
+			args := c.Args().Slice()
+			switch {
+			case len(args) == 0:
+				fmt.Fprint(c.App.ErrWriter, help())
+				return errUsage
+			case args[0] == "-h" || args[0] == "--help" || args[0] == "-help":
+				fmt.Fprint(c.App.Writer, help())
+				return nil
+			}
+			return run(c, args)
 		},
 	}
+}
+
+// messages is where a command that writes the raster dst prints its progress and reports:
+// standard output, unless the raster goes there (/vsistdout/), then standard error.
+func messages(c *cli.Context, dst string) io.Writer {
+	if gdalio.IsStdout(dst) {
+		return c.App.ErrWriter
+	}
+	return c.App.Writer
 }
 
 const gridUsage = `[-a <algorithm>[:<key>=<value>]...] [-zfield <field>] [-z_increase <v>] [-z_multiply <v>]

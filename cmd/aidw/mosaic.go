@@ -127,6 +127,15 @@ func runMosaic(ctx context.Context, a *mosaicArgs, stdout, stderr io.Writer) err
 	if err := gdalio.CheckDestination(a.dst); err != nil {
 		return err
 	}
+	// the plan and its tiles are the mosaic's sources: a destination among them would overwrite
+	// a tile and spoil every later mosaic of the plan
+	srcs := []string{a.manifest, tiles.TileDir(a.manifest)}
+	for i := range m.Tiles {
+		srcs = append(srcs, tiles.TilePath(a.manifest, i))
+	}
+	if err := gdalio.CheckNotSource(a.dst, srcs); err != nil {
+		return err
+	}
 	readers, err := openTiles(a.manifest, m)
 	if err != nil {
 		return err

@@ -19,7 +19,7 @@ func outputNoData(a *gridArgs, alg interp.Algorithm, tmpl *gdalio.Template) (flo
 	case tmpl != nil && tmpl.NoData != nil:
 		interp.WithNoData(alg, *tmpl.NoData)
 		return *tmpl.NoData, true
-	case hasLAS(a.srcs):
+	case hasLAS(a.inputs()):
 		interp.WithNoData(alg, lidarNoData)
 		return lidarNoData, true
 	}

@@ -47,6 +47,9 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if a.preview != "" {
 		return fmt.Errorf("-preview: give it to aidw mosaic, which sees the whole raster")
 	}
+	if slices.ContainsFunc(a.srcs, gdalio.IsStdin) {
+		return fmt.Errorf("standard input cannot be the source of a plan, whose tiles read it again: save it to a file")
+	}
 	if err := gdalio.SetConfig(a.config); err != nil {
 		return err
 	}
@@ -72,22 +75,19 @@ func runPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	c, err := tiles.NewComputer(tiles.Config{Target: j.target, Alg: alg, Threads: threads}, j.facts, las)
-	if err != nil {
-		return err
-	}
+	// each tile of a global form streams every sample past its nodes when they do not fit
+	// (runTileWorker)
+	plan := tiles.NewPlan(j.target, j.facts, alg)
 	side := a.tiles.side
 	if side == 0 {
-		budget := a.budget()
-		if c.Rule().Family == tiles.Global {
-			// each tile streams every sample past its nodes when they do not fit (runTileWorker)
-			side, _, _, err = globalBudget(j.target, j.facts, alg, c.Bands(), budget)
-		} else {
-			side, err = budgetSide(j.target, j.facts, c.Rule(), c.Bands(), budget)
-		}
-		if err != nil {
+		if plan, err = tiles.PlanFor(j.target, j.facts, alg, len(interp.BandNames(alg)), a.budget()); err != nil {
 			return err
 		}
+		side = plan.Side
+	}
+	c, err := tiles.NewComputer(tiles.Config{Target: j.target, Alg: alg, Threads: threads, Plan: plan}, j.facts, las)
+	if err != nil {
+		return err
 	}
 	in, err := las.Inputs()
 	if err != nil {
@@ -322,18 +322,17 @@ func runTileWorker(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	cfg := tiles.Config{Target: target, Alg: alg, Engines: engines, Threads: threads}
 	var src tiles.Source = m.Inputs.LAS(a.sourceOptions(), target)
-	if rule, err := tiles.RuleFor(alg, facts.N); err == nil && rule.Family == tiles.Global {
-		_, chunk, loadSide, err := globalBudget(target, &facts, alg, len(m.Output.Bands), a.budget())
-		if err != nil {
+	if tiles.RuleFor(alg, facts.N).Family == tiles.Global {
+		if cfg.Plan, err = tiles.PlanFor(target, &facts, alg, len(m.Output.Bands), a.budget()); err != nil {
 			return err
 		}
-		if chunk > 0 {
+		if chunk := cfg.Plan.Chunk; chunk > 0 {
 			spill, err := spillPlanned(ctx, a, target, facts)
 			if err != nil {
 				return err
 			}
 			defer spill.Close()
-			src, cfg.StreamChunk, cfg.LoadSide = spill.Spill, chunk, loadSide
+			src = spill.Spill
 			if !w.quiet {
 				fmt.Fprintf(stdout, "tile %d: the %d samples stream past its nodes, %d at a time\n", i, facts.N, chunk)
 			}

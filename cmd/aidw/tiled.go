@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/aidw/aidw/gdalio"
+	"github.com/aidw/aidw/internal/bytesize"
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/lidar"
 	"github.com/aidw/aidw/raster"
@@ -34,43 +35,10 @@ func setTile(a *gridArgs, v []string) error {
 }
 
 func setMemory(a *gridArgs, v []string) error {
-	b, err := parseBytes(v[0])
-	if err != nil {
-		return fmt.Errorf("-memory %s: %w", v[0], err)
-	}
+	b, err := bytesize.Parse(v[0])
 	a.tiles.memory = b
-	return nil
+	return err
 }
-
-// parseBytes reads a size: a number with an optional unit, B, KB, MB, GB, TB (powers of 1024;
-// KiB, MiB, ... too).
-func parseBytes(s string) (int64, error) {
-	t := strings.ToUpper(strings.TrimSpace(s))
-	mult := 1.0
-	for _, u := range []struct {
-		suffix string
-		m      float64
-	}{{"TIB", 1 << 40}, {"GIB", 1 << 30}, {"MIB", 1 << 20}, {"KIB", 1 << 10}, {"TB", 1 << 40}, {"GB", 1 << 30},
-		{"MB", 1 << 20}, {"KB", 1 << 10}, {"T", 1 << 40}, {"G", 1 << 30}, {"M", 1 << 20}, {"K", 1 << 10}, {"B", 1}} {
-		if strings.HasSuffix(t, u.suffix) {
-			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.m
-			break
-		}
-	}
-	f, err := strconv.ParseFloat(t, 64)
-	if err != nil || !(f > 0) || math.IsInf(f, 0) {
-		return 0, fmt.Errorf("not a size: give a number and a unit, as 400MB or 8GB")
-	}
-	return int64(f * mult), nil
-}
-
-// tileBytesPerPoint is what a loaded sample costs in a tile at the peak: the compact samples
-// and their index (about 32 bytes) for the tile computed, and the next tile's samples being
-// read and sorted (about 48); gdalio's lidarPeakBytes is 70 in memory.
-const tileBytesPerPoint = 80
-
-// tileCacheBytes bounds GDAL's block cache in a run held to a budget.
-const tileCacheBytes = 128 << 20
 
 // defaultBudget is the share of the free memory a run takes when -memory is not given.
 func defaultBudget() int64 {
@@ -95,19 +63,26 @@ func (a *gridArgs) budget() int64 {
 func runTiledIfAsked(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads int, stdout, stderr io.Writer) (bool, error) {
 	side := a.tiles.side
 	if side == 0 {
-		declared, ok := declaredLASPoints(a.srcs)
+		declared, ok := declaredLASPoints(a.inputs())
 		budget := a.budget()
 		switch {
 		case isBatch(a.dst):
 			// one raster per input is a tiled run, whatever its size
 		case !ok && a.tiles.memory > 0:
 			// other inputs declare no count: held to a budget, they are spilled and tiled
-		case !ok || float64(declared)*tileBytesPerPoint <= float64(budget):
+		case !ok || tiles.Fits(declared, budget):
 			return false, nil
 		}
 		return true, runTiled(ctx, a, alg, threads, 0, budget, stdout, stderr)
 	}
 	return true, runTiled(ctx, a, alg, threads, side, 0, stdout, stderr)
+}
+
+// rereads says whether the run may read its inputs more than once, which standard input
+// cannot be without a spill: a tiled run (as runTiledIfAsked decides for inputs other than
+// LAS/LAZ, which are spilled anyway) takes a census before it loads its tiles.
+func (a *gridArgs) rereads() bool {
+	return a.tiles.side > 0 || a.tiles.memory > 0 || isBatch(a.dst)
 }
 
 // declaredLASPoints is the number of points the headers of the inputs declare; ok is false unless
@@ -155,7 +130,7 @@ func prepareTiled(ctx context.Context, a *gridArgs, spill bool) (*tiledJob, erro
 		}
 	}
 	opt := a.sourceOptions()
-	census, err := tiles.TakeCensus(ctx, a.srcs, opt, spill, "")
+	census, err := tiles.TakeCensus(ctx, a.inputs(), opt, spill, "")
 	if err != nil {
 		return nil, err
 	}
@@ -191,148 +166,6 @@ func (j *tiledJob) prepare(a *gridArgs) error {
 	return err
 }
 
-// budgetSide is the largest tile side (in nodes) whose run stays within the budget at the
-// job's mean density: two tiles' samples with their halos (one computed while the next is
-// read; tileBytesPerPoint), a tile's bands and the row of tiles the writer takes. The
-// process needs about 300 MB besides: the runtime, GDAL and its block cache (tileCacheBytes),
-// the spill's buffers.
-func budgetSide(t raster.Target, f *tiles.Facts, rule tiles.Rule, bands int, budget int64) (int, error) {
-	b := f.Rel
-	area := math.Max((b[2]-b[0])*(b[3]-b[1]), 1e-300)
-	density := float64(f.N) / area
-	halo := rule.Halo + rule.Extra
-	if rule.Family == tiles.Nearest {
-		halo += 2 * math.Sqrt(float64(rule.K)/(math.Pi*density))
-	}
-	g := t.GeoTransform
-	cell := math.Max(math.Hypot(g[1], g[4]), math.Hypot(g[2], g[5]))
-	need := func(side int) float64 {
-		span := float64(side)*cell + 2*halo
-		points := density * span * span
-		rows := float64(side) * float64(t.Cols) * 8 * float64(bands)
-		tile := float64(side) * float64(side) * 8 * float64(bands+2)
-		return points*tileBytesPerPoint + rows + tile
-	}
-	if need(16) > float64(budget) {
-		return 0, fmt.Errorf("the memory budget of %.1f GiB is too small for a tile of 16 x 16 nodes and its halo at this density (%.0f samples a tile): give a larger -memory",
-			float64(budget)/(1<<30), density*math.Pow(16*cell+2*halo, 2))
-	}
-	lo, hi := 16, max(t.Cols, t.Rows, 16)
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if need(mid) <= float64(budget) {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	return lo, nil
-}
-
-// streamBytesPerNode is what a node of a streamed tile holds besides its sums
-// (interp.StreamSumBytes): its place relative to the origin and in the raster, the six bands
-// of AIDW's power and the tile's bands.
-const streamBytesPerNode = 144
-
-// globalBudget is the tile side of a global form's run within the budget and, when its
-// samples do not fit half the budget (then the tiles share them, loaded once), the chunk of
-// samples streamed past each tile's nodes: half the budget for a chunk (tileBytesPerPoint a
-// sample, read and sorted), half for the tile's nodes, AIDW's tile and halo that give the
-// nodes' powers (and the far field's near samples), loaded a block of the tile at a time
-// (loadSide), and the row of tiles the writer takes; AIDW's far field first takes what its
-// operators and tree need.
-func globalBudget(t raster.Target, f *tiles.Facts, alg interp.Algorithm, bands int, budget int64) (side, chunk, loadSide int, err error) {
-	half := float64(budget) / 2
-	var halo, density float64
-	if float64(f.N)*tileBytesPerPoint > half {
-		nodes := float64(t.Cols) * float64(t.Rows)
-		if err := interp.CanStream(alg, f.N, nodes); err != nil {
-			return 0, 0, 0, fmt.Errorf("this algorithm weighs every sample at every node: its %d samples need about %s, more than half the memory budget of %s, and %v (a bounded form, with max_points or a radius, can be tiled)",
-				f.N, sizeText(float64(f.N)*tileBytesPerPoint), sizeText(float64(budget)), err)
-		}
-		a, aidw := alg.(*interp.AIDW)
-		if aidw {
-			b := f.Rel
-			density = float64(f.N) / math.Max((b[2]-b[0])*(b[3]-b[1]), 1e-300)
-			halo = 2 * math.Sqrt(float64(min(a.K, f.N))/(math.Pi*density))
-		}
-		if interp.UsesFarField(alg, f.N, nodes) {
-			fixed, near, err := interp.AIDWFarSize(a, f.N, f.Rel, t, f.OriginX, f.OriginY)
-			if err != nil {
-				return 0, 0, 0, err
-			}
-			// the far field's operators and tree stay for the whole run, beside a chunk or a tile
-			if fixed > float64(budget)/2 {
-				return 0, 0, 0, fmt.Errorf("aidw's far field over %d samples needs %s for its operators and tree, more than half the memory budget of %s: give -memory %s or more",
-					f.N, sizeText(fixed), sizeText(float64(budget)), sizeText(4*fixed))
-			} else {
-				half = (float64(budget) - fixed) / 2
-			}
-			halo = max(halo, near)
-		}
-		perSample := float64(tileBytesPerPoint)
-		if m, ok := alg.(*interp.Metric); ok && m.Kind == interp.AverageDistancePts {
-			perSample += interp.PairRowBytes // a pass's block of rows, as many as a chunk's samples
-		}
-		chunk = int(half / perSample)
-	}
-	g := t.GeoTransform
-	cell := math.Max(math.Hypot(g[1], g[4]), math.Hypot(g[2], g[5]))
-	need := func(side int) float64 {
-		rows := float64(side) * float64(t.Cols) * 8 * float64(bands)
-		return float64(side)*float64(side)*(streamBytesPerNode+interp.StreamSumBytes(alg, f.N)) + rows +
-			interp.StreamTileBytes(alg, f.N, t, side)
-	}
-	if need(16) > half {
-		return 0, 0, 0, fmt.Errorf("the memory budget of %s is too small for a tile of 16 x 16 nodes of a global form: give a larger -memory",
-			sizeText(float64(budget)))
-	}
-	side = largestSide(need, half, max(t.Cols, t.Rows, 16))
-	if density > 0 {
-		// the samples around a block of the tile's nodes, loaded at once, beside its nodes
-		load := func(s int) float64 {
-			span := float64(s)*cell + 2*halo
-			return density * span * span * tileBytesPerPoint
-		}
-		if load(1) > half-need(side) {
-			side = largestSide(need, half/2, side)
-		}
-		if load(1) > half-need(side) {
-			return 0, 0, 0, fmt.Errorf("the memory budget of %s is too small for the samples around one node of a global form at this density: give a larger -memory",
-				sizeText(float64(budget)))
-		}
-		loadSide = largestSide(load, half-need(side), side)
-	}
-	return side, chunk, loadSide, nil
-}
-
-// largestSide is the largest side from 1 to most whose need is within room, 1 if none is.
-func largestSide(need func(side int) float64, room float64, most int) int {
-	lo, hi := 1, max(most, 1)
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if need(mid) <= room {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	return lo
-}
-
-// sizeText writes a number of bytes in the unit that suits it.
-func sizeText(b float64) string {
-	for _, u := range []struct {
-		name string
-		size float64
-	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if b >= u.size {
-			return fmt.Sprintf("%.1f %s", b/u.size, u.name)
-		}
-	}
-	return fmt.Sprintf("%.0f bytes", b)
-}
-
 // runTiled is `aidw grid` tile by tile into the one output raster, or, when the output's
 // name holds a '#', into one raster per input (see batchWindows).
 func runTiled(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads, side int, budget int64, stdout, stderr io.Writer) error {
@@ -347,22 +180,14 @@ func runTiled(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads, s
 	}
 	cfg := tiles.Config{Target: j.target, Alg: alg, Engines: engines, Threads: threads}
 	if side == 0 {
-		rule, err := tiles.RuleFor(alg, j.facts.N)
-		if err != nil {
+		if cfg.Plan, err = tiles.PlanFor(j.target, j.facts, alg, len(interp.BandNames(alg)), budget); err != nil {
 			return err
 		}
-		if rule.Family == tiles.Global {
-			side, cfg.StreamChunk, cfg.LoadSide, err = globalBudget(j.target, j.facts, alg, len(interp.BandNames(alg)), budget)
-		} else {
-			side, err = budgetSide(j.target, j.facts, rule, len(interp.BandNames(alg)), budget)
-		}
-		if err != nil {
-			return err
-		}
-		if cfg.StreamChunk > 0 && a.device != "cpu" && len(engines) > 0 && !a.quiet {
+		side = cfg.Plan.Side
+		if cfg.Plan.Chunk > 0 && a.device != "cpu" && len(engines) > 0 && !a.quiet {
 			fmt.Fprintf(stderr, "The samples stream past the tiles on the CPU engine: %s's global form does not fit the memory budget.\n", alg.Name())
 		}
-		gdalio.LimitCache(tileCacheBytes)
+		gdalio.LimitCache(tiles.CacheBytes)
 		limitHeap(budget + 256<<20)
 	}
 	c, err := tiles.NewComputer(cfg, j.facts, j.census.Spill)
@@ -412,7 +237,7 @@ func runTiled(ctx context.Context, a *gridArgs, alg interp.Algorithm, threads, s
 		done += float64(o.win.Cols) * float64(o.win.Rows)
 	}
 	for _, w := range finished {
-		if err := w.Publish(); err != nil {
+		if err := w.PublishContext(ctx); err != nil {
 			return err
 		}
 	}
@@ -439,13 +264,7 @@ func tileEngines(device string, gpus []int, alg interp.Algorithm, threads int, s
 	if err != nil {
 		return nil, err
 	}
-	switch e := eng.(type) {
-	case *interp.CPU:
-		return nil, nil
-	case *interp.Multi:
-		return e.Engines, nil
-	}
-	return []interp.Engine{eng}, nil
+	return interp.Devices(eng), nil
 }
 
 // tiledOutput is a raster a tiled run writes: a window of the job's target.

@@ -72,6 +72,14 @@ func (in *CopcInfo) Bounds(k Key) Box {
 	return Box{x0, y0, z0, x0 + side, y0 + side, z0 + side}
 }
 
+// ErrHierarchy marks a COPC hierarchy that is not a valid octree of the file's chunks: a
+// reader can still read the file as plain LAZ, through its chunk table.
+var ErrHierarchy = errors.New("invalid COPC hierarchy")
+
+func hierarchyError(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrHierarchy}, args...)...)
+}
+
 const (
 	copcEntrySize = 32
 	maxCopcPages  = 1 << 20
@@ -81,24 +89,28 @@ const (
 // ReadHierarchy reads the hierarchy pages, starting at the root page the
 // info points to and following child pages, and returns every node that
 // holds data (Points >= 0; nodes with 0 points are kept too). Only the pages
-// are read, so this suits ranged remote reads.
+// are read, so this suits ranged remote reads. A hierarchy that is not an
+// octree under the root (a key outside its level's cells, a key listed twice,
+// a node whose parent is not listed: its points would be sought in the wrong
+// cube) is an ErrHierarchy.
 func ReadHierarchy(src io.ReaderAt, size int64, info *CopcInfo) ([]Node, error) {
 	type page struct{ off, size int64 }
 	pending := []page{{int64(info.RootHierOffset), int64(info.RootHierSize)}}
 	seen := map[int64]bool{}
+	keys := map[Key]bool{} // every entry's, child pages' included
 	var nodes []Node
 	for len(pending) > 0 {
 		p := pending[len(pending)-1]
 		pending = pending[:len(pending)-1]
 		if seen[p.off] {
-			return nil, fmt.Errorf("copc hierarchy: page at %d listed twice", p.off)
+			return nil, hierarchyError("page at %d listed twice", p.off)
 		}
 		seen[p.off] = true
 		if len(seen) > maxCopcPages {
-			return nil, errors.New("copc hierarchy: too many pages")
+			return nil, hierarchyError("too many pages")
 		}
 		if p.off < 0 || p.size < 0 || p.size > maxPageBytes || p.off > size || p.size > size-p.off || p.size%copcEntrySize != 0 {
-			return nil, fmt.Errorf("copc hierarchy: page at %d of %d bytes is invalid (file has %d bytes)", p.off, p.size, size)
+			return nil, hierarchyError("page at %d of %d bytes is invalid (file has %d bytes)", p.off, p.size, size)
 		}
 		buf := make([]byte, p.size)
 		if err := readFull(src, buf, p.off); err != nil {
@@ -111,21 +123,49 @@ func ReadHierarchy(src io.ReaderAt, size int64, info *CopcInfo) ([]Node, error) 
 			off := int64(le.Uint64(b[16:]))
 			nb := int32(le.Uint32(b[24:]))
 			np := int32(le.Uint32(b[28:]))
+			if !k.inOctree() {
+				return nil, hierarchyError("node %v lies outside the octree", k)
+			}
+			if keys[k] {
+				return nil, hierarchyError("node %v listed twice", k)
+			}
+			keys[k] = true
 			switch {
 			case np == -1:
 				pending = append(pending, page{off, int64(nb)})
 			case np < -1:
-				return nil, fmt.Errorf("copc hierarchy: node %v has %d points", k, np)
+				return nil, hierarchyError("node %v has %d points", k, np)
 			default:
-				if k.D < 0 || k.D > 62 || nb < 0 || (np > 0 && (off < 0 || off > size || int64(nb) > size-off)) {
-					return nil, fmt.Errorf("copc hierarchy: node %v (offset %d, %d bytes) is invalid", k, off, nb)
+				if nb < 0 || (np > 0 && (off < 0 || off > size || int64(nb) > size-off)) {
+					return nil, hierarchyError("node %v (offset %d, %d bytes) is invalid", k, off, nb)
 				}
 				nodes = append(nodes, Node{Key: k, Offset: off, Bytes: nb, Points: np, Bounds: info.Bounds(k)})
 			}
 		}
 	}
+	for k := range keys {
+		if parent := k.parent(); k.D > 0 && !keys[parent] {
+			return nil, hierarchyError("node %v has no parent %v", k, parent)
+		}
+	}
 	return nodes, nil
 }
+
+// maxDepth is the deepest level a key can address: its cell indexes are int32.
+const maxDepth = 31
+
+// inOctree says whether k is a cell of the octree: a level from the root (0) to maxDepth and
+// indexes within that level's 2^D cells a side.
+func (k Key) inOctree() bool {
+	if k.D < 0 || k.D > maxDepth {
+		return false
+	}
+	n := int64(1) << uint(k.D)
+	return k.X >= 0 && int64(k.X) < n && k.Y >= 0 && int64(k.Y) < n && k.Z >= 0 && int64(k.Z) < n
+}
+
+// parent is the key of the cell that holds k's, one level up.
+func (k Key) parent() Key { return Key{k.D - 1, k.X / 2, k.Y / 2, k.Z / 2} }
 
 // NodesIntersecting returns the nodes holding points whose cube meets the
 // rectangle [xmin, xmax] x [ymin, ymax].

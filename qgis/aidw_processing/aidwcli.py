@@ -97,6 +97,7 @@ class Family:
     output_label: str
     help: str
     help_url: str = README_URL
+    engines: str = ''  # the engines that run it, as aidw declares them (one sentence)
 
 
 def _ellipse_params():
@@ -123,6 +124,16 @@ NODATA = Param('nodata', 'NODATA', 'NoData value (empty: none is set; nodes with
 
 METRIC_PARAM = 'METRIC'
 
+# The parameters every algorithm's dialog has besides its keys (see algorithms.py): a key of a
+# generated family that would take one of these names is prefixed.
+FIXED_PARAMS = ('INPUT', 'LAS_FILE', 'LAS_FOLDER', 'CLASSES', 'RETURNS', 'Z_MIN', 'Z_MAX', 'DROP_WITHHELD',
+                'DROP_OVERLAP', 'Z_FIELD', 'EXTENT', 'PIXEL_SIZE', 'TEMPLATE', 'DATA_TYPE', 'DEVICE',
+                'THREADS', 'OPTIONS', 'EXTRA', 'OUTPUT', METRIC_PARAM)
+
+# Hand-written presentation where a family needs it: gdal's own Processing parameter names and
+# labels (so that models made with QGIS's GDAL grid algorithms carry over), the data metrics
+# grouped as gdal groups them, AIDW's explanation. An algorithm of aidw's without a spec gets a
+# dialog generated from its declaration (generated_spec).
 FAMILY_SPECS = (
     FamilySpec(
         'aidw', 'Grid (adaptive IDW)', ('aidw',), ('Adaptive IDW',),
@@ -266,12 +277,45 @@ def _sentence(text: str) -> str:
     return text if text.endswith('.') else text + '.'
 
 
+def generated_spec(declared: dict) -> FamilySpec:
+    """The dialog of an algorithm that FAMILY_SPECS does not present: every key of its
+    declaration but nodata, labelled by its name, optional where it has no default."""
+    name = declared['name']
+    words = name.replace('_', ' ')
+    params = []
+    for o in declared['options']:
+        if o['name'] == 'nodata':
+            continue
+        param = o['name'].upper()
+        if param in FIXED_PARAMS:
+            param = 'KEY_' + param
+        label = o['name'].replace('_', ' ').capitalize()
+        params.append(Param(o['name'], param, label, optional=o.get('default') is None))
+    return FamilySpec(name, 'Grid (%s)' % words, (name,), (words.capitalize(),), tuple(params),
+                      'Interpolated (%s)' % words, _sentence(declared.get('description', '')))
+
+
+def engines_sentence(declared: dict) -> str:
+    """The engines of an algorithm (`aidw algorithms --json`'s engines) as one sentence."""
+    gpu = (declared.get('engines') or {}).get('gpu')
+    if not gpu:
+        return 'Runs on the CPU (the GPU device falls back to it).'
+    return 'Runs on the CPU and on the GPU (%s of the CPU\'s raster): %s' % (
+        gpu.get('accuracy', ''), _sentence(gpu.get('forms', '')))
+
+
+def specs_for(catalog: dict) -> Tuple[FamilySpec, ...]:
+    """FAMILY_SPECS, then a generated spec for each algorithm of catalog that none presents."""
+    shown = {m for spec in FAMILY_SPECS for m in spec.methods}
+    return FAMILY_SPECS + tuple(generated_spec(a) for name, a in catalog.items() if name not in shown)
+
+
 def build_families(catalog: dict) -> Tuple[Family, ...]:
-    """The Processing algorithms: FAMILY_SPECS with their keys' types, defaults, ranges and help
-    from catalog (`aidw algorithms --json`). Raises ValueError when catalog lacks an algorithm
-    or a key that a family shows."""
+    """The Processing algorithms, one for each FamilySpec of specs_for(catalog), with their keys'
+    types, defaults, ranges and help from catalog (`aidw algorithms --json`). Raises ValueError
+    when catalog lacks an algorithm or a key that a family shows."""
     families = []
-    for spec in FAMILY_SPECS:
+    for spec in specs_for(catalog):
         options = []
         for param in spec.params + (NODATA,):
             declared = []
@@ -284,9 +328,10 @@ def build_families(catalog: dict) -> Tuple[Family, ...]:
                     raise ValueError('aidw\'s algorithm %s has no key %s' % (method, param.key))
                 declared.append(found[0])
             options.append(_option(param, declared[0]))
+        engines = ' '.join(dict.fromkeys(engines_sentence(catalog[m]) for m in spec.methods))
         families.append(Family(spec.id, spec.display_name, spec.methods, spec.method_labels,
                                tuple(options), spec.output_label, spec.help,
-                               '%s#%s' % (README_URL, spec.anchor)))
+                               '%s#%s' % (README_URL, spec.anchor), engines))
     return tuple(families)
 
 

@@ -129,7 +129,7 @@ class AidwGridAlgorithm(QgsProcessingAlgorithm):
         return self.family.help_url
 
     def shortHelpString(self):  # noqa: N802
-        return '<p>%s</p>%s' % (tr(self.family.help), tr(COMMON_HELP))
+        return '<p>%s</p><p>%s</p>%s' % (tr(self.family.help), tr(self.family.engines), tr(COMMON_HELP))
 
     def initAlgorithm(self, config=None):  # noqa: N802
         self.addParameter(QgsProcessingParameterFeatureSource(

@@ -15,6 +15,7 @@ import aidwcli  # noqa: E402  (the plugin package's __init__ needs QGIS; this mo
 
 import copy  # noqa: E402
 import json  # noqa: E402
+import re  # noqa: E402
 
 
 def family(fid):
@@ -204,6 +205,58 @@ class CatalogTest(unittest.TestCase):
             catalog, note = aidwcli.load_catalog('', path=os.path.join(d, 'empty'))
             self.assertEqual(catalog, aidwcli.bundled_catalog())
             self.assertIn('not found', note)
+
+
+class RegistryTest(unittest.TestCase):
+    """Every algorithm of aidw's registry has a dialog: those FAMILY_SPECS presents by hand, the
+    others one generated from its declaration."""
+
+    def catalog(self):
+        # aidw's own when the test is given it (scripts/qgis-test.sh), else the bundled copy,
+        # which the Go test TestGeneratedQGISSchema keeps equal to aidw's output
+        exe = os.environ.get('AIDW_BIN')
+        return aidwcli.executable_catalog(exe) if exe else aidwcli.bundled_catalog()
+
+    def test_every_registry_algorithm_is_in_qgis(self):
+        catalog = self.catalog()
+        families = aidwcli.build_families(catalog)
+        for name in catalog:
+            holders = [f.id for f in families if name in f.methods]
+            self.assertEqual(len(holders), 1, '%s is in the families %s' % (name, holders))
+        self.assertEqual({m for f in families for m in f.methods}, set(catalog))
+
+    def test_new_algorithm_gets_a_generated_dialog(self):
+        catalog = copy.deepcopy(aidwcli.bundled_catalog())
+        median = copy.deepcopy(catalog['minimum'])
+        median.update(name='median', description='median of the samples in the search ellipse',
+                      engines={'cpu': True, 'gpu': None})
+        median['options'].append({'name': 'threads', 'type': 'int', 'default': 2, 'min': 1, 'max': None,
+                                  'min_exclusive': False, 'help': 'a key named as a fixed parameter'})
+        catalog['median'] = median
+        f = {x.id: x for x in aidwcli.build_families(catalog)}['median']
+        self.assertEqual(f.methods, ('median',))
+        self.assertEqual(f.display_name, 'Grid (median)')
+        self.assertIn('CPU', f.engines)
+        params = [o.param for o in aidwcli.family_options(f)]
+        self.assertEqual(params[-1], 'NODATA')
+        self.assertEqual(len(params), len(set(params)))
+        self.assertTrue(set(params).isdisjoint(aidwcli.FIXED_PARAMS), params)
+        self.assertEqual(aidwcli.algorithm_string('median', f, {'RADIUS1': 5, 'RADIUS2': 5}),
+                         'median:radius1=5:radius2=5:angle=0:min_points=0:min_points_per_quadrant=0:'
+                         'max_points_per_quadrant=0:threads=2')
+        self.assertTrue(aidwcli.algorithm_string('median', f, {'RADIUS': 3, 'KEY_THREADS': 1}).startswith(
+            'median:radius=3:radius1=0'))
+        self.assertIn(':threads=1', aidwcli.algorithm_string('median', f, {'KEY_THREADS': 1}))
+
+    def test_fixed_params_are_the_providers(self):
+        with open(os.path.join(os.path.dirname(aidwcli.__file__), 'algorithms.py'), encoding='utf-8') as f:
+            names = set(re.findall(r"^    ([A-Z_]+) = '\1'$", f.read(), re.M))
+        self.assertEqual(names | {aidwcli.METRIC_PARAM}, set(aidwcli.FIXED_PARAMS))
+
+    def test_engines_come_from_the_catalog(self):
+        by_id = aidwcli.FAMILIES_BY_ID
+        self.assertIn('GPU (within 1e-5', by_id['aidw'].engines)
+        self.assertIn('falls back', by_id['linear'].engines)
 
 
 class DescriptionTest(unittest.TestCase):
