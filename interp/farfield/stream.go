@@ -123,6 +123,9 @@ func (b *Builder) Field(ctx context.Context, powers *Powers) (*Field, error) {
 		if t.direct() {
 			n := 1 << t.d
 			for k := range n * n {
+				if k%samplesPerCheck == 0 && ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
 				if t.start[k+1] > t.start[k] {
 					ix, iy := k&(n-1), k>>t.d
 					pl.proxies(t, morton(ix, iy), ix, iy)
