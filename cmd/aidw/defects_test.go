@@ -676,15 +676,7 @@ func TestGPUSelection(t *testing.T) {
 // them, sends sig once the progress has started, and returns the whole output once cmd ends.
 func signalAtProgress(t *testing.T, cmd *exec.Cmd, sig syscall.Signal) string {
 	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = w, w
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
+	r := startMerged(t, cmd)
 	var got strings.Builder
 	buf := make([]byte, 64)
 	for !strings.Contains(got.String(), "0.") {
@@ -699,6 +691,21 @@ func signalAtProgress(t *testing.T, cmd *exec.Cmd, sig syscall.Signal) string {
 	got.Write(rest)
 	cmd.Wait()
 	return got.String()
+}
+
+// startMerged starts cmd with its output and errors on one pipe, which it returns.
+func startMerged(t *testing.T, cmd *exec.Cmd) *os.File {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	return r
 }
 
 // latticeCSV writes 20,000 samples on a 200 x 100 lattice as text, enough for an all-samples

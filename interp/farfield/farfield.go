@@ -235,11 +235,15 @@ func (pl *Plan) operators(ctx context.Context, powers []float64) (ops [span * sp
 			if max(abs(dx), abs(dy)) <= nearR {
 				continue
 			}
-			op := make([]float64, q*p2*p2)
-			ops[(dx+o)*span+dy+o] = op
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				if ctx.Err() != nil {
+					return
+				}
+				// made here, not before: hundreds of MB that a cancelled run need not clear
+				op := make([]float64, q*p2*p2)
+				ops[(dx+o)*span+dy+o] = op
 				for m, alpha := range powers {
 					c := -alpha / 2
 					for a := range p {
