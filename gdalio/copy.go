@@ -2,6 +2,8 @@ package gdalio
 
 /*
 #include <stdlib.h>
+#include <cpl_conv.h>
+#include <gdal.h>
 #include "ogr_read.h"
 */
 import "C"
@@ -9,6 +11,7 @@ import "C"
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"sync"
 	"unsafe"
@@ -16,8 +19,11 @@ import (
 
 // translate copies the dataset at src into dst with gdal_translate's arguments (the driver's
 // CreateCopy), stopping within a block of lines when ctx is done: GDAL's progress callback
-// checks a flag that a watcher sets. Warnings go to warn.
-func translate(ctx context.Context, src, dst string, args []string, warn func(string)) error {
+// checks a flag that a watcher sets. GDAL's block cache is held to cache bytes meanwhile:
+// a cancelled copy still compresses and writes every dirty block it holds (a default cache of
+// 5% of memory: seconds), and a row of the output's blocks is all the copy needs. Overviews are
+// computed on every core unless GDAL_NUM_THREADS says otherwise. Warnings go to warn.
+func translate(ctx context.Context, src, dst string, args []string, cache int64, warn func(string)) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -44,7 +50,11 @@ func translate(ctx context.Context, src, dst string, args []string, warn func(st
 	defer free()
 	var e C.aidw_err
 	defer C.aidw_err_free(&e)
-	rc := C.aidw_translate(csrc, cdst, argv, cancel, &e)
+	if old := int64(C.GDALGetCacheMax64()); cache > 0 && cache < old {
+		C.GDALSetCacheMax64(C.GIntBig(cache))
+		defer C.GDALSetCacheMax64(C.GIntBig(old))
+	}
+	rc := withThreads(func() C.int { return C.aidw_translate(csrc, cdst, argv, cancel, &e) })
 	if e.warnings != nil {
 		for _, w := range strings.Split(C.GoString(e.warnings), "\n") {
 			warn(w)
@@ -57,4 +67,20 @@ func translate(ctx context.Context, src, dst string, args []string, warn func(st
 		return err
 	}
 	return errors.New(oneLine(C.GoString(e.failure)))
+}
+
+// withThreads runs f with GDAL_NUM_THREADS=ALL_CPUS on its thread unless the option is set.
+func withThreads(f func() C.int) C.int {
+	key := C.CString("GDAL_NUM_THREADS")
+	defer C.free(unsafe.Pointer(key))
+	if C.CPLGetConfigOption(key, nil) != nil {
+		return f()
+	}
+	runtime.LockOSThread() // a thread-local option: f's cgo call runs on this thread
+	defer runtime.UnlockOSThread()
+	all := C.CString("ALL_CPUS")
+	defer C.free(unsafe.Pointer(all))
+	C.CPLSetThreadLocalConfigOption(key, all)
+	defer C.CPLSetThreadLocalConfigOption(key, nil)
+	return f()
 }

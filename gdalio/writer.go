@@ -67,6 +67,11 @@ type Writer struct {
 	// driver that cannot Create (tmp is then a GTiff); final, once finished, the one of them
 	// that Publish renames.
 	tmp, copyTo, final string
+	// copyCache bounds GDAL's block cache while copyTo is made (see translate)
+	copyCache int64
+	// flushRows says whether a row of blockRows-line blocks is flushed once written
+	flushRows bool
+	blockRows int
 	// stdout, for a destination /vsistdout/, receives the finished raster's bytes.
 	stdout io.Writer
 }
@@ -204,7 +209,7 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{path: path, format: format, create: opt.Create, cols: t.Cols, rows: t.Rows,
+	w := &Writer{path: path, format: format, create: threadedOptions(format, opt.Create), cols: t.Cols, rows: t.Rows,
 		warn: warner(opt.Warn)}
 	if IsStdout(path) {
 		w.stdout = os.Stdout
@@ -251,6 +256,22 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 		return nil, fmt.Errorf("creating %s: %w", path, flat(err))
 	}
 	return w, nil
+}
+
+// threadedOptions adds NUM_THREADS=ALL_CPUS to the creation options of a compressed GTiff or
+// COG (COG compresses by default) unless given: GDAL then compresses blocks on every core,
+// and the COG's overviews too; the blocks' bytes are the same.
+func threadedOptions(format string, co []string) []string {
+	compressed := strings.EqualFold(format, "COG") || strings.EqualFold(format, "GTiff") && hasOption(co, "COMPRESS")
+	for _, o := range co {
+		if k, v, _ := strings.Cut(o, "="); strings.EqualFold(k, "COMPRESS") && strings.EqualFold(v, "NONE") {
+			compressed = false
+		}
+	}
+	if !compressed || hasOption(co, "NUM_THREADS") {
+		return co
+	}
+	return append(append([]string(nil), co...), "NUM_THREADS=ALL_CPUS")
 }
 
 // copyOnly are the drivers that can Create but write some rasters right only through
@@ -302,6 +323,9 @@ func (w *Writer) start(format string, co []string, bands int, dtype godal.DataTy
 	if err := checkMemory(t.Cols, int(min(blockRow, math.MaxInt/2)), "a row of the driver's blocks"); err != nil {
 		return err
 	}
+	// the copy writes rows of at most 512-line blocks (COG's default): two of them, or 32 MB
+	w.copyCache = max(32<<20, 2*512*int64(t.Cols)*int64(size)*int64(bands))
+	w.flushRows, w.blockRows = strings.EqualFold(format, "GTiff"), bs.BlockSizeY
 	if err := ds.SetGeoTransform(t.GeoTransform, eh); err != nil {
 		return err
 	}
@@ -338,7 +362,19 @@ func (w *Writer) WriteRows(band, row0, rows int, values []float64) error {
 	if err := w.bands[band-1].Write(0, row0, values, w.cols, rows, godal.ErrLogger(w.errs)); err != nil {
 		return fmt.Errorf("writing %s band %d rows %d-%d: %w", w.path, band, row0, row0+rows-1, flat(err))
 	}
+	w.flushBlocks(band, row0+rows)
 	return nil
+}
+
+// flushBlocks writes a GTiff band's cached blocks once the rows written end a row of them:
+// a compressed GTiff otherwise compresses every block at Close (GDAL's cache, 5% of memory,
+// holds them), seconds that an interrupt cannot stop. Whole blocks only: a partial one would
+// be compressed and written twice.
+func (w *Writer) flushBlocks(band, end int) {
+	if !w.flushRows || end%w.blockRows != 0 && end != w.rows {
+		return
+	}
+	C.GDALFlushRasterCache(C.GDALGetRasterBand(datasetHandle(w.ds), C.int(band)))
 }
 
 // Describe sets the description of band (from 1), which GDAL shows as the band's name: what
@@ -376,6 +412,10 @@ func (w *Writer) Commit() error { return w.CommitContext(context.Background()) }
 // when ctx is done; it then returns ctx's error.
 func (w *Writer) CommitContext(ctx context.Context) error {
 	if err := w.Finish(ctx); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil { // while the raster was closed
+		w.Abort()
 		return err
 	}
 	return w.PublishContext(ctx)
@@ -439,13 +479,16 @@ func (w *Writer) copy(ctx context.Context) error {
 	for _, co := range w.create {
 		args = append(args, "-co", co)
 	}
-	return translate(ctx, w.tmp, w.copyTo, args, w.warn)
+	return translate(ctx, w.tmp, w.copyTo, args, w.copyCache, w.warn)
 }
 
 // Abort closes and removes every temporary file; an existing destination stays as it was.
 // It is safe to call after Commit and more than once.
 func (w *Writer) Abort() {
 	if w.ds != nil {
+		// its blocks still in GDAL's cache are dropped, not compressed and written (seconds
+		// of a compressed GTiff's)
+		discardOnClose(w.ds)
 		w.ds.Close(godal.ErrLogger(w.errs))
 		w.ds, w.bands = nil, nil
 	}
@@ -643,7 +686,7 @@ func probeCopy(format string, co []string, ext string, bands int, dtype godal.Da
 	for _, o := range co {
 		args = append(args, "-co", o)
 	}
-	return translate(context.Background(), dir+"in.tif", dir+"out"+ext, args, func(string) {})
+	return translate(context.Background(), dir+"in.tif", dir+"out"+ext, args, 0, func(string) {})
 }
 
 // dataType parses -ot into the GDAL type and its size in bytes.

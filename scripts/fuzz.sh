@@ -18,7 +18,7 @@ for t in "${targets[@]}"; do
 	echo "== $pkg $name ($time)"
 	# minimising large inputs would take the whole budget: a few tries each
 	log=$(mktemp)
-	if ! go test -run '^$' -fuzz "^$name\$" -fuzztime "$time" -fuzzminimizetime 10x "$pkg" >"$log" 2>&1; then
+	if ! go test -timeout "${TEST_TIMEOUT:-45m}" -run '^$' -fuzz "^$name\$" -fuzztime "$time" -fuzzminimizetime 10x "$pkg" >"$log" 2>&1; then
 		# Go's fuzz coordinator can report its own -fuzztime deadline as a failure, with no
 		# input written (go.dev/issue/75804, fixed in Go 1.27): that is no finding.
 		if grep -q '^    context deadline exceeded$' "$log" && ! grep -q 'Failing input written\|panic:' "$log"; then

@@ -8,11 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/internal/lastest"
+	"github.com/aidw/aidw/internal/testload"
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/sample"
@@ -212,7 +215,9 @@ func TestSpillStreamsInLoadOrder(t *testing.T) {
 	}
 }
 
-// A streamed run stops within a second of an interrupt.
+// A streamed run stops within a second of an interrupt: it does at most a fifth of a second
+// of CPU work after it (which load does not stretch), and takes at most a second of wall
+// time times the machine's load factor (internal/testload).
 func TestStreamedStops(t *testing.T) {
 	dir := t.TempDir()
 	paths := []string{filepath.Join(dir, "a.csv")}
@@ -223,17 +228,40 @@ func TestStreamedStops(t *testing.T) {
 	for _, a := range []string{"aidw:farfield=no", "aidw", "average_distance_pts", "invdist"} {
 		alg, _, _ := interp.ParseAlgorithm(a)
 		for _, after := range []time.Duration{200 * time.Millisecond, 700 * time.Millisecond} {
+			load := testload.Factor()
 			ctx, cancel := context.WithCancel(context.Background())
-			time.AfterFunc(after, cancel)
-			start := time.Now()
+			var cancelled atomic.Bool
+			var at time.Time
+			var cpuAt time.Duration
+			timer := time.AfterFunc(after, func() {
+				at, cpuAt = time.Now(), processCPU()
+				cancelled.Store(true)
+				cancel()
+			})
 			_, _, err := streamedRun(ctx, paths, target, alg, 200, 5000, 0)
-			took := time.Since(start)
+			done, cpuDone := time.Now(), processCPU()
+			timer.Stop()
 			cancel()
-			if err == nil && took > after || err != nil && took > after+time.Second {
-				t.Fatalf("%s interrupted after %v: %v after %v", a, after, err, took)
+			if !cancelled.Load() {
+				if err != nil {
+					t.Fatalf("%s: %v before any interrupt", a, err)
+				}
+				continue // finished first
+			}
+			took, cpu := done.Sub(at), cpuDone-cpuAt
+			t.Logf("%s interrupted after %v: stopped %v later, %v of CPU (load factor %.1f)", a, after, took, cpu, load)
+			if err == nil || took > testload.Bound(time.Second, load) || cpu > testload.Scale(time.Second/5) {
+				t.Fatalf("%s interrupted after %v: %v, %v later and %v of CPU (load factor %.1f)", a, after, err, took, cpu, load)
 			}
 		}
 	}
+}
+
+// processCPU is this process's CPU time (user and system) so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // Global AIDW above the far field's thresholds (10,000 samples, 2e9 sample-node pairs),

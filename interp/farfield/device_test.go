@@ -29,7 +29,11 @@ func newHostTree(t testing.TB, ds *DeviceShape, sx, sy, sz []float64) *hostTree 
 	pl.p, pl.pd = ds.Order, ds.Order
 	pl.setPoints()
 	tr := &tree{d: ds.Depth, fields: ds.Depth, ox: ds.OX, oy: ds.OY, sd: ds.Side}
-	pl.fill(tr)
+	if err := pl.sortSamples(context.Background(), tr); err != nil {
+		t.Fatal(err)
+	}
+	tr.boxCounts()
+	pl.allocate(tr)
 	if tr.d >= 2 {
 		if err := pl.upward(context.Background(), tr); err != nil {
 			t.Fatal(err)

@@ -68,6 +68,10 @@ type Plan struct {
 	// box, in boxes), nil where |dx|,|dy| <= 1: ops[off][(m*p2+ab)*p2+kl] =
 	// (|t_ab - s_kl|/r0)^-alpha_m in box units.
 	ops [span * span][]float64
+	// opsMu guards ops, built once by farOps: NewPlan has no context, and a cancelled
+	// run must not wait for them (seconds on a busy machine)
+	opsMu    sync.Mutex
+	opsBuilt bool
 	// streamed, for a plan whose samples are not in memory (NewStreamPlan), stands for them.
 	streamed *streamedSamples
 }
@@ -84,13 +88,13 @@ const nearR = 2
 // span is the number of offsets per dimension, 4 nearR + 3.
 const span = 4*nearR + 3
 
-// NewPlan returns the plan for the samples (sx[i], sy[i]) with values sz[i].
+// NewPlan returns the plan for the samples (sx[i], sy[i]) with values sz[i]. Its far
+// operators are built by the first Sums or Field, which can be cancelled.
 func NewPlan(sx, sy, sz []float64, opts Options) (*Plan, error) {
 	pl, err := newPlan(sx, sy, sz, opts)
 	if err != nil {
 		return nil, err
 	}
-	pl.ops = pl.operators(pl.anode)
 	return pl, nil
 }
 
@@ -204,8 +208,24 @@ func basis(nodes, bw []float64, x float64, out []float64) {
 	}
 }
 
-// operators returns the far operators at the given powers (see Plan.ops).
-func (pl *Plan) operators(powers []float64) (ops [span * span][]float64) {
+// farOps builds the plan's far operators at its Chebyshev powers, pl.ops, unless built.
+func (pl *Plan) farOps(ctx context.Context) error {
+	pl.opsMu.Lock()
+	defer pl.opsMu.Unlock()
+	if pl.opsBuilt {
+		return nil
+	}
+	ops, err := pl.operators(ctx, pl.anode)
+	if err != nil {
+		return err
+	}
+	pl.ops, pl.opsBuilt = ops, true
+	return nil
+}
+
+// operators returns the far operators at the given powers (see Plan.ops), or ctx's error
+// once it ends: each goroutine checks it per row block of p^3 weights.
+func (pl *Plan) operators(ctx context.Context, powers []float64) (ops [span * span][]float64, err error) {
 	p, q := pl.p, len(powers)
 	p2 := p * p
 	var wg sync.WaitGroup
@@ -215,14 +235,21 @@ func (pl *Plan) operators(powers []float64) (ops [span * span][]float64) {
 			if max(abs(dx), abs(dy)) <= nearR {
 				continue
 			}
-			op := make([]float64, q*p2*p2)
-			ops[(dx+o)*span+dy+o] = op
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				if ctx.Err() != nil {
+					return
+				}
+				// made here, not before: hundreds of MB that a cancelled run need not clear
+				op := make([]float64, q*p2*p2)
+				ops[(dx+o)*span+dy+o] = op
 				for m, alpha := range powers {
 					c := -alpha / 2
 					for a := range p {
+						if ctx.Err() != nil {
+							return
+						}
 						for b := range p {
 							row := op[(m*p2+a*p+b)*p2:][:p2]
 							for k := range p {
@@ -239,7 +266,7 @@ func (pl *Plan) operators(powers []float64) (ops [span * span][]float64) {
 		}
 	}
 	wg.Wait()
-	return ops
+	return ops, ctx.Err()
 }
 
 func abs(i int) int {
@@ -375,14 +402,19 @@ func (pl *Plan) Sums(ctx context.Context, tx, ty, alpha, num, den []float64, hit
 	if n == 0 {
 		return nil
 	}
-	t := pl.newTree(tx, ty)
+	t, err := pl.newTree(ctx, tx, ty)
+	if err != nil {
+		return err
+	}
 	nl := 1 << (2 * t.d)
 	tstart, order := t.sortTargets(tx, ty)
 	if t.d >= 2 {
 		if err := pl.upward(ctx, t); err != nil {
 			return err
 		}
-		pl.setSingles(t, t.onePowers(tstart, order, alpha))
+		if err := pl.setSingles(ctx, t, t.onePowers(tstart, order, alpha)); err != nil {
+			return err
+		}
 		if err := pl.m2l(ctx, t, tstart); err != nil {
 			return err
 		}
@@ -390,7 +422,10 @@ func (pl *Plan) Sums(ctx context.Context, tx, ty, alpha, num, den []float64, hit
 	return run(ctx, pl.o.Threads, nl, 16, func(lo, hi int) {
 		w := pl.newWork()
 		for k := lo; k < hi; k++ {
-			for _, j := range order[tstart[k]:tstart[k+1]] {
+			for i, j := range order[tstart[k]:tstart[k+1]] {
+				if i%targetsPerCheck == targetsPerCheck-1 && ctx.Err() != nil {
+					return
+				}
 				nu, de, h := pl.near(t, k, tx[j], ty[j], alpha[j])
 				if t.d >= 2 {
 					dn, dd := pl.direct(t, k, tx[j], ty[j], alpha[j])
@@ -405,6 +440,10 @@ func (pl *Plan) Sums(ctx context.Context, tx, ty, alpha, num, den []float64, hit
 		}
 	})
 }
+
+// targetsPerCheck is how many targets a worker sums between looks at its context: tens of
+// milliseconds at most on a busy core.
+const targetsPerCheck = 256
 
 // sortTargets sorts the targets by leaf, leaves in Morton order: leaf k's are order[tstart[k]:
 // tstart[k+1]].
@@ -467,9 +506,9 @@ func addPower(one, a float64) float64 {
 // (AIDW's powers stay at their highest or lowest level wherever samples are spread evenly or
 // clustered) get their far fields at that power alone, q times fewer far operators and no
 // interpolation in the power, for the maxSingles powers most boxes of level fields have.
-func (pl *Plan) setSingles(t *tree, one []float64) {
+func (pl *Plan) setSingles(ctx context.Context, t *tree, one []float64) error {
 	if pl.q == 1 || t.fields < 2 {
-		return
+		return nil
 	}
 	d := t.fields
 	boxes := map[float64]int{}
@@ -486,7 +525,7 @@ func (pl *Plan) setSingles(t *tree, one []float64) {
 	slices.SortFunc(t.single, func(a, b float64) int { return cmp.Or(cmp.Compare(boxes[b], boxes[a]), cmp.Compare(a, b)) })
 	t.single = t.single[:min(len(t.single), maxSingles)]
 	if len(t.single) == 0 {
-		return
+		return nil
 	}
 	t.power = make([][]int8, d+1)
 	t.power[d] = make([]int8, len(one))
@@ -522,8 +561,12 @@ func (pl *Plan) setSingles(t *tree, one []float64) {
 	}
 	t.sops = make([][span * span][]float64, len(t.single))
 	for k, a := range t.single {
-		t.sops[k] = pl.operators([]float64{a})
+		var err error
+		if t.sops[k], err = pl.operators(ctx, []float64{a}); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // Powers is the powers of a Field's targets, box by box, gathered before the Field is built
@@ -579,7 +622,10 @@ type Field struct {
 // about nt targets, and the far fields of all its boxes; with powers (nil: none), those of
 // boxes whose targets all have one power at that power alone.
 func (pl *Plan) Field(ctx context.Context, box [4]float64, nt int, powers *Powers) (*Field, error) {
-	t := pl.newTreeBox(box, nt)
+	t, err := pl.newTreeBox(ctx, box, nt)
+	if err != nil {
+		return nil, err
+	}
 	if t.d >= 2 {
 		if err := pl.upward(ctx, t); err != nil {
 			return nil, err
@@ -593,7 +639,9 @@ func (pl *Plan) Field(ctx context.Context, box [4]float64, nt int, powers *Power
 func (pl *Plan) fieldOf(ctx context.Context, t *tree, powers *Powers) (*Field, error) {
 	if t.d >= 2 {
 		if powers != nil {
-			pl.setSingles(t, powers.one)
+			if err := pl.setSingles(ctx, t, powers.one); err != nil {
+				return nil, err
+			}
 		}
 		if err := pl.m2l(ctx, t, nil); err != nil {
 			return nil, err
@@ -638,12 +686,12 @@ const maxTreeBytes = 1 << 30
 
 // newTree chooses the depth and sorts the samples into the leaves, over the box of the
 // samples and targets.
-func (pl *Plan) newTree(tx, ty []float64) *tree {
+func (pl *Plan) newTree(ctx context.Context, tx, ty []float64) (*tree, error) {
 	box := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
 	for i, x := range tx {
 		box = [4]float64{min(box[0], x), min(box[1], ty[i]), max(box[2], x), max(box[3], ty[i])}
 	}
-	return pl.newTreeBox(box, len(tx))
+	return pl.newTreeBox(ctx, box, len(tx))
 }
 
 // geometry returns a tree with the square, depth and fields of newTreeBox, and nothing in it.
@@ -686,18 +734,14 @@ func squareOf(box [4]float64) (ox, oy, side float64) {
 }
 
 // newTreeBox is newTree over box grown to hold the samples, for nt targets.
-func (pl *Plan) newTreeBox(box [4]float64, nt int) *tree {
+func (pl *Plan) newTreeBox(ctx context.Context, box [4]float64, nt int) (*tree, error) {
 	t := pl.geometry(box, nt)
-	pl.fill(t)
-	return t
-}
-
-// fill sorts the samples into the leaves of t (whose square, depth and fields are set) and
-// makes room for its charges, far fields and direct's points.
-func (pl *Plan) fill(t *tree) {
-	pl.sortSamples(t)
+	if err := pl.sortSamples(ctx, t); err != nil {
+		return nil, err
+	}
 	t.boxCounts()
 	pl.allocate(t)
+	return t, nil
 }
 
 // count turns t.start's counts (leaf k's at k+1, leaves in row-major order) into the leaves'
@@ -756,7 +800,7 @@ func (pl *Plan) allocate(t *tree) {
 // sortSamples sorts the samples into t's leaves, leaves in row-major order and samples in
 // input order within a leaf: a counting sort whose workers count and then place each its own
 // share of the samples, in order, so that the order is the serial one.
-func (pl *Plan) sortSamples(t *tree) {
+func (pl *Plan) sortSamples(ctx context.Context, t *tree) error {
 	ns, d := len(pl.sx), t.d
 	nl := 1 << (2 * d)
 	// each worker's counts are a leaf's worth of int32s: at most 64 MB of them
@@ -764,26 +808,35 @@ func (pl *Plan) sortSamples(t *tree) {
 	share := func(w int) (int, int) { return w * ns / workers, (w + 1) * ns / workers }
 	leaf := make([]int32, ns)
 	counts := make([][]int32, workers)
-	parallel := func(f func(w, lo, hi int)) {
+	// each worker's share, a block of samples at a time between looks at ctx
+	parallel := func(f func(w, lo, hi int)) error {
 		var wg sync.WaitGroup
 		for w := range workers {
 			wg.Go(func() {
 				lo, hi := share(w)
-				f(w, lo, hi)
+				for ; lo < hi && ctx.Err() == nil; lo += samplesPerCheck {
+					f(w, lo, min(lo+samplesPerCheck, hi))
+				}
 			})
 		}
 		wg.Wait()
+		return ctx.Err()
 	}
-	parallel(func(w, lo, hi int) {
-		c := make([]int32, nl)
+	for w := range counts {
+		counts[w] = make([]int32, nl)
+	}
+	err := parallel(func(w, lo, hi int) {
+		c := counts[w]
 		for i := lo; i < hi; i++ {
 			ix, iy := t.leafOf(pl.sx[i], pl.sy[i])
 			k := iy<<d + ix
 			leaf[i] = int32(k)
 			c[k]++
 		}
-		counts[w] = c
 	})
+	if err != nil {
+		return err
+	}
 	// counts[w][k] becomes where worker w's first sample of leaf k goes
 	t.start = make([]int32, nl+1)
 	for k := range nl {
@@ -794,7 +847,7 @@ func (pl *Plan) sortSamples(t *tree) {
 		t.start[k+1] = at
 	}
 	t.x, t.y, t.z, t.one, t.id = make([]float64, ns), make([]float64, ns), make([]float64, ns), make([]float64, ns), make([]int32, ns)
-	parallel(func(w, lo, hi int) {
+	return parallel(func(w, lo, hi int) {
 		at := counts[w]
 		for i := lo; i < hi; i++ {
 			k := leaf[i]
@@ -804,6 +857,10 @@ func (pl *Plan) sortSamples(t *tree) {
 		}
 	})
 }
+
+// samplesPerCheck is how many samples a worker of the tree's build takes between looks at
+// its context: about a millisecond of work.
+const samplesPerCheck = 1 << 14
 
 // depth returns the tree's depth for ns samples and nt targets in a square of side sd, and
 // the deepest level whose boxes get far fields (from 2 to d: the levels below it are
@@ -930,6 +987,9 @@ func (pl *Plan) upward(ctx context.Context, t *tree) error {
 			qz := t.mp[d][code*2*p2:][:p2]
 			q1 := t.mp[d][(code*2+1)*p2:][:p2]
 			for i := s; i < e; i++ {
+				if (i-s)%samplesPerCheck == samplesPerCheck-1 && ctx.Err() != nil {
+					return
+				}
 				pl.charge(t, inv, ix, iy, code, qz, q1, t.x[i], t.y[i], t.z[i], lx, ly, dx, dy)
 			}
 			if t.direct() {
@@ -1058,12 +1118,15 @@ func unspread(v int) int {
 // Chebyshev points and powers: the sum of its interaction list's charges (the children of
 // its parent's neighbours that are not its own neighbours) through ops.
 func (pl *Plan) m2l(ctx context.Context, t *tree, tstart []int32) error {
+	if err := pl.farOps(ctx); err != nil {
+		return err
+	}
 	p2, q := pl.p*pl.p, pl.q
 	for l := 2; l <= t.fields; l++ {
 		n := 1 << l
 		shift := 2 * (t.d - l)
-		// a box's far field is tens of millions of multiply-adds: a few boxes at a time, so
-		// that a cancelled run stops within a second
+		// a box's far field is tens of millions of multiply-adds: a few boxes at a time, and
+		// a look at ctx before each offset's (a millisecond or so)
 		const chunk = 8
 		err := run(ctx, pl.o.Threads, 1<<(2*l), chunk, func(lo, hi int) {
 			src := make([]int32, hi-lo) // source box code per target box, -1 none
@@ -1072,7 +1135,7 @@ func (pl *Plan) m2l(ctx context.Context, t *tree, tstart []int32) error {
 			var mixed [][2]int
 			single := make([][][2]int, len(t.single))
 			for off, op := range pl.ops {
-				if op == nil {
+				if op == nil || ctx.Err() != nil {
 					continue
 				}
 				dx, dy := off/span-(2*nearR+1), off%span-(2*nearR+1)

@@ -4,7 +4,10 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -63,9 +66,27 @@ func check(t testing.TB, sx, sy, sz, tx, ty, alpha []float64, opts Options, idx 
 			idx = append(idx, j)
 		}
 	}
+	// the brute force on every core: 2000 targets of 200,000 samples are 4e8 powers
+	type sums struct {
+		num, den, abs float64
+		hit           int32
+	}
+	want := make([]sums, len(idx))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for k := int(next.Add(1)) - 1; k < len(idx); k = int(next.Add(1)) - 1 {
+				j := idx[k]
+				w := &want[k]
+				w.num, w.den, w.abs, w.hit = brute(sx, sy, sz, tx[j], ty[j], alpha[j])
+			}
+		})
+	}
+	wg.Wait()
 	var e errs
-	for _, j := range idx {
-		rn, rd, ra, rh := brute(sx, sy, sz, tx[j], ty[j], alpha[j])
+	for k, j := range idx {
+		rn, rd, ra, rh := want[k].num, want[k].den, want[k].abs, want[k].hit
 		if rh != hit[j] {
 			t.Fatalf("target %d: hit %d, want %d", j, hit[j], rh)
 		}
@@ -313,7 +334,7 @@ func TestHugeCoordinates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tr := pl.newTree(tx, ty); tr.fast {
+		if tr, err := pl.newTree(context.Background(), tx, ty); err != nil || tr.fast {
 			t.Fatalf("leaves %d: the tree would use weigh.Pairs at these coordinates", leaves)
 		}
 		e := check(t, sx, sy, sz, tx, ty, alphas(r, len(tx), 12, 12), o, nil)
@@ -350,9 +371,14 @@ func TestSinglePowers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr := pl.newTree(tx, ty)
+		tr, err := pl.newTree(context.Background(), tx, ty)
+		if err != nil {
+			t.Fatal(err)
+		}
 		tstart, order := tr.sortTargets(tx, ty)
-		pl.setSingles(tr, tr.onePowers(tstart, order, al))
+		if err := pl.setSingles(context.Background(), tr, tr.onePowers(tstart, order, al)); err != nil {
+			t.Fatal(err)
+		}
 		if !slices.Equal(tr.single, []float64{3.5, 1.5}) {
 			t.Fatalf("leaves %d: single powers %v, want [3.5 1.5]", leaves, tr.single)
 		}

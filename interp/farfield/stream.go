@@ -91,11 +91,12 @@ func (b *Builder) Add(ctx context.Context, xs, ys, zs []float64) error {
 			lx, ly := make([]float64, pl.p), make([]float64, pl.p)
 			dx, dy := make([]float64, pl.pd), make([]float64, pl.pd)
 			for i, k := range leaves {
+				// every worker looks at ctx, whichever leaves its samples fall in
+				if i%samplesPerCheck == 0 && ctx.Err() != nil {
+					return
+				}
 				if int(k)%workers != w {
 					continue
-				}
-				if i%4096 == 0 && ctx.Err() != nil {
-					return
 				}
 				ix, iy := int(k)&(1<<d-1), int(k)>>d
 				code := morton(ix, iy)
@@ -122,6 +123,9 @@ func (b *Builder) Field(ctx context.Context, powers *Powers) (*Field, error) {
 		if t.direct() {
 			n := 1 << t.d
 			for k := range n * n {
+				if k%samplesPerCheck == 0 && ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
 				if t.start[k+1] > t.start[k] {
 					ix, iy := k&(n-1), k>>t.d
 					pl.proxies(t, morton(ix, iy), ix, iy)
