@@ -77,6 +77,10 @@ func build[T coord](ix *Index, x, y []T, sx, sy float64, given *Layout) (px, py 
 		minX, minY, maxX, maxY := bounds(x, y, sx, sy)
 		l = NewLayout(minX, minY, maxX, maxY, n)
 	}
+	if order, start, px, py, ok := orderByRow(x, y, sx, sy, l); ok {
+		ix.Layout, ix.Order, ix.Start = l, order, start
+		return px, py
+	}
 	keys := make([]uint32, n)
 	cellKeys(x, y, sx, sy, l, keys)
 	sorted := make([]uint32, n)

@@ -3,6 +3,7 @@ package grid
 import (
 	"math/bits"
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -118,4 +119,79 @@ func forChunks(n, chunks int, fn func(c, lo, hi int)) {
 		}()
 	}
 	wg.Wait()
+}
+
+// orderByRow is the build from the cell keys to the permuted coordinates for samples whose
+// rows of cells never decrease, as samples in canonical order (ascending y) have: each core
+// takes a run of whole rows, so its cells are its own, and orders its samples by a counting
+// sort on the cell starts themselves, with no keys, sorted keys or scratch arrays (the radix
+// sort's 20 bytes a sample) and two passes over the samples instead of eight. A stable sort
+// has one result, so the index is the radix sort's, bit for bit. It returns false, having
+// allocated nothing, when the rows do decrease somewhere.
+func orderByRow[T coord](x, y []T, sx, sy float64, l Layout) (order, start []int32, px, py []T, ok bool) {
+	n := len(x)
+	row := func(i int) int { return clampCell((float64(y[i])*sy-l.MinY)*l.InvCell, l.Rows) }
+	chunks := chunkCount(n)
+	if !rowsAscend(n, chunks, row) {
+		return nil, nil, nil, nil, false
+	}
+	// Chunk c holds samples [from[c], from[c+1]) and cells [first[c], first[c+1]): whole rows.
+	from, first := make([]int, chunks+1), make([]int, chunks+1)
+	from[chunks], first[chunks] = n, l.Cells()
+	for c := 1; c < chunks; c++ {
+		i := max(from[c-1], c*n/chunks)
+		for i > 0 && i < n && row(i) == row(i-1) {
+			i++
+		}
+		from[c], first[c] = i, l.Cells()
+		if i < n {
+			first[c] = row(i) * l.Cols
+		}
+	}
+	order, start = make([]int32, n), make([]int32, l.Cells()+1)
+	px, py = make([]T, n), make([]T, n)
+	forChunks(chunks, chunks, func(c, _, _ int) {
+		lo, hi, cells := from[c], from[c+1], start[first[c]:first[c+1]]
+		key := func(i int) int { return int(l.Key(float64(x[i])*sx, float64(y[i])*sy)) - first[c] }
+		for i := lo; i < hi; i++ {
+			cells[key(i)]++
+		}
+		sum := int32(lo)
+		for k, m := range cells {
+			cells[k], sum = sum, sum+m
+		}
+		// Each cell's start is its cursor; it ends at the next cell's start.
+		for i := lo; i < hi; i++ {
+			k := key(i)
+			at := cells[k]
+			cells[k]++
+			order[at], px[at], py[at] = int32(i), x[i], y[i]
+		}
+		if len(cells) > 0 {
+			copy(cells[1:], cells)
+			cells[0] = int32(lo)
+		}
+	})
+	start[l.Cells()] = int32(n)
+	return order, start, px, py, true
+}
+
+// rowsAscend says whether row(i) never decreases over [0, n), checking chunks concurrently.
+func rowsAscend(n, chunks int, row func(i int) int) bool {
+	ok := make([]bool, chunks)
+	forChunks(n, chunks, func(c, lo, hi int) {
+		prev := 0
+		if lo > 0 {
+			prev = row(lo - 1)
+		}
+		for i := lo; i < hi; i++ {
+			r := row(i)
+			if r < prev {
+				return
+			}
+			prev = r
+		}
+		ok[c] = true
+	})
+	return !slices.Contains(ok, false)
 }
