@@ -39,6 +39,8 @@ func Canonicalize(s *Samples) {
 	radixPass(n, func(i int) uint32 { return b.band(recs[i].y) >> lo }, func(i, at int) {
 		s.X[at], s.Y[at], s.Z[at] = recs[i].x, recs[i].y, recs[i].z
 	})
+	recs = nil
+	runtime.GC() // as canonicalizeCompact does
 	sortBands(s, b)
 }
 
@@ -197,6 +199,11 @@ func canonicalizeCompact(s *Samples) {
 			off[d]++
 		}
 	})
+	// The records are as large as the samples: collect them now, so that what comes next (the
+	// index) reuses their pages instead of faulting in as many new ones; the pacer would let
+	// the heap grow to twice the samples and records first.
+	recs = nil
+	runtime.GC()
 	parallelChunks(n, chunks, func(_, lo, hi int) {
 		// A chunk owns the bands that start in it.
 		for lo > 0 && lo < hi && b.band(s.QY[lo]) == b.band(s.QY[lo-1]) {
