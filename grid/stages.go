@@ -135,43 +135,44 @@ func orderByRow[T coord](x, y []T, sx, sy float64, l Layout) (order, start []int
 	if !rowsAscend(n, chunks, row) {
 		return nil, nil, nil, nil, false
 	}
-	// Chunk c holds samples [from[c], from[c+1]) and cells [first[c], first[c+1]): whole rows.
-	from, first := make([]int, chunks+1), make([]int, chunks+1)
-	from[chunks], first[chunks] = n, l.Cells()
+	// Chunk c holds samples [from[c], from[c+1]): whole rows.
+	from := make([]int, chunks+1)
+	from[chunks] = n
 	for c := 1; c < chunks; c++ {
 		i := max(from[c-1], c*n/chunks)
 		for i > 0 && i < n && row(i) == row(i-1) {
 			i++
 		}
-		from[c], first[c] = i, l.Cells()
-		if i < n {
-			first[c] = row(i) * l.Cols
-		}
+		from[c] = i
 	}
 	order, start = make([]int32, n), make([]int32, l.Cells()+1)
 	px, py = make([]T, n), make([]T, n)
+	filled := make([]bool, l.Rows)
 	forChunks(chunks, chunks, func(c, _, _ int) {
-		lo, hi, cells := from[c], from[c+1], start[first[c]:first[c+1]]
-		key := func(i int) int { return int(l.Key(float64(x[i])*sx, float64(y[i])*sy)) - first[c] }
-		for i := lo; i < hi; i++ {
-			cells[key(i)]++
-		}
-		sum := int32(lo)
-		for k, m := range cells {
-			cells[k], sum = sum, sum+m
-		}
-		// Each cell's start is its cursor; it ends at the next cell's start.
-		for i := lo; i < hi; i++ {
-			k := key(i)
-			at := cells[k]
-			cells[k]++
-			order[at], px[at], py[at] = int32(i), x[i], y[i]
-		}
-		if len(cells) > 0 {
-			copy(cells[1:], cells)
-			cells[0] = int32(lo)
+		var cols []int32 // the columns of one row's samples
+		for lo, hi := from[c], from[c+1]; lo < hi; {
+			r := row(lo)
+			cols = cols[:0]
+			end := lo
+			for ; end < hi && row(end) == r; end++ {
+				cols = append(cols, int32(clampCell((float64(x[end])*sx-l.MinX)*l.InvCell, l.Cols)))
+			}
+			sortRow(start[r*l.Cols:(r+1)*l.Cols], cols, lo, x, y, order, px, py)
+			filled[r] = true
+			lo = end
 		}
 	})
+	// Rows without samples start where the next row with samples does.
+	next := int32(n)
+	for r := l.Rows - 1; r >= 0; r-- {
+		cells := start[r*l.Cols : (r+1)*l.Cols]
+		if !filled[r] {
+			for k := range cells {
+				cells[k] = next
+			}
+		}
+		next = cells[0]
+	}
 	start[l.Cells()] = int32(n)
 	return order, start, px, py, true
 }
@@ -194,4 +195,24 @@ func rowsAscend(n, chunks int, row func(i int) int) bool {
 		ok[c] = true
 	})
 	return !slices.Contains(ok, false)
+}
+
+// sortRow orders the samples of one row, [at, at+len(cols)), by their columns cols, stably,
+// into order, px and py, and sets the row's cell starts.
+func sortRow[T coord](cells, cols []int32, at int, x, y []T, order []int32, px, py []T) {
+	for _, k := range cols {
+		cells[k]++
+	}
+	sum := int32(at)
+	for k, m := range cells {
+		cells[k], sum = sum, sum+m
+	}
+	// Each cell's start is its cursor; it ends at the next cell's start.
+	for j, k := range cols {
+		p, i := cells[k], at+j
+		cells[k]++
+		order[p], px[p], py[p] = int32(i), x[i], y[i]
+	}
+	copy(cells[1:], cells)
+	cells[0] = int32(at)
 }

@@ -151,52 +151,49 @@ func newQBands(lo, hi int32, n int) qBands {
 
 func (b qBands) band(q int32) uint32 { return (uint32(q) - uint32(b.min)) >> b.shift }
 
-// canonicalizeCompact is canonicalize for compact samples: its loops are written out, as a
-// call through a function value a sample in each pass cost a third of the sort.
+// canonicalizeCompact is canonicalize for compact samples, most significant digit first: the
+// samples go by the band's high digit into records, then each high digit's records (a few
+// thousand) by the low digit back into the samples, and its runs of one band are sorted, all
+// within the cache, where scattering the whole set a second time missed it at every sample.
+// The loops are written out: a call through a function value a sample cost a third of the sort.
 func canonicalizeCompact(s *Samples) {
 	n := s.Len()
-	lo, hi := slices.Min(s.QY), slices.Max(s.QY)
-	b := newQBands(lo, hi, n)
-	recs := make([]compactRec, n)
+	b := newQBands(slices.Min(s.QY), slices.Max(s.QY), n)
 	loBits := uint(b.bits / 2)
-	loMask := uint32(1)<<loBits - 1
 	chunks := chunkCount(n)
 	hist := make([][1 << 11]int, chunks)
 	parallelChunks(n, chunks, func(c, lo, hi int) {
 		h := &hist[c]
 		for _, q := range s.QY[lo:hi] {
-			h[b.band(q)&loMask]++
+			h[b.band(q)>>loBits]++
 		}
 	})
 	scanHistograms(hist)
+	// The records of high digit d are recs[bucket[d]:bucket[d+1]].
+	var bucket [1<<11 + 1]int
+	copy(bucket[:], hist[0][:])
+	bucket[1<<11] = n
+	recs := make([]compactRec, n)
 	parallelChunks(n, chunks, func(c, lo, hi int) {
 		off := &hist[c]
 		qx, qy, z := s.QX[lo:hi], s.QY[lo:hi], s.Z[lo:hi]
 		for i, q := range qy {
-			d := b.band(q) & loMask
+			d := b.band(q) >> loBits
 			recs[off[d]] = compactRec{qx[i], q, z[i]}
 			off[d]++
 		}
 	})
 	if cap(s.QX) > n+n/8 {
+		// Room reserved for points a filter then dropped: leave it behind.
 		s.QX, s.QY, s.Z = make([]int32, n), make([]int32, n), make([]float64, n)
 	}
-	clear(hist)
-	parallelChunks(n, chunks, func(c, lo, hi int) {
-		h := &hist[c]
-		for _, r := range recs[lo:hi] {
-			h[b.band(r.qy)>>loBits]++
-		}
-	})
-	scanHistograms(hist)
-	parallelChunks(n, chunks, func(c, lo, hi int) {
-		off := &hist[c]
-		qx, qy, z := s.QX, s.QY, s.Z
-		for _, r := range recs[lo:hi] {
-			d := b.band(r.qy) >> loBits
-			at := off[d]
-			qx[at], qy[at], z[at] = r.qx, r.qy, r.z
-			off[d]++
+	// Each core takes a run of high digits holding about its share of the samples.
+	parallelChunks(n, chunks, func(_, lo, hi int) {
+		first, _ := slices.BinarySearch(bucket[:], lo)
+		last, _ := slices.BinarySearch(bucket[:], hi)
+		var off [1 << 11]int
+		for d := first; d < min(last, 1<<11); d++ {
+			b.sortBucket(s, recs[bucket[d]:bucket[d+1]], bucket[d], loBits, &off)
 		}
 	})
 	// The records are as large as the samples: collect them now, so that what comes next (the
@@ -204,22 +201,42 @@ func canonicalizeCompact(s *Samples) {
 	// the heap grow to twice the samples and records first.
 	recs = nil
 	runtime.GC()
-	parallelChunks(n, chunks, func(_, lo, hi int) {
-		// A chunk owns the bands that start in it.
-		for lo > 0 && lo < hi && b.band(s.QY[lo]) == b.band(s.QY[lo-1]) {
-			lo++
+}
+
+// sortBucket puts the records of one high digit, by the low digit, into the samples from at on,
+// and sorts their runs of one band.
+func (b qBands) sortBucket(s *Samples, recs []compactRec, at int, loBits uint, off *[1 << 11]int) {
+	if len(recs) == 0 {
+		return
+	}
+	mask := uint32(1)<<loBits - 1
+	h := off[:mask+1]
+	clear(h)
+	for _, r := range recs {
+		h[b.band(r.qy)&mask]++
+	}
+	sum := at
+	for d, k := range h {
+		h[d], sum = sum, sum+k
+	}
+	qx, qy, z := s.QX, s.QY, s.Z
+	for _, r := range recs {
+		d := b.band(r.qy) & mask
+		p := h[d]
+		qx[p], qy[p], z[p] = r.qx, r.qy, r.z
+		h[d]++
+	}
+	end := at + len(recs)
+	for lo := at; lo < end; {
+		key, hi := b.band(qy[lo]), lo+1
+		for hi < end && b.band(qy[hi]) == key {
+			hi++
 		}
-		for lo < hi {
-			key, end := b.band(s.QY[lo]), lo+1
-			for end < n && b.band(s.QY[end]) == key {
-				end++
-			}
-			if end-lo > 1 {
-				compactRun{s.QX[lo:end], s.QY[lo:end], s.Z[lo:end]}.sort()
-			}
-			lo = end
+		if hi-lo > 1 {
+			compactRun{qx[lo:hi], qy[lo:hi], z[lo:hi]}.sort()
 		}
-	})
+		lo = hi
+	}
 }
 
 // scanHistograms turns per-chunk digit counts into the place of each chunk's first item of each
