@@ -158,7 +158,8 @@ func (b qBands) band(q int32) uint32 { return (uint32(q) - uint32(b.min)) >> b.s
 // The loops are written out: a call through a function value a sample cost a third of the sort.
 func canonicalizeCompact(s *Samples) {
 	n := s.Len()
-	b := newQBands(slices.Min(s.QY), slices.Max(s.QY), n)
+	lo, hi := minMax(s.QY)
+	b := newQBands(lo, hi, n)
 	loBits := uint(b.bits / 2)
 	chunks := chunkCount(n)
 	hist := make([][1 << 11]int, chunks)
