@@ -233,10 +233,27 @@ func (b qBands) sortBucket(s *Samples, recs []compactRec, at int, loBits uint, o
 		for hi < end && b.band(qy[hi]) == key {
 			hi++
 		}
-		if hi-lo > 1 {
+		switch {
+		case hi-lo < 2:
+		case b.shift == 0 && hi-lo <= 64:
+			sortRow(qx[lo:hi], z[lo:hi]) // a band of one y
+		default:
 			compactRun{qx[lo:hi], qy[lo:hi], z[lo:hi]}.sort()
 		}
 		lo = hi
+	}
+}
+
+// sortRow sorts a short run of samples of one y by (x, z), z in total order, by insertion.
+func sortRow(qx []int32, z []float64) {
+	for i := 1; i < len(qx); i++ {
+		x, v := qx[i], z[i]
+		tv := totalOrder(v)
+		j := i
+		for ; j > 0 && (qx[j-1] > x || qx[j-1] == x && totalOrder(z[j-1]) > tv); j-- {
+			qx[j], z[j] = qx[j-1], z[j-1]
+		}
+		qx[j], z[j] = x, v
 	}
 }
 

@@ -36,6 +36,7 @@ func TestCanonicalizeCompact(t *testing.T) {
 		{"dense", 200_000, 300, 300, true},
 		{"wide", 150_000, math.MaxInt32, math.MaxInt32, false},
 		{"fine", 100_000, 1 << 24, 1000, true},
+		{"short runs", 100_000, 20_000, 8, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
