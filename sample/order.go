@@ -40,7 +40,7 @@ func Canonicalize(s *Samples) {
 		s.X[at], s.Y[at], s.Z[at] = recs[i].x, recs[i].y, recs[i].z
 	})
 	recs = nil
-	runtime.GC() // as canonicalizeCompact does
+	collectLarge(n) // as canonicalizeCompact does
 	sortBands(s, b)
 }
 
@@ -197,11 +197,18 @@ func canonicalizeCompact(s *Samples) {
 			b.sortBucket(s, recs[bucket[d]:bucket[d+1]], bucket[d], loBits, &off)
 		}
 	})
-	// The records are as large as the samples: collect them now, so that what comes next (the
-	// index) reuses their pages instead of faulting in as many new ones; the pacer would let
-	// the heap grow to twice the samples and records first.
 	recs = nil
-	runtime.GC()
+	collectLarge(n)
+}
+
+// collectLarge collects the sort's records of n samples, when they are large, now: they are as
+// large as the samples, and what comes next (the index) then reuses their pages instead of
+// faulting in as many new ones, where the pacer would let the heap grow to twice the samples
+// and records first. Small sorts (a tile's, a chunk's) leave it to the pacer.
+func collectLarge(n int) {
+	if n >= 1<<20 {
+		runtime.GC()
+	}
 }
 
 // sortBucket puts the records of one high digit, by the low digit, into the samples from at on,
