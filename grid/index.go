@@ -4,7 +4,9 @@
 //
 // The build is Bounds -> NewLayout -> Keys -> SortByKey -> CountByKey -> ExclusiveScan; each
 // stage is an exported pure function so that the GPU build can be checked against it stage by
-// stage. Queries never allocate when dst has room, and any number may run at once.
+// stage. Samples in canonical order (ascending y) take a shortcut from the layout to the same
+// index: a counting sort row by row (orderByRow). Queries never allocate when dst has room,
+// and any number may run at once.
 package grid
 
 import (

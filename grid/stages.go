@@ -125,9 +125,9 @@ func forChunks(n, chunks int, fn func(c, lo, hi int)) {
 // rows of cells never decrease, as samples in canonical order (ascending y) have: each core
 // takes a run of whole rows, so its cells are its own, and orders its samples by a counting
 // sort on the cell starts themselves, with no keys, sorted keys or scratch arrays (the radix
-// sort's 20 bytes a sample) and two passes over the samples instead of eight. A stable sort
-// has one result, so the index is the radix sort's, bit for bit. It returns false, having
-// allocated nothing, when the rows do decrease somewhere.
+// sort's 20 bytes a sample), and writes the order and the permuted coordinates at once. A
+// stable sort has one result, so the index is the radix sort's, bit for bit. It returns false,
+// having allocated nothing, when the rows do decrease somewhere.
 func orderByRow[T coord](x, y []T, sx, sy float64, l Layout) (order, start []int32, px, py []T, ok bool) {
 	n := len(x)
 	row := func(i int) int { return clampCell((float64(y[i])*sy-l.MinY)*l.InvCell, l.Rows) }

@@ -339,10 +339,10 @@ func readChunks(ctx context.Context, chunks []span, recLen int, d *pointDecoder,
 
 // gatherer closes up decoded chunks in file order while the workers decode: the worker that
 // finds none gathering moves every decoded chunk from the first one not yet moved, down to
-// where the samples before it end, the others going back to decoding. Moving once every
-// chunk was decoded took a core a whole pass over the samples while the others waited (with
-// a filter that drops points: a fifth of a LAS read). A move reads its own chunk and writes
-// below it, over chunks already moved, never over a chunk being decoded.
+// where the samples before it end, the others going back to decoding: moving them once every
+// chunk was decoded took one core a pass over the samples while the others waited. A move
+// reads its own chunk and writes below it, over chunks already moved, never over a chunk
+// being decoded.
 type gatherer struct {
 	mu     sync.Mutex
 	kept   []int // 1 + the samples each chunk keeps, once decoded; 0 before

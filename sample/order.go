@@ -16,7 +16,8 @@ import (
 // linear passes on every core; the few samples sharing a band are then sorted by comparison.
 // The first pass gathers the samples into records, the second scatters them back, so that the
 // sort needs a record (24 bytes a sample, 16 for compact samples) besides the samples.
-// Compact samples sort by their quanta, which order them as their coordinates do.
+// Compact samples sort by their quanta, which order them as their coordinates do, high digit
+// first (see canonicalizeCompact). The order being total, any correct sort gives the same.
 func Canonicalize(s *Samples) {
 	n := s.Len()
 	if n < 2 {
@@ -152,10 +153,10 @@ func newQBands(lo, hi int32, n int) qBands {
 func (b qBands) band(q int32) uint32 { return (uint32(q) - uint32(b.min)) >> b.shift }
 
 // canonicalizeCompact is canonicalize for compact samples, most significant digit first: the
-// samples go by the band's high digit into records, then each high digit's records (a few
-// thousand) by the low digit back into the samples, and its runs of one band are sorted, all
-// within the cache, where scattering the whole set a second time missed it at every sample.
-// The loops are written out: a call through a function value a sample cost a third of the sort.
+// samples go by the band's high digit into records, then each high digit's records (about
+// 1/2048 of them) by the low digit back into the samples, and its runs of one band are
+// sorted, all within the cache, where scattering the whole set a second time missed it at
+// every sample. The loops are written out rather than given function values to call a sample.
 func canonicalizeCompact(s *Samples) {
 	n := s.Len()
 	lo, hi := minMax(s.QY)
