@@ -4,7 +4,9 @@
 //
 // The build is Bounds -> NewLayout -> Keys -> SortByKey -> CountByKey -> ExclusiveScan; each
 // stage is an exported pure function so that the GPU build can be checked against it stage by
-// stage. Queries never allocate when dst has room, and any number may run at once.
+// stage. Samples in canonical order (ascending y) take a shortcut from the layout to the same
+// index: a counting sort row by row (orderByRow). Queries never allocate when dst has room,
+// and any number may run at once.
 package grid
 
 import (
@@ -76,6 +78,10 @@ func build[T coord](ix *Index, x, y []T, sx, sy float64, given *Layout) (px, py 
 	} else {
 		minX, minY, maxX, maxY := bounds(x, y, sx, sy)
 		l = NewLayout(minX, minY, maxX, maxY, n)
+	}
+	if order, start, px, py, ok := orderByRow(x, y, sx, sy, l); ok {
+		ix.Layout, ix.Order, ix.Start = l, order, start
+		return px, py
 	}
 	keys := make([]uint32, n)
 	cellKeys(x, y, sx, sy, l, keys)

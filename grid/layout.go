@@ -24,6 +24,26 @@ func Bounds(x, y []float64) (minX, minY, maxX, maxY float64) { return bounds(x, 
 
 // bounds is Bounds of the samples at (x[i]*sx, y[i]*sy), for positive sx and sy.
 func bounds[T coord](x, y []T, sx, sy float64) (minX, minY, maxX, maxY float64) {
+	if qx, ok := any(x).([]int32); ok && len(x) > 0 {
+		// Quanta times a positive quantum keep their order: the extremes of the quanta give
+		// the box, bit for bit, without a conversion a sample.
+		qy := any(y).([]int32)
+		chunks := chunkCount(len(qx))
+		box := make([][4]int32, chunks)
+		forChunks(len(qx), chunks, func(c, lo, hi int) {
+			b := [4]int32{qx[lo], qy[lo], qx[lo], qy[lo]}
+			for i, q := range qx[lo:hi] {
+				b[0], b[2] = min(b[0], q), max(b[2], q)
+				b[1], b[3] = min(b[1], qy[lo+i]), max(b[3], qy[lo+i])
+			}
+			box[c] = b
+		})
+		b := box[0]
+		for _, o := range box[1:] {
+			b = [4]int32{min(b[0], o[0]), min(b[1], o[1]), max(b[2], o[2]), max(b[3], o[3])}
+		}
+		return float64(b[0]) * sx, float64(b[1]) * sy, float64(b[2]) * sx, float64(b[3]) * sy
+	}
 	chunks := chunkCount(len(x))
 	box := make([][4]float64, chunks)
 	forChunks(len(x), chunks, func(c, lo, hi int) {

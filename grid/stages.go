@@ -3,6 +3,7 @@ package grid
 import (
 	"math/bits"
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -118,4 +119,100 @@ func forChunks(n, chunks int, fn func(c, lo, hi int)) {
 		}()
 	}
 	wg.Wait()
+}
+
+// orderByRow is the build from the cell keys to the permuted coordinates for samples whose
+// rows of cells never decrease, as samples in canonical order (ascending y) have: each core
+// takes a run of whole rows, so its cells are its own, and orders its samples by a counting
+// sort on the cell starts themselves, with no keys, sorted keys or scratch arrays (the radix
+// sort's 20 bytes a sample), and writes the order and the permuted coordinates at once. A
+// stable sort has one result, so the index is the radix sort's, bit for bit. It returns false,
+// having allocated nothing, when the rows do decrease somewhere.
+func orderByRow[T coord](x, y []T, sx, sy float64, l Layout) (order, start []int32, px, py []T, ok bool) {
+	n := len(x)
+	row := func(i int) int { return clampCell((float64(y[i])*sy-l.MinY)*l.InvCell, l.Rows) }
+	chunks := chunkCount(n)
+	if !rowsAscend(n, chunks, row) {
+		return nil, nil, nil, nil, false
+	}
+	// Chunk c holds samples [from[c], from[c+1]): whole rows.
+	from := make([]int, chunks+1)
+	from[chunks] = n
+	for c := 1; c < chunks; c++ {
+		i := max(from[c-1], c*n/chunks)
+		for i > 0 && i < n && row(i) == row(i-1) {
+			i++
+		}
+		from[c] = i
+	}
+	order, start = make([]int32, n), make([]int32, l.Cells()+1)
+	px, py = make([]T, n), make([]T, n)
+	filled := make([]bool, l.Rows)
+	forChunks(chunks, chunks, func(c, _, _ int) {
+		var cols []int32 // the columns of one row's samples
+		for lo, hi := from[c], from[c+1]; lo < hi; {
+			r := row(lo)
+			cols = cols[:0]
+			end := lo
+			for ; end < hi && row(end) == r; end++ {
+				cols = append(cols, int32(clampCell((float64(x[end])*sx-l.MinX)*l.InvCell, l.Cols)))
+			}
+			sortRow(start[r*l.Cols:(r+1)*l.Cols], cols, lo, x, y, order, px, py)
+			filled[r] = true
+			lo = end
+		}
+	})
+	// Rows without samples start where the next row with samples does.
+	next := int32(n)
+	for r := l.Rows - 1; r >= 0; r-- {
+		cells := start[r*l.Cols : (r+1)*l.Cols]
+		if !filled[r] {
+			for k := range cells {
+				cells[k] = next
+			}
+		}
+		next = cells[0]
+	}
+	start[l.Cells()] = int32(n)
+	return order, start, px, py, true
+}
+
+// rowsAscend says whether row(i) never decreases over [0, n), checking chunks concurrently.
+func rowsAscend(n, chunks int, row func(i int) int) bool {
+	ok := make([]bool, chunks)
+	forChunks(n, chunks, func(c, lo, hi int) {
+		prev := 0
+		if lo > 0 {
+			prev = row(lo - 1)
+		}
+		for i := lo; i < hi; i++ {
+			r := row(i)
+			if r < prev {
+				return
+			}
+			prev = r
+		}
+		ok[c] = true
+	})
+	return !slices.Contains(ok, false)
+}
+
+// sortRow orders the samples of one row, [at, at+len(cols)), by their columns cols, stably,
+// into order, px and py, and sets the row's cell starts.
+func sortRow[T coord](cells, cols []int32, at int, x, y []T, order []int32, px, py []T) {
+	for _, k := range cols {
+		cells[k]++
+	}
+	sum := int32(at)
+	for k, m := range cells {
+		cells[k], sum = sum, sum+m
+	}
+	// Each cell's start is its cursor; it ends at the next cell's start.
+	for j, k := range cols {
+		p, i := cells[k], at+j
+		cells[k]++
+		order[p], px[p], py[p] = int32(i), x[i], y[i]
+	}
+	copy(cells[1:], cells)
+	cells[0] = int32(at)
 }

@@ -105,7 +105,29 @@ func TestCountByKeyAndExclusiveScan(t *testing.T) {
 // TestBuildInvariants checks the index arrays of every dataset against their definitions.
 func TestBuildInvariants(t *testing.T) {
 	x, y := uniform(rand.New(rand.NewPCG(28, 29)), 4*minChunk, -50, 20, 100, 30)
-	for _, d := range append(datasets(), dataset{"large", x, y}) {
+	sets := append(datasets(), dataset{"large", x, y})
+	// The same samples sorted by y, as canonical samples are, take the build by rows.
+	for _, d := range sets {
+		sorted := dataset{d.name + " by y", slices.Clone(d.x), slices.Clone(d.y)}
+		idx := make([]int, len(d.x))
+		for i := range idx {
+			idx[i] = i
+		}
+		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(d.y[a], d.y[b]) })
+		for j, i := range idx {
+			sorted.x[j], sorted.y[j] = d.x[i], d.y[i]
+		}
+		minX, minY, maxX, maxY := Bounds(d.x, d.y)
+		l := NewLayout(minX, minY, maxX, maxY, len(d.x))
+		if _, _, _, _, ok := orderByRow(sorted.x, sorted.y, 1, 1, l); !ok {
+			t.Fatalf("%s: not taken as ascending rows", sorted.name)
+		}
+		if _, _, _, _, ok := orderByRow(d.x, d.y, 1, 1, l); ok && l.Rows > 1 && !slices.IsSorted(d.y) {
+			t.Fatalf("%s: taken as ascending rows", d.name)
+		}
+		sets = append(sets, sorted)
+	}
+	for _, d := range sets {
 		t.Run(d.name, func(t *testing.T) {
 			ix := Build(d.x, d.y)
 			n, l := len(d.x), ix.Layout

@@ -332,9 +332,11 @@ func (o *Options) target(tmpl *gdalio.Template, src gdalio.Source) (raster.Targe
 	if tmpl != nil {
 		return tmpl.Target, nil
 	}
-	xmin, ymin, xmax, ymax := src.Samples.Bounds()
+	var xmin, ymin, xmax, ymax float64
 	if e := src.Extent; e != nil {
 		xmin, ymin, xmax, ymax = e[0], e[1], e[2], e[3]
+	} else {
+		xmin, ymin, xmax, ymax = src.Samples.Bounds()
 	}
 	if o.TXE != nil {
 		if o.TXE[0] > o.TXE[1] {

@@ -269,8 +269,8 @@ func lasChunkPoints(recLen int) int { return max(1, (1<<20)/recLen) }
 type span struct{ first, n int }
 
 // readChunks decodes the chunks of a file on every core, each into its own span of dst, the
-// records of chunk c put into a buffer by fill; the spans are then closed up in file order, so
-// the samples keep the file's order whatever the scheduling.
+// records of chunk c put into a buffer by fill; the spans are closed up in file order as they
+// are decoded (see gatherer), so the samples keep the file's order whatever the scheduling.
 func readChunks(ctx context.Context, chunks []span, recLen int, d *pointDecoder, dst *sample.Samples,
 	fill func(c int, buf []byte) error) (int, error) {
 	base, total := dst.Len(), 0
@@ -280,8 +280,12 @@ func readChunks(ctx context.Context, chunks []span, recLen int, d *pointDecoder,
 		biggest = max(biggest, c.n)
 	}
 	dst.Grow(total)
-	kept := make([]int, len(chunks))
 	nonFinite := make([]int, len(chunks))
+	g := gatherer{kept: make([]int, len(chunks)), to: base, move: func(to, c, k int) {
+		if at := base + chunks[c].first; at != to {
+			dst.Move(to, at, k)
+		}
+	}}
 	var (
 		next   atomic.Int64
 		failed atomic.Bool
@@ -307,12 +311,13 @@ func readChunks(ctx context.Context, chunks []span, recLen int, d *pointDecoder,
 					failed.Store(true)
 					return
 				}
-				var fits bool
-				if kept[c], fits = d.decodeInto(b, dst, base+chunks[c].first, &nonFinite[c]); !fits {
+				kept, fits := d.decodeInto(b, dst, base+chunks[c].first, &nonFinite[c])
+				if !fits {
 					errs[c] = ErrOffLattice
 					failed.Store(true)
 					return
 				}
+				g.decoded(c, kept)
 			}
 		})
 	}
@@ -324,18 +329,46 @@ func readChunks(ctx context.Context, chunks []span, recLen int, d *pointDecoder,
 		}
 		return 0, err
 	}
-	n, bad := base, 0
+	bad := 0
 	for _, k := range nonFinite {
 		bad += k
 	}
-	for c, k := range kept {
-		if at := base + chunks[c].first; at != n {
-			dst.Move(n, at, k)
-		}
-		n += k
-	}
-	dst.Truncate(n)
+	dst.Truncate(g.to)
 	return bad, nil
+}
+
+// gatherer closes up decoded chunks in file order while the workers decode: the worker that
+// finds none gathering moves every decoded chunk from the first one not yet moved, down to
+// where the samples before it end, the others going back to decoding: moving them once every
+// chunk was decoded took one core a pass over the samples while the others waited. A move
+// reads its own chunk and writes below it, over chunks already moved, never over a chunk
+// being decoded.
+type gatherer struct {
+	mu     sync.Mutex
+	kept   []int // 1 + the samples each chunk keeps, once decoded; 0 before
+	turn   int   // the first chunk not yet moved
+	to     int   // where it goes
+	moving bool  // a worker is moving chunks
+	move   func(to, c, k int)
+}
+
+// decoded says that chunk c is decoded, keeping k samples, and moves what it can.
+func (g *gatherer) decoded(c, k int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.kept[c] = k + 1
+	if g.moving {
+		return
+	}
+	g.moving = true
+	for g.turn < len(g.kept) && g.kept[g.turn] > 0 {
+		t, to, k := g.turn, g.to, g.kept[g.turn]-1
+		g.turn, g.to = t+1, to+k
+		g.mu.Unlock()
+		g.move(to, t, k)
+		g.mu.Lock()
+	}
+	g.moving = false
 }
 
 // Cloud is the points of several files read as one.

@@ -2,6 +2,7 @@ package sample
 
 import (
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sort"
@@ -15,7 +16,8 @@ import (
 // linear passes on every core; the few samples sharing a band are then sorted by comparison.
 // The first pass gathers the samples into records, the second scatters them back, so that the
 // sort needs a record (24 bytes a sample, 16 for compact samples) besides the samples.
-// Compact samples sort by their quanta, which order them as their coordinates do.
+// Compact samples sort by their quanta, which order them as their coordinates do, high digit
+// first (see canonicalizeCompact). The order being total, any correct sort gives the same.
 func Canonicalize(s *Samples) {
 	n := s.Len()
 	if n < 2 {
@@ -38,6 +40,8 @@ func Canonicalize(s *Samples) {
 	radixPass(n, func(i int) uint32 { return b.band(recs[i].y) >> lo }, func(i, at int) {
 		s.X[at], s.Y[at], s.Z[at] = recs[i].x, recs[i].y, recs[i].z
 	})
+	recs = nil
+	collectLarge(n) // as canonicalizeCompact does
 	sortBands(s, b)
 }
 
@@ -130,35 +134,174 @@ type compactRec struct {
 	z      float64
 }
 
-// canonicalizeCompact is canonicalize for compact samples.
+// qBands splits compact samples' y quanta into bands: the quanta's offset from the least,
+// shifted right so that there are at most 2^22 bands. Integer arithmetic only: the float
+// bands of plain samples cost a conversion and a multiplication a sample in every pass.
+type qBands struct {
+	min   int32
+	shift uint
+	bits  int // the bands are below 2^bits
+}
+
+func newQBands(lo, hi int32, n int) qBands {
+	span := uint32(hi) - uint32(lo) // wraps to the true difference: hi >= lo
+	w := bits.Len32(span)
+	shift := max(0, w-min(bitsFor(n), 22))
+	return qBands{min: lo, shift: uint(shift), bits: w - shift}
+}
+
+func (b qBands) band(q int32) uint32 { return (uint32(q) - uint32(b.min)) >> b.shift }
+
+// canonicalizeCompact is canonicalize for compact samples, most significant digit first: the
+// samples go by the band's high digit into records, then each high digit's records (about
+// 1/2048 of them) by the low digit back into the samples, and its runs of one band are
+// sorted, all within the cache, where scattering the whole set a second time missed it at
+// every sample. The loops are written out rather than given function values to call a sample.
 func canonicalizeCompact(s *Samples) {
 	n := s.Len()
-	b := newYBands(float64(slices.Min(s.QY)), float64(slices.Max(s.QY)), n)
+	lo, hi := minMax(s.QY)
+	b := newQBands(lo, hi, n)
+	loBits := uint(b.bits / 2)
+	chunks := chunkCount(n)
+	hist := make([][1 << 11]int, chunks)
+	parallelChunks(n, chunks, func(c, lo, hi int) {
+		h := &hist[c]
+		for _, q := range s.QY[lo:hi] {
+			h[b.band(q)>>loBits]++
+		}
+	})
+	scanHistograms(hist)
+	// The records of high digit d are recs[bucket[d]:bucket[d+1]].
+	var bucket [1<<11 + 1]int
+	copy(bucket[:], hist[0][:])
+	bucket[1<<11] = n
 	recs := make([]compactRec, n)
-	lo := b.bits / 2
-	radixPass(n, func(i int) uint32 { return b.band(float64(s.QY[i])) & (1<<lo - 1) }, func(i, at int) {
-		recs[at] = compactRec{s.QX[i], s.QY[i], s.Z[i]}
+	parallelChunks(n, chunks, func(c, lo, hi int) {
+		off := &hist[c]
+		qx, qy, z := s.QX[lo:hi], s.QY[lo:hi], s.Z[lo:hi]
+		for i, q := range qy {
+			d := b.band(q) >> loBits
+			recs[off[d]] = compactRec{qx[i], q, z[i]}
+			off[d]++
+		}
 	})
 	if cap(s.QX) > n+n/8 {
+		// Room reserved for points a filter then dropped: leave it behind.
 		s.QX, s.QY, s.Z = make([]int32, n), make([]int32, n), make([]float64, n)
 	}
-	radixPass(n, func(i int) uint32 { return b.band(float64(recs[i].qy)) >> lo }, func(i, at int) {
-		s.QX[at], s.QY[at], s.Z[at] = recs[i].qx, recs[i].qy, recs[i].z
-	})
-	eachBand(n, func(i int) uint32 { return b.band(float64(s.QY[i])) }, func(lo, hi int) {
-		run := compactRun{s.QX[lo:hi], s.QY[lo:hi], s.Z[lo:hi]}
-		if hi-lo > 64 {
-			sort.Sort(run)
-			return
+	// Each core takes a run of high digits holding about its share of the samples.
+	parallelChunks(n, chunks, func(_, lo, hi int) {
+		first, _ := slices.BinarySearch(bucket[:], lo)
+		last, _ := slices.BinarySearch(bucket[:], hi)
+		var off [1 << 11]int
+		for d := first; d < min(last, 1<<11); d++ {
+			b.sortBucket(s, recs[bucket[d]:bucket[d+1]], bucket[d], loBits, &off)
 		}
-		insertionSort(run)
 	})
+	recs = nil
+	collectLarge(n)
+}
+
+// collectLarge collects the sort's records of n samples, when they are large, now: they are as
+// large as the samples, and what comes next (the index) then reuses their pages instead of
+// faulting in as many new ones, where the pacer would let the heap grow to twice the samples
+// and records first. Small sorts (a tile's, a chunk's) leave it to the pacer.
+func collectLarge(n int) {
+	if n >= 1<<20 {
+		runtime.GC()
+	}
+}
+
+// sortBucket puts the records of one high digit, by the low digit, into the samples from at on,
+// and sorts their runs of one band.
+func (b qBands) sortBucket(s *Samples, recs []compactRec, at int, loBits uint, off *[1 << 11]int) {
+	if len(recs) == 0 {
+		return
+	}
+	mask := uint32(1)<<loBits - 1
+	h := off[:mask+1]
+	clear(h)
+	for _, r := range recs {
+		h[b.band(r.qy)&mask]++
+	}
+	sum := at
+	for d, k := range h {
+		h[d], sum = sum, sum+k
+	}
+	qx, qy, z := s.QX, s.QY, s.Z
+	for _, r := range recs {
+		d := b.band(r.qy) & mask
+		p := h[d]
+		qx[p], qy[p], z[p] = r.qx, r.qy, r.z
+		h[d]++
+	}
+	end := at + len(recs)
+	for lo := at; lo < end; {
+		key, hi := b.band(qy[lo]), lo+1
+		for hi < end && b.band(qy[hi]) == key {
+			hi++
+		}
+		switch {
+		case hi-lo < 2:
+		case b.shift == 0 && hi-lo <= 64:
+			sortRow(qx[lo:hi], z[lo:hi]) // a band of one y
+		default:
+			compactRun{qx[lo:hi], qy[lo:hi], z[lo:hi]}.sort()
+		}
+		lo = hi
+	}
+}
+
+// sortRow sorts a short run of samples of one y by (x, z), z in total order, by insertion.
+func sortRow(qx []int32, z []float64) {
+	for i := 1; i < len(qx); i++ {
+		x, v := qx[i], z[i]
+		tv := totalOrder(v)
+		j := i
+		for ; j > 0 && (qx[j-1] > x || qx[j-1] == x && totalOrder(z[j-1]) > tv); j-- {
+			qx[j], z[j] = qx[j-1], z[j-1]
+		}
+		qx[j], z[j] = x, v
+	}
+}
+
+// scanHistograms turns per-chunk digit counts into the place of each chunk's first item of each
+// digit: after those of every smaller digit and of earlier chunks.
+func scanHistograms(hist [][1 << 11]int) {
+	sum := 0
+	for d := range 1 << 11 {
+		for c := range hist {
+			hist[c][d], sum = sum, sum+hist[c][d]
+		}
+	}
 }
 
 // compactRun sorts compact samples by (y, x, z), z in total order.
 type compactRun struct {
 	qx, qy []int32
 	z      []float64
+}
+
+// sort sorts the run: by insertion, written out for the short runs of a band, unless it is
+// long (samples on a few rows).
+func (r compactRun) sort() {
+	if len(r.qx) > 64 {
+		sort.Sort(r)
+		return
+	}
+	for i := 1; i < len(r.qx); i++ {
+		x, y, z := r.qx[i], r.qy[i], r.z[i]
+		tz := totalOrder(z)
+		j := i
+		for ; j > 0; j-- {
+			py, px := r.qy[j-1], r.qx[j-1]
+			if py < y || py == y && (px < x || px == x && totalOrder(r.z[j-1]) <= tz) {
+				break
+			}
+			r.qx[j], r.qy[j], r.z[j] = px, py, r.z[j-1]
+		}
+		r.qx[j], r.qy[j], r.z[j] = x, y, z
+	}
 }
 
 func (r compactRun) Len() int { return len(r.qx) }
@@ -177,23 +320,32 @@ func (r compactRun) Swap(i, j int) {
 	r.z[i], r.z[j] = r.z[j], r.z[i]
 }
 
-// insertionSort sorts a short run.
-func insertionSort(r sort.Interface) {
-	for i := 1; i < r.Len(); i++ {
-		for j := i; j > 0 && r.Less(j, j-1); j-- {
-			r.Swap(j, j-1)
-		}
-	}
-}
-
-// sortRun sorts samples by (y, x, z) in total order: by insertion, as runs are short, unless
-// one is long (samples all on a few rows).
+// sortRun sorts samples by (y, x, z) in total order: by insertion, written out, as runs are
+// short, unless one is long (samples all on a few rows).
 func sortRun(x, y, z []float64) {
 	if len(x) > 64 {
 		sort.Sort(sampleRun{x, y, z})
 		return
 	}
-	insertionSort(sampleRun{x, y, z})
+	for i := 1; i < len(x); i++ {
+		xi, yi, zi := x[i], y[i], z[i]
+		j := i
+		for ; j > 0 && sampleLess(xi, yi, zi, x[j-1], y[j-1], z[j-1]); j-- {
+			x[j], y[j], z[j] = x[j-1], y[j-1], z[j-1]
+		}
+		x[j], y[j], z[j] = xi, yi, zi
+	}
+}
+
+// sampleLess says whether (x1, y1, z1) comes before (x2, y2, z2): by y, x, z in total order.
+func sampleLess(x1, y1, z1, x2, y2, z2 float64) bool {
+	if a, b := totalOrder(y1), totalOrder(y2); a != b {
+		return a < b
+	}
+	if a, b := totalOrder(x1), totalOrder(x2); a != b {
+		return a < b
+	}
+	return totalOrder(z1) < totalOrder(z2)
 }
 
 // sampleRun sorts samples by (y, x, z) in total order.
@@ -201,13 +353,7 @@ type sampleRun struct{ x, y, z []float64 }
 
 func (r sampleRun) Len() int { return len(r.x) }
 func (r sampleRun) Less(i, j int) bool {
-	if a, b := totalOrder(r.y[i]), totalOrder(r.y[j]); a != b {
-		return a < b
-	}
-	if a, b := totalOrder(r.x[i]), totalOrder(r.x[j]); a != b {
-		return a < b
-	}
-	return totalOrder(r.z[i]) < totalOrder(r.z[j])
+	return sampleLess(r.x[i], r.y[i], r.z[i], r.x[j], r.y[j], r.z[j])
 }
 func (r sampleRun) Swap(i, j int) {
 	r.x[i], r.x[j] = r.x[j], r.x[i]

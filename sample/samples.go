@@ -149,8 +149,8 @@ func (s *Samples) RelBounds() (minX, minY, maxX, maxY float64) {
 		if s.Len() == 0 {
 			return math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 		}
-		x0, x1 := slices.Min(s.QX), slices.Max(s.QX)
-		y0, y1 := slices.Min(s.QY), slices.Max(s.QY)
+		x0, x1 := minMax(s.QX)
+		y0, y1 := minMax(s.QY)
 		minX, maxX = float64(x0)*s.QuantumX, float64(x1)*s.QuantumX
 		minY, maxY = float64(y0)*s.QuantumY, float64(y1)*s.QuantumY
 	} else {
@@ -176,6 +176,15 @@ func extremes(v []float64) (lo, hi float64) {
 	}
 	if nan {
 		return math.NaN(), math.NaN()
+	}
+	return lo, hi
+}
+
+// minMax is slices.Min and slices.Max of a non-empty v in one pass.
+func minMax(v []int32) (lo, hi int32) {
+	lo, hi = v[0], v[0]
+	for _, q := range v {
+		lo, hi = min(lo, q), max(hi, q)
 	}
 	return lo, hi
 }

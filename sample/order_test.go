@@ -1,0 +1,96 @@
+package sample
+
+import (
+	"cmp"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// canonicalCmp is the canonical order by definition: y, x, z, each by the total order of its bits.
+func canonicalCmp(a, b [3]float64) int {
+	for _, k := range []int{1, 0, 2} {
+		if c := cmp.Compare(totalOrder(a[k]), totalOrder(b[k])); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// TestCanonicalizeCompact checks Canonicalize on compact samples against a comparison sort, on
+// sets that exercise its cases: several chunks, narrow and wide y ranges (bands of one quantum
+// and of many), long runs of one row, duplicates, signed zeros and NaN values.
+func TestCanonicalizeCompact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	cases := []struct {
+		name       string
+		n          int
+		yRange     int32
+		xRange     int32
+		reserveCap bool
+	}{
+		{"one", 1, 10, 10, false},
+		{"few", 9, 3, 3, false},
+		{"rows", 5000, 4, 1 << 20, false},
+		{"dense", 200_000, 300, 300, true},
+		{"wide", 150_000, math.MaxInt32, math.MaxInt32, false},
+		{"fine", 100_000, 1 << 24, 1000, true},
+		{"short runs", 100_000, 20_000, 8, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := &Samples{QuantumX: 0.01, QuantumY: 0.001, OriginX: 5, OriginY: -7}
+			var want [][3]float64
+			capacity := c.n
+			if c.reserveCap {
+				capacity = 2 * c.n
+			}
+			s.QX, s.QY, s.Z = make([]int32, 0, capacity), make([]int32, 0, capacity), make([]float64, 0, capacity)
+			zs := []float64{math.Copysign(0, -1), 0, math.NaN(), 1, -1, 2.5}
+			for range c.n {
+				qx := int32(rng.Int64N(int64(c.xRange))) - c.xRange/2
+				qy := int32(rng.Int64N(int64(c.yRange))) - c.yRange/2
+				z := zs[rng.IntN(len(zs))]
+				s.QX, s.QY, s.Z = append(s.QX, qx), append(s.QY, qy), append(s.Z, z)
+				want = append(want, [3]float64{float64(qx), float64(qy), z})
+			}
+			slices.SortStableFunc(want, canonicalCmp)
+			Canonicalize(s)
+			if s.Len() != c.n {
+				t.Fatalf("%d samples after sorting, want %d", s.Len(), c.n)
+			}
+			for i, w := range want {
+				got := [3]float64{float64(s.QX[i]), float64(s.QY[i]), s.Z[i]}
+				if got[0] != w[0] || got[1] != w[1] || math.Float64bits(got[2]) != math.Float64bits(w[2]) {
+					t.Fatalf("sample %d is %v, want %v", i, got, w)
+				}
+			}
+		})
+	}
+}
+
+// TestCanonicalizePlain checks Canonicalize on plain samples against a comparison sort.
+func TestCanonicalizePlain(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{2, 70, 100_000} {
+		s := &Samples{}
+		var want [][3]float64
+		for range n {
+			p := [3]float64{float64(rng.IntN(50)) - 25, float64(rng.IntN(n/10+3)) / 4, float64(rng.IntN(4))}
+			if rng.IntN(10) == 0 {
+				p[1] = math.Copysign(0, -1)
+			}
+			s.X, s.Y, s.Z = append(s.X, p[0]), append(s.Y, p[1]), append(s.Z, p[2])
+			want = append(want, p)
+		}
+		slices.SortStableFunc(want, canonicalCmp)
+		Canonicalize(s)
+		for i, w := range want {
+			got := [3]float64{s.X[i], s.Y[i], s.Z[i]}
+			if canonicalCmp(got, w) != 0 {
+				t.Fatalf("n=%d: sample %d is %v, want %v", n, i, got, w)
+			}
+		}
+	}
+}
