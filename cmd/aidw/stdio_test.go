@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"github.com/aidw/aidw/internal/testload"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,19 +39,11 @@ func emptyDir(t *testing.T, dir, what string) {
 	}
 }
 
-// latencyBound is how long an interrupt may take to stop a run: a second, times
-// AIDW_TEST_LATENCY_SCALE on a machine too loaded for that.
+// latencyBound is how long an interrupt may take to stop a run: a second, scaled by how busy
+// the machine is now (internal/testload, AIDW_TEST_SLOWDOWN).
 func latencyBound(t *testing.T) time.Duration {
 	t.Helper()
-	scale := 1.0
-	if s := os.Getenv("AIDW_TEST_LATENCY_SCALE"); s != "" {
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil || f <= 0 {
-			t.Fatalf("AIDW_TEST_LATENCY_SCALE=%s: give a positive number", s)
-		}
-		scale = f
-	}
-	return time.Duration(scale * float64(time.Second))
+	return testload.Bound(time.Second, testload.Factor())
 }
 
 // Text piped in (/vsistdin/ and -) gives the raster of the file, bit for bit: streamed when

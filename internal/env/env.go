@@ -24,7 +24,7 @@ var Vars = []Var{
 	{"AIDW_UPDATE", "tests: cmd/aidw, internal/env", "set: `go test -run TestGenerated` rewrites the generated files (README's algorithms table, QGIS's algorithms.json, docs/environment.md) instead of failing"},
 	{"AIDW_LAZPERF", "tests: lidar/laz", "1: a missing laz-perf oracle (node, scripts/lazperf) fails the LAZ tests instead of skipping them; scripts/test.sh sets it"},
 	{"AIDW_LAZ_CPUTIME", "tests: lidar/laz", "set: runs the test that measures the LAZ decoder's CPU time per point"},
-	{"AIDW_TEST_LATENCY_SCALE", "tests: cmd/aidw", "a positive number that multiplies the one second an interrupt may take to stop a run, on a machine too loaded for that"},
+	{"AIDW_TEST_SLOWDOWN", "tests: internal/testload (cmd/aidw, tiles)", "a factor above 1 that scales the tests' bounds on how soon an interrupt stops a run, beyond the load they measure, on a machine slow for other reasons (a sanitizer, an emulator)"},
 	{"AIDW_VERSION", "scripts/deb.sh", "the Debian package's version (default: the plugin's version, the commit's date and hash)"},
 	{"AIDW_MAINTAINER", "scripts/deb.sh", "the Debian package's maintainer, name <email>"},
 	{"AIDW_IMAGE", "scripts/image.sh, scripts/image-test.sh", "the container image's name (default localhost/aidw:latest)"},
