@@ -1,5 +1,10 @@
 package interp
 
+import (
+	"runtime"
+	"sync"
+)
+
 // quadBuild builds gdal's quadtree top down, with the tree and order that gdal's inserts, one
 // sample at a time in input order, give (quadtreeInserts in the tests builds it gdal's way).
 // Where a sample goes depends on its place and on the node's rectangle alone, and a node
@@ -9,17 +14,47 @@ package interp
 // has no size to split), its samples then staying in it. At a split every sample goes to the
 // first quarter that holds it, or stays in the node where none does. One pass over a node's
 // samples per level, instead of a descent from the root per sample through nodes scattered
-// in memory, is what makes it fast.
+// in memory, is what makes it fast. A node's place in the walk follows from the counts of its
+// parent's quarters, so the quarters of a large node are built on cores of their own (when no
+// region asks for node numbers, which follow the walk).
 type quadBuild struct {
 	// rank is each sample's place in the pre-order walk (a node's own samples, then its
-	// quarters' in turn); next the next place.
+	// quarters' in turn).
 	rank []int32
-	next int32
 	// leaf, unsure and region: see gdalQuadtreeIn; nodes numbers the nodes.
 	leaf   []int32
 	unsure []bool
 	region *[4]float64
 	nodes  int32
+	// cores bounds the goroutines building quarters (nil: one goroutine builds the tree).
+	cores chan struct{}
+	wg    sync.WaitGroup
+}
+
+// quadParMin is the size from which a quarter is built on a core of its own.
+const quadParMin = 1 << 16
+
+// newQuadBuild is the build of the tree over n samples, with its leaves marked for region
+// (nil: the whole job's tree, built on every core).
+func newQuadBuild(n int, region *[4]float64) *quadBuild {
+	b := &quadBuild{rank: make([]int32, n)}
+	if region != nil {
+		b.leaf, b.region = make([]int32, n), region
+	} else {
+		b.cores = make(chan struct{}, runtime.GOMAXPROCS(0))
+	}
+	return b
+}
+
+// build places items, the samples in the tree of rectangle root; tmp and quarter are room of
+// their length.
+func (b *quadBuild) build(root quadRect, items, tmp quadItems, quarter []uint8) {
+	b.node(root, items, tmp, quarter, 0)
+	b.wg.Wait()
+	if b.region != nil {
+		// every node a sample is in, leaf or not, has its mark
+		b.unsure = append(b.unsure, make([]bool, int(b.nodes)-len(b.unsure))...)
+	}
 }
 
 // quadItems are samples and their places, which move with them down the tree so that each
@@ -31,11 +66,14 @@ type quadItems struct {
 
 func (q quadItems) slice(lo, hi int) quadItems { return quadItems{q.id[lo:hi], q.x[lo:hi], q.y[lo:hi]} }
 
-// node places items, the samples that reach a node of rectangle r, in input order; tmp and
-// quarter are room of their length, and node leaves both items and tmp as room.
-func (b *quadBuild) node(r quadRect, items, tmp quadItems, quarter []uint8) {
+// node places items, the samples that reach a node of rectangle r, in input order, from place
+// base of the walk; tmp and quarter are room of their length, and node leaves both items and
+// tmp as room.
+func (b *quadBuild) node(r quadRect, items, tmp quadItems, quarter []uint8, base int32) {
 	id := b.nodes
-	b.nodes++
+	if b.region != nil {
+		b.nodes++
+	}
 	h1, h2 := r.split()
 	q1, q2 := h1.split()
 	q3, q4 := h2.split()
@@ -57,7 +95,7 @@ func (b *quadBuild) node(r quadRect, items, tmp quadItems, quarter []uint8) {
 		}
 	}
 	if first < 0 {
-		b.take(id, items.id)
+		b.take(id, items.id, base)
 		if b.region != nil {
 			b.markUnsure(id, r, n)
 		}
@@ -89,19 +127,31 @@ func (b *quadBuild) node(r quadRect, items, tmp quadItems, quarter []uint8) {
 		tmp.id[p], tmp.x[p], tmp.y[p] = items.id[k], items.x[k], items.y[k]
 		at[q]++
 	}
-	b.take(id, tmp.id[:count[4]])
+	b.take(id, tmp.id[:count[4]], base)
 	// The quarters' samples now lie in tmp, and items is their room.
 	for j := range quads {
 		lo, hi := start[j], start[j]+count[j]
-		b.node(quads[j], tmp.slice(lo, hi), items.slice(lo, hi), quarter[lo:hi])
+		sub, room, q, at := tmp.slice(lo, hi), items.slice(lo, hi), quarter[lo:hi], base+int32(lo)
+		if b.cores == nil || hi-lo < quadParMin {
+			b.node(quads[j], sub, room, q, at)
+			continue
+		}
+		select {
+		case b.cores <- struct{}{}:
+			b.wg.Go(func() {
+				b.node(quads[j], sub, room, q, at)
+				<-b.cores
+			})
+		default: // every core is busy: build it here
+			b.node(quads[j], sub, room, q, at)
+		}
 	}
 }
 
-// take gives items, in order, the next places of the walk, in node id.
-func (b *quadBuild) take(id int32, items []int32) {
-	for _, i := range items {
-		b.rank[i] = b.next
-		b.next++
+// take gives items, in order, the places of the walk from base, in node id.
+func (b *quadBuild) take(id int32, items []int32, base int32) {
+	for k, i := range items {
+		b.rank[i] = base + int32(k)
 		if b.leaf != nil {
 			b.leaf[i] = id
 		}

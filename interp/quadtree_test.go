@@ -25,7 +25,7 @@ func TestQuadBuildMatchesInserts(t *testing.T) {
 		"collinear": func(int) (float64, float64) { return 450000, 5400000 + 500*rng.Float64() },
 	}
 	for name, at := range cases {
-		for _, n := range []int{1, 8, 9, 17, 100, 3000} {
+		for _, n := range []int{1, 8, 9, 17, 100, 3000, 5 * quadParMin} { // the last builds quarters on cores of their own
 			s := &sample.Samples{}
 			for i := range n {
 				x, y := at(i)

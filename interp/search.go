@@ -492,15 +492,8 @@ func gdalQuadtreeIn(s *sample.Samples, root *quadRect, region *[4]float64) (rank
 			root.minY, root.maxY = min(root.minY, items.y[i]), max(root.maxY, items.y[i])
 		}
 	}
-	b := &quadBuild{rank: make([]int32, n)}
-	if region != nil {
-		b.leaf, b.region = make([]int32, n), region
-	}
+	b := newQuadBuild(n, region)
 	tmp := quadItems{id: make([]int32, n), x: make([]float64, n), y: make([]float64, n)}
-	b.node(*root, items, tmp, make([]uint8, n))
-	if region != nil {
-		// every node a sample is in, leaf or not, has its mark
-		b.unsure = append(b.unsure, make([]bool, int(b.nodes)-len(b.unsure))...)
-	}
+	b.build(*root, items, tmp, make([]uint8, n))
 	return b.rank, b.leaf, b.unsure
 }
