@@ -45,6 +45,17 @@ type GPUForm struct {
 	// Forms says in one line which options run on the GPU and how close each is; the others
 	// run on the CPU engine.
 	Forms string
+	// Keys, where the defaults are not a GPU form, are keys of one that is, as -a takes them
+	// after the name (radius1=2:radius2=2).
+	Keys string
+}
+
+// GPUExample is an -a string of a form that the GPU runs.
+func (d *Declaration) GPUExample() string {
+	if d.GPU == nil || d.GPU.Keys == "" {
+		return d.Name
+	}
+	return d.Name + ":" + d.GPU.Keys
 }
 
 // Engines names the engines that run the algorithm, for help and the README: "CPU", or

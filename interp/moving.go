@@ -94,7 +94,8 @@ func metricDeclaration(kind MetricKind, help string) Declaration {
 
 // windowGPU is the GPU form of the moving-window statistics (DeviceWindow).
 var windowGPU = &GPUForm{Accuracy: GPUBitIdentical,
-	Forms: "with an unrotated search ellipse and no per-quadrant options; a rotated one, one radius 0 below gdal's quadtree threshold, or none, on the CPU engine"}
+	Forms: "with an unrotated search ellipse and no per-quadrant options; a rotated one, one radius 0 below gdal's quadtree threshold, or none, on the CPU engine",
+	Keys:  "radius1=2:radius2=2"}
 
 // Reach implements Reacher: the search ellipse, summed in the index's cell order.
 func (a *Average) Reach(n int) Reach {

@@ -160,6 +160,14 @@ func TestDeclaredEngines(t *testing.T) {
 			if _, ok, _ := da.DeviceParams(nil, Bounds{}); ok {
 				t.Errorf("%s: declares no GPU form but its DeviceParams accept it", d.Name)
 			}
+		case d.GPU != nil:
+			ex, _, err := ParseAlgorithm(d.GPUExample())
+			if err != nil {
+				t.Fatalf("%s: its GPU example: %v", d.Name, err)
+			}
+			if _, ok, why := ex.(DeviceAlgorithm).DeviceParams(nil, Bounds{}); !ok {
+				t.Errorf("%s: its GPU example %s is refused: %s", d.Name, d.GPUExample(), why)
+			}
 		}
 		if d.GPU != nil && (d.GPU.Forms == "" || strings.Contains(d.GPU.Accuracy.String(), "GPUAccuracy")) {
 			t.Errorf("%s: GPU form %+v needs an accuracy and its forms in words", d.Name, d.GPU)

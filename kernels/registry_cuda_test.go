@@ -10,12 +10,12 @@ import (
 
 // TestRegistryGPUForms asks the GPU engine about every algorithm of the registry as declared:
 // one that declares no GPU form is refused with a reason that names it (the message of the
-// fallback to the CPU engine), one that declares a form runs in its declared form. The engine
-// decides from the declarations alone, so no device is needed.
+// fallback to the CPU engine), one that declares a form runs its declared example
+// (GPUExample). The engine decides from the declarations alone, so no device is needed.
 func TestRegistryGPUForms(t *testing.T) {
 	e := &Engine{}
 	for _, d := range interp.Registry {
-		a, _, err := interp.ParseAlgorithm(d.Name)
+		a, _, err := interp.ParseAlgorithm(d.GPUExample())
 		if err != nil {
 			t.Fatal(err)
 		}
