@@ -148,7 +148,9 @@ func ReadInputs(ctx context.Context, paths []string, opt SourceOptions) ([]Sourc
 		if err := checkUsable(what, s); err != nil {
 			return nil, err
 		}
-		sample.Canonicalize(s.Samples)
+		if err := sample.Canonicalize(ctx, s.Samples); err != nil {
+			return nil, err
+		}
 	}
 	return merged, nil
 }

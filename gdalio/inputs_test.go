@@ -121,7 +121,7 @@ func TestCanonicalize(t *testing.T) {
 			for _, p := range pts {
 				s.Add(p[0], p[1], p[2])
 			}
-			sample.Canonicalize(s)
+			sample.Canonicalize(context.Background(), s)
 			if got := triples(s); !bitsEqual(got, want) {
 				t.Fatalf("n=%d, trial %d: not in canonical order", n, trial)
 			}

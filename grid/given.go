@@ -1,6 +1,7 @@
 package grid
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/aidw/aidw/sample"
@@ -11,16 +12,19 @@ import (
 // the larger set's index puts it in, so that a scan of cells meets the subset's samples in the
 // order in which it meets them in the larger set. The layout's cells are clamped as Key
 // clamps them; it should cover the samples.
-func OfLayout(s *sample.Samples, l Layout) *Index {
+func OfLayout(ctx context.Context, s *sample.Samples, l Layout) (*Index, error) {
 	if l.Cells() <= 0 || !(l.Cell > 0) {
 		panic(fmt.Sprintf("grid.OfLayout: layout %+v has no cells", l))
 	}
-	if s.IsCompact() {
-		ix := &Index{QuantumX: s.QuantumX, QuantumY: s.QuantumY}
-		ix.QX, ix.QY = build(ix, s.QX, s.QY, s.QuantumX, s.QuantumY, &l)
-		return ix
-	}
 	ix := &Index{}
-	ix.X, ix.Y = build(ix, s.X, s.Y, 1, 1, &l)
-	return ix
+	if s.IsCompact() {
+		ix.QuantumX, ix.QuantumY = s.QuantumX, s.QuantumY
+		ix.QX, ix.QY = build(ctx, ix, s.QX, s.QY, s.QuantumX, s.QuantumY, &l)
+	} else {
+		ix.X, ix.Y = build(ctx, ix, s.X, s.Y, 1, 1, &l)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return ix, nil
 }

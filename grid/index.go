@@ -10,6 +10,7 @@
 package grid
 
 import (
+	"context"
 	"fmt"
 	"math"
 )
@@ -46,7 +47,7 @@ type coord interface{ int32 | float64 }
 // and finite values (callers reject NaN and infinite coordinates before indexing).
 func Build(x, y []float64) *Index {
 	ix := &Index{}
-	ix.X, ix.Y = build(ix, x, y, 1, 1, nil)
+	ix.X, ix.Y = build(context.Background(), ix, x, y, 1, 1, nil)
 	return ix
 }
 
@@ -57,14 +58,15 @@ func BuildCompact(qx, qy []int32, quantumX, quantumY float64) *Index {
 		panic(fmt.Sprintf("grid.BuildCompact: quanta %g, %g must be positive", quantumX, quantumY))
 	}
 	ix := &Index{QuantumX: quantumX, QuantumY: quantumY}
-	ix.QX, ix.QY = build(ix, qx, qy, quantumX, quantumY, nil)
+	ix.QX, ix.QY = build(context.Background(), ix, qx, qy, quantumX, quantumY, nil)
 	return ix
 }
 
 // build runs the stages on the samples at (x[i]*sx, y[i]*sy), fills the index's layout, order
 // and starts, and returns the coordinates permuted into the order.
-// A given layout (see OfLayout) replaces the one the samples' box would give.
-func build[T coord](ix *Index, x, y []T, sx, sy float64, given *Layout) (px, py []T) {
+// A given layout (see OfLayout) replaces the one the samples' box would give. A cancelled ctx
+// leaves the index unfinished (the caller returns ctx's error).
+func build[T coord](ctx context.Context, ix *Index, x, y []T, sx, sy float64, given *Layout) (px, py []T) {
 	if len(x) != len(y) {
 		panic(fmt.Sprintf("grid.Build: %d x but %d y coordinates", len(x), len(y)))
 	}
@@ -79,7 +81,7 @@ func build[T coord](ix *Index, x, y []T, sx, sy float64, given *Layout) (px, py 
 		minX, minY, maxX, maxY := bounds(x, y, sx, sy)
 		l = NewLayout(minX, minY, maxX, maxY, n)
 	}
-	if order, start, px, py, ok := orderByRow(x, y, sx, sy, l); ok {
+	if order, start, px, py, ok := orderByRow(ctx, x, y, sx, sy, l); ok {
 		ix.Layout, ix.Order, ix.Start = l, order, start
 		return px, py
 	}

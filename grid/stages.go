@@ -1,6 +1,7 @@
 package grid
 
 import (
+	"context"
 	"math/bits"
 	"runtime"
 	"slices"
@@ -128,7 +129,7 @@ func forChunks(n, chunks int, fn func(c, lo, hi int)) {
 // sort's 20 bytes a sample), and writes the order and the permuted coordinates at once. A
 // stable sort has one result, so the index is the radix sort's, bit for bit. It returns false,
 // having allocated nothing, when the rows do decrease somewhere.
-func orderByRow[T coord](x, y []T, sx, sy float64, l Layout) (order, start []int32, px, py []T, ok bool) {
+func orderByRow[T coord](ctx context.Context, x, y []T, sx, sy float64, l Layout) (order, start []int32, px, py []T, ok bool) {
 	n := len(x)
 	row := func(i int) int { return clampCell((float64(y[i])*sy-l.MinY)*l.InvCell, l.Rows) }
 	chunks := chunkCount(n)
@@ -150,7 +151,7 @@ func orderByRow[T coord](x, y []T, sx, sy float64, l Layout) (order, start []int
 	filled := make([]bool, l.Rows)
 	forChunks(chunks, chunks, func(c, _, _ int) {
 		var cols []int32 // the columns of one row's samples
-		for lo, hi := from[c], from[c+1]; lo < hi; {
+		for lo, hi := from[c], from[c+1]; lo < hi && ctx.Err() == nil; {
 			r := row(lo)
 			cols = cols[:0]
 			end := lo

@@ -2,6 +2,7 @@ package grid
 
 import (
 	"cmp"
+	"context"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -119,10 +120,10 @@ func TestBuildInvariants(t *testing.T) {
 		}
 		minX, minY, maxX, maxY := Bounds(d.x, d.y)
 		l := NewLayout(minX, minY, maxX, maxY, len(d.x))
-		if _, _, _, _, ok := orderByRow(sorted.x, sorted.y, 1, 1, l); !ok {
+		if _, _, _, _, ok := orderByRow(context.Background(), sorted.x, sorted.y, 1, 1, l); !ok {
 			t.Fatalf("%s: not taken as ascending rows", sorted.name)
 		}
-		if _, _, _, _, ok := orderByRow(d.x, d.y, 1, 1, l); ok && l.Rows > 1 && !slices.IsSorted(d.y) {
+		if _, _, _, _, ok := orderByRow(context.Background(), d.x, d.y, 1, 1, l); ok && l.Rows > 1 && !slices.IsSorted(d.y) {
 			t.Fatalf("%s: taken as ascending rows", d.name)
 		}
 		sets = append(sets, sorted)

@@ -148,9 +148,11 @@ func (c *CPU) Prepare(ctx context.Context, p *Problem) (Prepared, error) {
 	if !ok {
 		return nil, fmt.Errorf("algorithm %s has no CPU implementation", p.Alg.Name())
 	}
-	ix := p.index()
+	ix, err := p.index(ctx)
+	if err != nil {
+		return nil, err
+	}
 	cp := &cpuPrepared{p: p, threads: c.threads(), nbands: len(BandNames(p.Alg))}
-	var err error
 	if cp.nbands == 1 {
 		var b bound
 		if cb, ok := p.Alg.(contextBinder); ok {

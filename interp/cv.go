@@ -47,7 +47,11 @@ func LeaveOneOut(ctx context.Context, alg Algorithm, s *sample.Samples, t raster
 		return nil, fmt.Errorf("algorithm %s has no CPU implementation", alg.Name())
 	}
 	threads = (&CPU{Threads: threads}).threads()
-	b, err := ca.bind(&Problem{Samples: s, Target: t, Alg: alg}, grid.Of(s))
+	ix, err := grid.Of(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	b, err := ca.bind(&Problem{Samples: s, Target: t, Alg: alg}, ix)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +93,12 @@ func eachWithout(ctx context.Context, alg cpuAlgorithm, s *sample.Samples, t ras
 					c.X, c.Y, c.Z = append(c.X, x), append(c.Y, y), append(c.Z, s.Z[j])
 				}
 			}
-			b, err := alg.bind(&Problem{Samples: c, Target: t, Alg: alg}, grid.Of(c))
+			ix, err := grid.Of(ctx, c)
+			if err != nil {
+				errs[i] = err
+				continue
+			}
+			b, err := alg.bind(&Problem{Samples: c, Target: t, Alg: alg}, ix)
 			if err != nil {
 				errs[i] = err
 				continue

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"context"
 	"sync/atomic"
 
 	"github.com/aidw/aidw/grid"
@@ -40,11 +41,11 @@ type Job struct {
 func (j *Job) OrderNeeded() bool { return j.orderNeeded.Load() }
 
 // index is the even-grid index of the problem's samples: on the job's layout when it has one.
-func (p *Problem) index() *grid.Index {
+func (p *Problem) index(ctx context.Context) (*grid.Index, error) {
 	if p.Job != nil && p.Job.Layout != nil {
-		return grid.OfLayout(p.Samples, *p.Job.Layout)
+		return grid.OfLayout(ctx, p.Samples, *p.Job.Layout)
 	}
-	return grid.Of(p.Samples)
+	return grid.Of(ctx, p.Samples)
 }
 
 // studyArea is AIDW's study area (see AIDW.StudyArea), from the whole job's bounds when the

@@ -233,7 +233,7 @@ func TestLinearReachProves(t *testing.T) {
 			t.Fatal(err)
 		}
 		whole := &Problem{Samples: s, Target: tg, Alg: a}
-		bw, err := a.(*Linear).bind(whole, whole.index())
+		bw, err := a.(*Linear).bind(whole, testIndex(t, whole))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,7 +249,7 @@ func TestLinearReachProves(t *testing.T) {
 			}
 			p := &Problem{Samples: part, Target: tg, Alg: a,
 				Job: &Job{N: s.Len(), Bounds: [4]float64{x0, y0, x1, y1}, Rel: [4]float64{x0, y0, x1, y1}, Partial: true}}
-			bp, err := a.(*Linear).bind(p, p.index())
+			bp, err := a.(*Linear).bind(p, testIndex(t, p))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -42,7 +42,7 @@ func TestPairSpanMatchesNodes(t *testing.T) {
 						x0, y0, x1, y1 := s.Bounds()
 						p.Job = &Job{N: s.Len(), Bounds: [4]float64{x0 - 1, y0 - 1, x1 + 1, y1 + 1}, Partial: true}
 					}
-					b, err := a.(cpuAlgorithm).bind(p, p.index())
+					b, err := a.(cpuAlgorithm).bind(p, testIndex(t, p))
 					if err != nil {
 						t.Fatalf("%s: %v", what, err)
 					}

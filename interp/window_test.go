@@ -1,7 +1,9 @@
 package interp
 
 import (
+	"context"
 	"fmt"
+	"github.com/aidw/aidw/grid"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -101,7 +103,7 @@ func testWindowSpan(t *testing.T) {
 					t.Fatalf("%s: %v", what, err)
 				}
 				p := &Problem{Samples: s, Target: tg, Alg: a}
-				b, err := a.(cpuAlgorithm).bind(p, p.index())
+				b, err := a.(cpuAlgorithm).bind(p, testIndex(t, p))
 				if err != nil {
 					t.Fatalf("%s: %v", what, err)
 				}
@@ -185,7 +187,7 @@ func BenchmarkWindowSpan(b *testing.B) {
 				b.Fatal(err)
 			}
 			p := &Problem{Samples: s, Target: t, Alg: a}
-			bd, err := a.(cpuAlgorithm).bind(p, p.index())
+			bd, err := a.(cpuAlgorithm).bind(p, testIndex(b, p))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -219,7 +221,7 @@ func BenchmarkWindowNodes(b *testing.B) {
 					b.Fatal(err)
 				}
 				p := &Problem{Samples: s, Target: t, Alg: a}
-				bd, err := a.(cpuAlgorithm).bind(p, p.index())
+				bd, err := a.(cpuAlgorithm).bind(p, testIndex(b, p))
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -245,4 +247,14 @@ func BenchmarkWindowNodes(b *testing.B) {
 			})
 		}
 	}
+}
+
+// testIndex is p's index, for tests, which cancel nothing.
+func testIndex(t testing.TB, p *Problem) *grid.Index {
+	t.Helper()
+	ix, err := p.index(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
 }

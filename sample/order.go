@@ -1,12 +1,14 @@
 package sample
 
 import (
+	"context"
 	"math"
 	"math/bits"
 	"runtime"
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // Canonicalize sorts the samples by y, then x, then z, each compared by the total order of its
@@ -18,31 +20,34 @@ import (
 // sort needs a record (24 bytes a sample, 16 for compact samples) besides the samples.
 // Compact samples sort by their quanta, which order them as their coordinates do, high digit
 // first (see canonicalizeCompact). The order being total, any correct sort gives the same.
-func Canonicalize(s *Samples) {
+// A cancelled ctx stops the sort within a chunk of work on each core (chunkCount), leaving
+// the samples in no particular order, and returns its error.
+func Canonicalize(ctx context.Context, s *Samples) error {
 	n := s.Len()
 	if n < 2 {
-		return
+		return nil
 	}
 	if s.IsCompact() {
-		canonicalizeCompact(s)
-		return
+		canonicalizeCompact(ctx, s)
+		return ctx.Err()
 	}
 	b := newYBands(slices.Min(s.Y), slices.Max(s.Y), n)
 	recs := make([]sampleRec, n)
 	lo := b.bits / 2
-	radixPass(n, func(i int) uint32 { return b.band(s.Y[i]) & (1<<lo - 1) }, func(i, at int) {
+	radixPass(ctx, n, func(i int) uint32 { return b.band(s.Y[i]) & (1<<lo - 1) }, func(i, at int) {
 		recs[at] = sampleRec{s.X[i], s.Y[i], s.Z[i]}
 	})
 	if cap(s.X) > n+n/8 {
 		// Room reserved for points a filter then dropped: leave it behind.
 		s.X, s.Y, s.Z = make([]float64, n), make([]float64, n), make([]float64, n)
 	}
-	radixPass(n, func(i int) uint32 { return b.band(recs[i].y) >> lo }, func(i, at int) {
+	radixPass(ctx, n, func(i int) uint32 { return b.band(recs[i].y) >> lo }, func(i, at int) {
 		s.X[at], s.Y[at], s.Z[at] = recs[i].x, recs[i].y, recs[i].z
 	})
 	recs = nil
 	collectLarge(n) // as canonicalizeCompact does
-	sortBands(s, b)
+	sortBands(ctx, s, b)
+	return ctx.Err()
 }
 
 // yBands splits the samples' y extent into 2^bits bands of equal height; band is monotonic in y.
@@ -76,10 +81,10 @@ type sampleRec struct{ x, y, z float64 }
 // radixPass is one pass of a stable counting sort of items 0..n-1 by digit(i) (below 2^11):
 // move(i, at) moves item i to place at. Each core takes a chunk of the items; a chunk's items
 // of one digit go after those of every smaller digit and of earlier chunks.
-func radixPass(n int, digit func(i int) uint32, move func(i, at int)) {
+func radixPass(ctx context.Context, n int, digit func(i int) uint32, move func(i, at int)) {
 	chunks := chunkCount(n)
 	hist := make([][1 << 11]int, chunks)
-	parallelChunks(n, chunks, func(c, lo, hi int) {
+	parallelChunks(ctx, n, chunks, func(c, lo, hi int) {
 		h := &hist[c]
 		for i := lo; i < hi; i++ {
 			h[digit(i)]++
@@ -91,7 +96,7 @@ func radixPass(n int, digit func(i int) uint32, move func(i, at int)) {
 			hist[c][d], sum = sum, sum+hist[c][d]
 		}
 	}
-	parallelChunks(n, chunks, func(c, lo, hi int) {
+	parallelChunks(ctx, n, chunks, func(c, lo, hi int) {
 		off := &hist[c]
 		for i := lo; i < hi; i++ {
 			d := digit(i)
@@ -102,16 +107,16 @@ func radixPass(n int, digit func(i int) uint32, move func(i, at int)) {
 }
 
 // sortBands sorts the samples of each band, already in band order, by (y, x, z).
-func sortBands(s *Samples, b yBands) {
-	eachBand(s.Len(), func(i int) uint32 { return b.band(s.Y[i]) }, func(lo, hi int) {
+func sortBands(ctx context.Context, s *Samples, b yBands) {
+	eachBand(ctx, s.Len(), func(i int) uint32 { return b.band(s.Y[i]) }, func(lo, hi int) {
 		sortRun(s.X[lo:hi], s.Y[lo:hi], s.Z[lo:hi])
 	})
 }
 
 // eachBand calls sort(lo, hi) on every run of more than one of the n samples in one band,
 // on every core.
-func eachBand(n int, band func(i int) uint32, sort func(lo, hi int)) {
-	parallelChunks(n, chunkCount(n), func(_, lo, hi int) {
+func eachBand(ctx context.Context, n int, band func(i int) uint32, sort func(lo, hi int)) {
+	parallelChunks(ctx, n, chunkCount(n), func(_, lo, hi int) {
 		// A chunk owns the bands that start in it.
 		for lo > 0 && lo < hi && band(lo) == band(lo-1) {
 			lo++
@@ -157,14 +162,14 @@ func (b qBands) band(q int32) uint32 { return (uint32(q) - uint32(b.min)) >> b.s
 // 1/2048 of them) by the low digit back into the samples, and its runs of one band are
 // sorted, all within the cache, where scattering the whole set a second time missed it at
 // every sample. The loops are written out rather than given function values to call a sample.
-func canonicalizeCompact(s *Samples) {
+func canonicalizeCompact(ctx context.Context, s *Samples) {
 	n := s.Len()
 	lo, hi := minMax(s.QY)
 	b := newQBands(lo, hi, n)
 	loBits := uint(b.bits / 2)
 	chunks := chunkCount(n)
 	hist := make([][1 << 11]int, chunks)
-	parallelChunks(n, chunks, func(c, lo, hi int) {
+	parallelChunks(ctx, n, chunks, func(c, lo, hi int) {
 		h := &hist[c]
 		for _, q := range s.QY[lo:hi] {
 			h[b.band(q)>>loBits]++
@@ -176,7 +181,7 @@ func canonicalizeCompact(s *Samples) {
 	copy(bucket[:], hist[0][:])
 	bucket[1<<11] = n
 	recs := make([]compactRec, n)
-	parallelChunks(n, chunks, func(c, lo, hi int) {
+	parallelChunks(ctx, n, chunks, func(c, lo, hi int) {
 		off := &hist[c]
 		qx, qy, z := s.QX[lo:hi], s.QY[lo:hi], s.Z[lo:hi]
 		for i, q := range qy {
@@ -190,7 +195,7 @@ func canonicalizeCompact(s *Samples) {
 		s.QX, s.QY, s.Z = make([]int32, n), make([]int32, n), make([]float64, n)
 	}
 	// Each core takes a run of high digits holding about its share of the samples.
-	parallelChunks(n, chunks, func(_, lo, hi int) {
+	parallelChunks(ctx, n, chunks, func(_, lo, hi int) {
 		first, _ := slices.BinarySearch(bucket[:], lo)
 		last, _ := slices.BinarySearch(bucket[:], hi)
 		var off [1 << 11]int
@@ -370,14 +375,23 @@ func totalOrder(f float64) uint64 {
 	return b | 1<<63
 }
 
-// chunkCount is how many chunks n items are split into: one per core, each of at least 32 Ki.
-func chunkCount(n int) int { return max(1, min(runtime.GOMAXPROCS(0), n/(1<<15))) }
+// chunkCount is how many chunks n items are split into: at least one per core, each of at
+// least 32 Ki, and at most 1 Mi each, so that a cancelled sort stops within a chunk's work.
+func chunkCount(n int) int {
+	return max(1, min(runtime.GOMAXPROCS(0), n/(1<<15)), (n+1<<20-1)>>20)
+}
 
-// parallelChunks runs fn(c, lo, hi) on each of the chunks c of [0,n), concurrently.
-func parallelChunks(n, chunks int, fn func(c, lo, hi int)) {
+// parallelChunks runs fn(c, lo, hi) on each of the chunks c of [0,n), a chunk at a time on
+// every core, until ctx is cancelled.
+func parallelChunks(ctx context.Context, n, chunks int, fn func(c, lo, hi int)) {
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for c := range chunks {
-		wg.Go(func() { fn(c, c*n/chunks, (c+1)*n/chunks) })
+	for range min(chunks, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for c := int(next.Add(1) - 1); c < chunks && ctx.Err() == nil; c = int(next.Add(1) - 1) {
+				fn(c, c*n/chunks, (c+1)*n/chunks)
+			}
+		})
 	}
 	wg.Wait()
 }

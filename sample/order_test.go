@@ -2,6 +2,7 @@ package sample
 
 import (
 	"cmp"
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -37,6 +38,7 @@ func TestCanonicalizeCompact(t *testing.T) {
 		{"wide", 150_000, math.MaxInt32, math.MaxInt32, false},
 		{"fine", 100_000, 1 << 24, 1000, true},
 		{"short runs", 100_000, 20_000, 8, false},
+		{"chunks of 1 Mi", 3<<20 + 5, 1 << 22, 1 << 22, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -56,7 +58,7 @@ func TestCanonicalizeCompact(t *testing.T) {
 				want = append(want, [3]float64{float64(qx), float64(qy), z})
 			}
 			slices.SortStableFunc(want, canonicalCmp)
-			Canonicalize(s)
+			Canonicalize(context.Background(), s)
 			if s.Len() != c.n {
 				t.Fatalf("%d samples after sorting, want %d", s.Len(), c.n)
 			}
@@ -73,7 +75,7 @@ func TestCanonicalizeCompact(t *testing.T) {
 // TestCanonicalizePlain checks Canonicalize on plain samples against a comparison sort.
 func TestCanonicalizePlain(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	for _, n := range []int{2, 70, 100_000} {
+	for _, n := range []int{2, 70, 100_000, 5<<19 + 3} { // the last in chunks of 1 Mi
 		s := &Samples{}
 		var want [][3]float64
 		for range n {
@@ -85,12 +87,35 @@ func TestCanonicalizePlain(t *testing.T) {
 			want = append(want, p)
 		}
 		slices.SortStableFunc(want, canonicalCmp)
-		Canonicalize(s)
+		Canonicalize(context.Background(), s)
 		for i, w := range want {
 			got := [3]float64{s.X[i], s.Y[i], s.Z[i]}
 			if canonicalCmp(got, w) != 0 {
 				t.Fatalf("n=%d: sample %d is %v, want %v", n, i, got, w)
 			}
+		}
+	}
+}
+
+// TestCanonicalizeCancelled checks that a cancelled context stops the sort and is returned.
+func TestCanonicalizeCancelled(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, compact := range []bool{false, true} {
+		s := &Samples{}
+		if compact {
+			s.QuantumX, s.QuantumY = 0.01, 0.01
+		}
+		for range 3 << 20 {
+			if compact {
+				s.QX, s.QY, s.Z = append(s.QX, rng.Int32()), append(s.QY, rng.Int32()), append(s.Z, 0)
+			} else {
+				s.X, s.Y, s.Z = append(s.X, rng.Float64()), append(s.Y, rng.Float64()), append(s.Z, 0)
+			}
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if err := Canonicalize(ctx, s); err != context.Canceled {
+			t.Errorf("compact %v: a cancelled sort returned %v", compact, err)
 		}
 	}
 }

@@ -60,7 +60,9 @@ func (l *LAS) read(ctx context.Context, paths []string, region *[4]float64) (*sa
 	if out == nil {
 		return &sample.Samples{}, nil
 	}
-	sample.Canonicalize(out)
+	if err := sample.Canonicalize(ctx, out); err != nil {
+		return nil, err
+	}
 	out.MoveOrigin(l.originX, l.originY)
 	return out, nil
 }

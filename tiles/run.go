@@ -658,7 +658,10 @@ func (w *windowRun) place(tl Tile, out [][]float64) error {
 // there are fewer; computed on every core.
 func (c *Computer) knnReach(ctx context.Context, tl Tile, s *sample.Samples, do []bool, reach []float64) {
 	t := c.cfg.Target
-	ix := grid.Of(s)
+	ix, err := grid.Of(ctx, s)
+	if err != nil {
+		return // the caller sees ctx's error
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	threads := c.cfg.Threads

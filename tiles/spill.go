@@ -310,8 +310,8 @@ func (s *Spill) load(ctx context.Context, region *[4]float64, pick func(bucket i
 	}
 	if s.ordered {
 		inputOrder(out, seqs[:n])
-	} else {
-		sample.Canonicalize(out)
+	} else if err := sample.Canonicalize(ctx, out); err != nil {
+		return nil, err
 	}
 	out.MoveOrigin(s.jobOriginX, s.jobOrigY)
 	return out, nil

@@ -143,7 +143,9 @@ func (s *Spill) loadKept(ctx context.Context, pick func(bucket int) bool, keep f
 	if err != nil {
 		return nil, err
 	}
-	sample.Canonicalize(out)
+	if err := sample.Canonicalize(ctx, out); err != nil {
+		return nil, err
+	}
 	out.MoveOrigin(s.jobOriginX, s.jobOrigY)
 	return out, nil
 }
