@@ -2,9 +2,9 @@ package tiles
 
 import (
 	"fmt"
-	"github.com/aidw/aidw/internal/bytesize"
 	"math"
 
+	"github.com/aidw/aidw/internal/bytesize"
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/raster"
 )

@@ -14,6 +14,8 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+
+	"github.com/aidw/aidw/internal/bytesize"
 )
 
 // Limit is the memory available to this process and what set it.
@@ -25,7 +27,7 @@ type Limit struct {
 }
 
 func (l Limit) String() string {
-	return fmt.Sprintf("%.1f GiB available under %s", float64(l.Bytes)/(1<<30), l.Source)
+	return fmt.Sprintf("%s available under %s", bytesize.Text(float64(l.Bytes)), l.Source)
 }
 
 // System is where the bounds are read from: Root is prefixed to /proc and to the cgroup
