@@ -40,7 +40,7 @@ const stdinName = "stdin"
 
 // spillPrefix starts the name of the folder a run spills standard input to, followed by the
 // run's owner (host, PID, start; see tempOwner), so that the next run on this host removes
-// what a killed one left (see removeStaleSpills).
+// what a killed one left (tempHost.removeStale).
 const spillPrefix = "aidw-stdin-"
 
 // Stdin is standard input as a run's source: either a stream of text for the native text
@@ -97,7 +97,7 @@ func OpenStdin(ctx context.Context, r io.Reader, args []string, opt SourceOption
 
 // spillFrom copies the rest of standard input into a private folder of TMPDIR, as stdin<ext>.
 func (s *Stdin) spillFrom(ctx context.Context, in io.Reader, ext string) error {
-	removeStaleSpills(os.TempDir())
+	localHost().removeStale(os.TempDir(), spillPrefix)
 	dir, err := os.MkdirTemp("", spillPrefix+localHost().self().tempName("*"))
 	if err != nil {
 		return fmt.Errorf("spilling standard input to a temporary file: %w", err)
@@ -166,25 +166,6 @@ func (s *Stdin) Close() {
 	if s != nil && s.dir != "" {
 		os.RemoveAll(s.dir)
 		s.dir, s.spill = "", ""
-	}
-}
-
-// removeStaleSpills removes the spill folders in tmp of runs on this host that were killed
-// before they could (their writer is no longer a live process; see tempOwner).
-func removeStaleSpills(tmp string) {
-	entries, err := os.ReadDir(tmp)
-	if err != nil {
-		return
-	}
-	h := localHost()
-	for _, e := range entries {
-		rest, ok := strings.CutPrefix(e.Name(), spillPrefix)
-		if !ok || !e.IsDir() {
-			continue
-		}
-		if o, ok := parseTempOwner(rest); ok && h.stale(o) {
-			os.RemoveAll(filepath.Join(tmp, e.Name()))
-		}
 	}
 }
 

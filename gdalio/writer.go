@@ -138,8 +138,12 @@ func removeStale(path string) {
 }
 
 func removeStaleAs(h tempHost, path string) {
-	dir := filepath.Dir(path)
-	prefix := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)) + tempInfix
+	h.removeStale(filepath.Dir(path), strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))+tempInfix)
+}
+
+// removeStale removes the entries of dir named prefix followed by a writer's owner
+// (tempOwner) that h may remove: its own dead writers'.
+func (h tempHost) removeStale(dir, prefix string) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
