@@ -23,16 +23,15 @@ const (
 	DeviceEllipse       // fixed-power weights over the search ellipse
 )
 
+// deviceFormNames name the forms in messages.
+var deviceFormNames = map[DeviceForm]string{
+	DeviceGlobal: "global", DeviceNearest: "nearest", DeviceRadius: "radius",
+	DeviceNearestSample: "nearest sample", DeviceWindow: "window", DeviceInvDistNN: "invdistnn",
+	DeviceEllipse: "ellipse",
+}
+
 func (f DeviceForm) String() string {
-	switch f {
-	case DeviceGlobal:
-		return "global"
-	case DeviceNearest:
-		return "nearest"
-	case DeviceRadius:
-		return "radius"
-	}
-	if name, ok := gdalFormNames[f]; ok {
+	if name, ok := deviceFormNames[f]; ok {
 		return name
 	}
 	return fmt.Sprintf("DeviceForm(%d)", int(f))

@@ -8,12 +8,6 @@ package interp
 // device that sums in float64 in that order gives the CPU engine's raster bit for bit. Ties
 // between equal distances go by gdal's quadtree order where gdal's search does (DeviceTieRanks).
 
-// gdalFormNames are the names of gdal_grid's device forms.
-var gdalFormNames = map[DeviceForm]string{
-	DeviceNearestSample: "nearest sample", DeviceWindow: "window", DeviceInvDistNN: "invdistnn",
-	DeviceEllipse: "ellipse",
-}
-
 // DeviceStat is the statistic of the DeviceWindow form.
 type DeviceStat int
 
