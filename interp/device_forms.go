@@ -2,11 +2,12 @@ package interp
 
 // The device search of gdal_grid's neighbourhood algorithms, which their DeviceParams (each in
 // its algorithm's file) build: nearest, invdistnn, invdist over a search ellipse, and the
-// moving-window statistics. Each form visits a node's samples as the
-// CPU engine does (the cells of the search square, row by row, each row's cells one range of
-// the index's order, on the same layout) and tests them with gdal's operations, so that a
+// moving-window statistics (average_distance_pts among them). Each form visits a node's samples
+// as the CPU engine does (the cells of the search square, row by row, each row's cells one range
+// of the index's order, on the same layout) and tests them with gdal's operations, so that a
 // device that sums in float64 in that order gives the CPU engine's raster bit for bit. Ties
-// between equal distances go by gdal's quadtree order where gdal's search does (DeviceTieRanks).
+// between equal distances go by gdal's quadtree order where gdal's search does (DeviceTieRanks),
+// and so does average_distance_pts's pair count on gdal's quadtree.
 
 // DeviceStat is the statistic of the DeviceWindow form.
 type DeviceStat int
@@ -19,6 +20,7 @@ const (
 	DeviceMaximum
 	DeviceRange
 	DeviceDistance // average_distance
+	DevicePairs    // average_distance_pts (pairs.go)
 )
 
 // DeviceSearch is gdal's search area of the gdal_grid forms: the unrotated ellipse of
@@ -39,9 +41,24 @@ type DeviceSearch struct {
 // searchArea.half.
 func (s DeviceSearch) Half() float64 { return max(s.R1, s.R2) }
 
+// QuadtreeBucket and QuadtreeSplitRatio are gdal's quadtree's: a node splits when more than
+// QuadtreeBucket samples reach it, into halves of QuadtreeSplitRatio of its longer side (the
+// device's build of the order, QUAD_BUCKET and QUAD_SPLIT of kernels/forms.cuh, shares them).
+const (
+	QuadtreeBucket     = quadBucket
+	QuadtreeSplitRatio = quadSplitRatio
+)
+
+// DeviceTieOrderOwn says whether a device may build p's gdal quadtree order itself, over p's
+// samples in absolute coordinates within their bounding box as DeviceTieRanks does: not in a
+// Partial job, whose order DeviceTieRanks builds within the whole job's box and whose job learns
+// that it was needed.
+func DeviceTieOrderOwn(p *Problem) bool { return p.Job == nil || !p.Job.Partial }
+
 // DeviceTieRanks returns each sample's place in gdal's quadtree order, by which gdal breaks
 // ties: a device asks for it only when a node meets such a tie, as the CPU engine builds it
-// only then. A Partial job learns that its values needed the whole job's order.
+// only then, and where it cannot build it itself (DeviceTieOrderOwn). A Partial job learns that
+// its values needed the whole job's order.
 func DeviceTieRanks(p *Problem) []int32 { return p.newGDALOrder().ranks() }
 
 // gdalSearch is the device search of gdal's ellipse for n samples (0: no problem), or why a

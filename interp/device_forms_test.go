@@ -10,7 +10,7 @@ import (
 // TestDeviceParamsGDALForms: gdal_grid's algorithms describe gdal's search to a device: the
 // quadtree's square above 100 samples (unrotated, with a radius), a line's every cell below,
 // and what a device cannot run (rotation, per-quadrant options, windows without radius,
-// average_distance_pts, invdist over an ellipse with max_points).
+// invdist over an ellipse with max_points).
 func TestDeviceParamsGDALForms(t *testing.T) {
 	tg := raster.NorthUp(0, 0, 100, 100, 10, 10)
 	samples := func(n int) *sample.Samples {
@@ -38,7 +38,11 @@ func TestDeviceParamsGDALForms(t *testing.T) {
 		{"average:radius1=3:radius2=3:min_points_per_quadrant=1", 200, false, DeviceWindow, 0, false},
 		{"maximum", 200, false, DeviceWindow, 0, false},
 		{"count:radius1=2:radius2=4", 200, true, DeviceWindow, 4, false},
-		{"average_distance_pts:radius1=2:radius2=2", 200, false, DeviceGlobal, 0, false},
+		{"average_distance_pts:radius1=2:radius2=2", 200, true, DeviceWindow, 2, false},
+		{"average_distance_pts:radius1=2:radius2=3", 50, true, DeviceWindow, 0, false},
+		{"average_distance_pts:radius1=2:radius2=0", 50, false, DeviceWindow, 0, true},
+		{"average_distance_pts:radius1=2:radius2=2:angle=30", 200, false, DeviceWindow, 0, false},
+		{"average_distance_pts", 200, false, DeviceWindow, 0, false},
 		{"invdistnn:radius=3:max_points=12", 200, true, DeviceInvDistNN, 0, false},
 		{"invdistnn:radius=3:max_points_per_quadrant=3", 200, true, DeviceInvDistNN, 0, false},
 		{"invdistnn:radius=3:max_points=0:min_points_per_quadrant=3", 200, false, DeviceInvDistNN, 0, false},

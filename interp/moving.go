@@ -82,6 +82,9 @@ func metricDeclaration(kind MetricKind, help string) Declaration {
 	if _, ok := deviceStats[kind]; ok {
 		gpu = windowGPU
 	}
+	if kind == AverageDistancePts {
+		gpu = pairsGPU
+	}
 	return Declaration{
 		Name:    string(kind),
 		Help:    help,
@@ -513,11 +516,11 @@ func (a *Average) DeviceParams(p *Problem, _ Bounds) (DeviceParams, bool, string
 // deviceStats are the metrics that the DeviceWindow form computes.
 var deviceStats = map[MetricKind]DeviceStat{
 	Minimum: DeviceMinimum, Maximum: DeviceMaximum, Range: DeviceRange, Count: DeviceCount,
-	AverageDistance: DeviceDistance,
+	AverageDistance: DeviceDistance, AverageDistancePts: DevicePairs,
 }
 
-// DeviceParams implements DeviceAlgorithm: minimum, maximum, range, count and
-// average_distance over the search ellipse, without per-quadrant options.
+// DeviceParams implements DeviceAlgorithm: minimum, maximum, range, count, average_distance
+// and average_distance_pts over the search ellipse, without per-quadrant options.
 func (m *Metric) DeviceParams(p *Problem, _ Bounds) (DeviceParams, bool, string) {
 	d := DeviceParams{Form: DeviceWindow, NoData: m.NodataValue, MinPoints: m.MinPoints}
 	stat, ok := deviceStats[m.Kind]

@@ -5,6 +5,13 @@ import (
 	"math"
 )
 
+// pairsGPU is average_distance_pts's GPU form (DeviceWindow with DevicePairs): each node's
+// pairs summed in float64 in the CPU engine's order (Metric.pairs: ascending input order on
+// gdal's quadtree, the cells' order below its threshold), so bit for bit.
+var pairsGPU = &GPUForm{Accuracy: GPUBitIdentical,
+	Forms: "with an unrotated search ellipse; a rotated one, one radius 0 below gdal's quadtree threshold, or none, on the CPU engine",
+	Keys:  "radius1=2:radius2=2"}
+
 // pairRows sums average_distance_pts over every pair of the job's samples by rows: a sample's
 // row is the sum of its distances to the samples after it in the job's order, and the total is
 // the rows summed in that order. Each row is its own sum, so that rows share out among the

@@ -264,9 +264,14 @@ func (b *builder) scan(in, out buf, n int, total cu.DevicePtr) error {
 // sortPairs is grid.SortByKey on the device: a stable LSD radix sort of (keys[i], i), 8 bits a
 // pass, as many passes as cells-1 needs, into sorted and order.
 func (b *builder) sortPairs(keys buf, n, cells int, sorted, order buf) error {
+	return b.sortValues(keys, buf{}, n, cells, sorted, order)
+}
+
+// sortValues is sortPairs of (keys[i], vals[i]); a null vals stands for i.
+func (b *builder) sortValues(keys, vals buf, n, cells int, sorted, order buf) error {
 	passes := max(1, (bits.Len(uint(max(cells, 1)-1))+radixBits-1)/radixBits)
 	tiles := cuda.Blocks(n, sortTile)
-	srcK, srcV := keys, buf{}
+	srcK, srcV := keys, vals
 	for p := range passes {
 		dstK, dstV := b.k[p%2], b.v[p%2]
 		if p == passes-1 {

@@ -33,6 +33,8 @@ func TestSourcesAgree(t *testing.T) {
 			"FLAG_RANKS": flagRanks, "QUAD_KEEP": quadKeep, "STAT_AVERAGE": int(interp.DeviceAverage), "STAT_COUNT": int(interp.DeviceCount),
 			"STAT_MINIMUM": int(interp.DeviceMinimum), "STAT_MAXIMUM": int(interp.DeviceMaximum),
 			"STAT_RANGE": int(interp.DeviceRange), "STAT_DISTANCE": int(interp.DeviceDistance),
+			"STAT_PAIRS": int(interp.DevicePairs), "QUAD_BUCKET": interp.QuadtreeBucket,
+			"QUAD_SPLIT": interp.QuadtreeSplitRatio, "FLAG_HOST_ORDER": flagHostOrder,
 		},
 	}
 	calls := map[string]map[string][]string{}
@@ -112,7 +114,9 @@ func TestSourcesAgree(t *testing.T) {
 	}
 }
 
-// TestKernelNamesInPTX checks that every kernel the launchers name is an entry of aidw.ptx.
+// TestKernelNamesInPTX checks that every kernel the launchers name is an entry of aidw.ptx,
+// and that aidw.ptx holds no other: the engine's module is only what the engine runs (the
+// papers' kernels are paperbench/gpu's module).
 func TestKernelNamesInPTX(t *testing.T) {
 	ptx, err := os.ReadFile("aidw.ptx")
 	if err != nil {
@@ -146,14 +150,21 @@ func TestKernelNamesInPTX(t *testing.T) {
 	for _, k := range nodeKs {
 		names = append(names, invdistnnKernel(k))
 	}
-	names = append(names, "gather_ranks", invdistnnQuadKernel)
+	names = append(names, "gather_ranks", invdistnnQuadKernel, pairsKernel)
 	for _, o := range farOrders {
 		leaves, parents, weigh := farKernels(o)
 		names = append(names, leaves, parents, weigh)
 	}
+	launched := map[string]bool{}
 	for _, name := range names {
+		launched[name] = true
 		if !entries[name] {
 			t.Errorf("kernel %s is not in aidw.ptx", name)
+		}
+	}
+	for name := range entries {
+		if !launched[name] {
+			t.Errorf("aidw.ptx holds kernel %s, which the engine never launches", name)
 		}
 	}
 }

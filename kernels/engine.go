@@ -5,8 +5,10 @@ package kernels
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/aidw/aidw/grid"
 	"github.com/aidw/aidw/interp"
@@ -32,6 +34,10 @@ type Engine struct {
 	FarField FarFieldMode
 	// tieOrders counts the problems that needed gdal's quadtree order on the device (tests).
 	tieOrders int
+	// hostTieOrder has the host build gdal's quadtree order always (tests compare the two).
+	hostTieOrder bool
+	// Times, when set, receives a line of each problem's phase times as it closes (phases).
+	Times io.Writer
 }
 
 // NewEngine returns the engine running on dev.
@@ -77,6 +83,8 @@ func (e *Engine) Prepare(ctx context.Context, p *interp.Problem) (interp.Prepare
 		return nil, fmt.Errorf("gpu: %d samples, at most %d can be indexed", n, math.MaxInt32)
 	}
 	pp := &prepared{e: e, p: p}
+	start := time.Now()
+	defer func() { pp.times.prepare = time.Since(start) }()
 	d, _, _ := p.Alg.(interp.DeviceAlgorithm).DeviceParams(nil, interp.Bounds{})
 	var far func(x, y, z buf, box [4]float64) error
 	if wantsFarField(e.FarField, d, p.Samples.Len(), float64(p.Target.Cols)*float64(p.Target.Rows), e.Float64) {
@@ -130,6 +138,22 @@ type prepared struct {
 	c     *chunker    // the chunk buffers, kept from block to block
 	far   *farField   // the far field of a global weighting, when it runs by one
 	forms *formBufs   // a gdal_grid form's buffers
+	times phases
+}
+
+// phases are a problem's wall times on the engine, for Engine.Times.
+type phases struct {
+	prepare, compute time.Duration // Prepare (upload and index); Compute, everything in it
+	// within compute: gdal's quadtree order on the device (tried first), on the host, and
+	// the host's upload
+	deviceOrder, order, upload time.Duration
+}
+
+// report writes the phases to w, as one line.
+func (t phases) report(w io.Writer, engine string) {
+	fmt.Fprintf(w, "%s: index %.3f s, nodes %.3f s (of which gdal's quadtree order on the device %.3f s, "+
+		"on the host %.3f s, its upload %.3f s)\n", engine, t.prepare.Seconds(), t.compute.Seconds(),
+		t.deviceOrder.Seconds(), t.order.Seconds(), t.upload.Seconds())
 }
 
 // deviceProblem completes an algorithm's problem with the index and the geometry of target t's
@@ -148,6 +172,9 @@ func deviceProblem(h problem, ix *index, t raster.Target, ox, oy float64) proble
 
 // Close frees the problem's device memory.
 func (pp *prepared) Close() error {
+	if pp.e.Times != nil {
+		pp.times.report(pp.e.Times, pp.e.Name())
+	}
 	return pp.e.dev.Do(func() error {
 		if pp.ix != nil {
 			pp.ix.free()
@@ -185,6 +212,8 @@ func (pp *prepared) Compute(ctx context.Context, b *interp.Block) error {
 	if count == 0 {
 		return nil
 	}
+	start := time.Now()
+	defer func() { pp.times.compute += time.Since(start) }()
 	err := pp.e.dev.Do(func() error {
 		c, err := pp.chunker(count, list)
 		if err != nil {

@@ -191,7 +191,9 @@ func TestEngineSupports(t *testing.T) {
 		"nearest:radius1=3:angle=5":   false,
 		"maximum:radius1=2:radius2=2": true,
 		"maximum":                     false,
-		"average_distance_pts:radius1=2:radius2=2":            false,
+		"average_distance_pts:radius1=2:radius2=2":            true,
+		"average_distance_pts:radius1=2:radius2=2:angle=20":   false,
+		"average_distance_pts":                                false,
 		"count:radius1=2:radius2=2:max_points_per_quadrant=2": false,
 	} {
 		a, _, err := interp.ParseAlgorithm(spec)

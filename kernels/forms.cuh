@@ -180,6 +180,7 @@ extern "C" __global__ void nearest_sample(const Problem *__restrict__ pp, i64 ro
 #define STAT_MAXIMUM 3
 #define STAT_RANGE 4
 #define STAT_DISTANCE 5
+#define STAT_PAIRS 6  // average_distance_pts: its own kernel, window_pairs
 
 // window_stat is a moving-window statistic over the search area (interp's Average and
 // Metric.reduce): sums in cell order, as the CPU engine's.
@@ -236,6 +237,147 @@ extern "C" __global__ void window_stat(const Problem *__restrict__ pp, i64 row0,
             return;
     }
     out[j] = __ddiv_rn(a, (double)n);
+}
+
+// PAIR_KEEP samples of a node's area are kept in order in its thread's list; a node with more
+// (on gdal's quadtree) takes each sample in turn and its later ones PAIR_KEEP at a time.
+#define PAIR_KEEP 256
+
+// PairScan is a node's search area for window_pairs.
+struct PairScan {
+    const Problem *P;
+    CellSpan c;
+    double x, y;
+
+    __device__ __forceinline__ bool in(int q) const {
+        const double dx = __dsub_rn(P->xy[q].x, x), dy = __dsub_rn(P->xy[q].y, y);
+        return in_area(*P, dx, dy);
+    }
+
+    // after_cells is the sample in the area after the one at cell-order position after, in the
+    // cells' order (the cells row by row, each row's cells one range), or -1.
+    __device__ __forceinline__ int after_cells(int after) const {
+        for (int r = c.r0; r <= c.r1; r++) {
+            const i64 rb = (i64)r * P->cols;
+            const int e = P->start[rb + c.c1 + 1];
+            for (int q = max(P->start[rb + c.c0], after + 1); q < e; q++)
+                if (in(q)) return q;
+        }
+        return -1;
+    }
+
+    // after_id is the sample in the area of least input order above above, or -1.
+    __device__ __forceinline__ int after_id(int above) const {
+        int best = -1, bestID = 0x7fffffff;
+        for (int r = c.r0; r <= c.r1; r++) {
+            const i64 rb = (i64)r * P->cols;
+            for (int q = P->start[rb + c.c0], e = P->start[rb + c.c1 + 1]; q < e; q++) {
+                const int o = P->order[q];
+                if (o > above && o < bestID && in(q)) best = q, bestID = o;
+            }
+        }
+        return best;
+    }
+
+    // fill lists in pos and id the (at most PAIR_KEEP) samples in the area of least input
+    // order above above, ascending, and returns how many.
+    __device__ __forceinline__ int fill(int above, int *pos, int *id) const {
+        int n = 0;
+        for (int r = c.r0; r <= c.r1; r++) {
+            const i64 rb = (i64)r * P->cols;
+            for (int q = P->start[rb + c.c0], e = P->start[rb + c.c1 + 1]; q < e; q++) {
+                const int o = P->order[q];
+                if (o <= above || n == PAIR_KEEP && o > id[n - 1] || !in(q)) continue;
+                int i = n < PAIR_KEEP ? n++ : n - 1;
+                for (; i > 0 && id[i - 1] > o; i--) pos[i] = pos[i - 1], id[i] = id[i - 1];
+                pos[i] = q;
+                id[i] = o;
+            }
+        }
+        return n;
+    }
+};
+
+// pair_dist is the distance between the samples at a and b as interp's pairDistances: b's
+// coordinates less a's.
+__device__ __forceinline__ double pair_dist(const Problem &P, int a, int b) {
+    const double dx = __dsub_rn(P.xy[b].x, P.xy[a].x), dy = __dsub_rn(P.xy[b].y, P.xy[a].y);
+    return __dsqrt_rn(__dadd_rn(__dmul_rn(dx, dx), __dmul_rn(dy, dy)));
+}
+
+// window_pairs is gdal's average_distance_pts over the search area (interp's Metric.pairs): the
+// sum of the distances between every pair of the q samples in it, each sample's pairs with
+// those after it, in the CPU engine's order of the samples (ascending input order on gdal's
+// quadtree, the cells' order below its threshold), over gdal's pair count: q(q-1)/2, and on
+// the quadtree q(q+1)/2 less one when the last sample of the search square in gdal's order is
+// in the ellipse (interp's squarePairs), which needs that order only where the square holds
+// samples both in and out of the ellipse.
+extern "C" __global__ void window_pairs(const Problem *__restrict__ pp, i64 row0, i64 first, i64 count,
+                                        const int *__restrict__ list, double *out) {
+    const Problem &P = *pp;
+    const i64 j = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= count) return;
+    double x, y;
+    node_xy(P, row0, node_index(first, list, j), x, y);
+    const bool quad = P.sq != INF_D;
+    PairScan s;
+    s.P = pp;
+    s.c = cell_span(P, x, y, P.half);
+    s.x = x;
+    s.y = y;
+    int pos[PAIR_KEEP], id[PAIR_KEEP];
+    i64 q = 0;
+    int lastRank = -1;  // the rank of the square's last sample in gdal's order
+    bool inside = false, outside = false, lastIn = false;
+    for (int r = s.c.r0; r <= s.c.r1; r++) {
+        const i64 rb = (i64)r * P.cols;
+        for (int k = P.start[rb + s.c.c0], e = P.start[rb + s.c.c1 + 1]; k < e; k++) {
+            const double dx = __dsub_rn(P.xy[k].x, x), dy = __dsub_rn(P.xy[k].y, y);
+            const bool inSq = fabs(dx) <= P.sq && fabs(dy) <= P.sq;
+            const bool in = in_area(P, dx, dy);
+            if (quad && inSq) {
+                inside |= in;
+                outside |= !in;
+                if (P.rank && P.rank[k] > lastRank) lastRank = P.rank[k], lastIn = in;
+            }
+            if (!in) continue;
+            if (q < PAIR_KEEP) {
+                // insertion in the CPU's order: by input order on the quadtree, else as visited
+                int i = (int)q;
+                const int o = P.order[k];
+                if (quad)
+                    for (; i > 0 && id[i - 1] > o; i--) pos[i] = pos[i - 1], id[i] = id[i - 1];
+                pos[i] = k;
+                id[i] = o;
+            }
+            q++;
+        }
+    }
+    i64 pairs = q * (q - 1) / 2;
+    if (quad) {
+        if (inside && outside && !P.rank) {
+            need_ranks(P);
+            return;
+        }
+        if (!P.rank) lastIn = inside;  // every sample of the square in the ellipse, or none
+        pairs = q * (q + 1) / 2 - (lastIn ? 1 : 0);
+    }
+    double sum = 0;
+    if (q <= PAIR_KEEP) {
+        for (int a = 0; a < q; a++)
+            for (int b = a + 1; b < q; b++) sum = __dadd_rn(sum, pair_dist(P, pos[a], pos[b]));
+    } else if (!quad) {
+        for (int a = s.after_cells(-1); a >= 0; a = s.after_cells(a))
+            for (int b = s.after_cells(a); b >= 0; b = s.after_cells(b)) sum = __dadd_rn(sum, pair_dist(P, a, b));
+    } else {
+        for (int a = s.after_id(-1); a >= 0; a = s.after_id(P.order[a])) {
+            for (int above = P.order[a], n = PAIR_KEEP; n == PAIR_KEEP; above = id[n - 1]) {
+                n = s.fill(above, pos, id);
+                for (int i = 0; i < n; i++) sum = __dadd_rn(sum, pair_dist(P, a, pos[i]));
+            }
+        }
+    }
+    out[j] = pairs < P.minPoints || pairs == 0 ? P.nodata : __ddiv_rn(sum, (double)pairs);
 }
 
 // ---- fixed-power weights ------------------------------------------------------------------------
@@ -508,4 +650,134 @@ extern "C" __global__ void gather_ranks(const int *__restrict__ order, const int
                                         int *__restrict__ out) {
     const i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i] = rank[order[i]];
+}
+
+// ---- gdal's quadtree order on the device -------------------------------------------------------
+// interp's quadBuild, without a tree: where a sample goes at a node depends on its place and
+// the node's rectangle alone (the first quarter that holds it; the overlapping quarters cover
+// the node), and a node splits when more than QUAD_BUCKET samples reach it (and it has the
+// size to split). So each sample's path of quarters, 2 bits a level, is a key computed on its
+// own (quad_keys); sorted, the keys put the samples that reach a node in one run, whose length
+// says whether it splits, and so where each sample's leaf is (quad_leaves); the walk's order is
+// then the keys cut at the leaves, samples of one leaf in input order (a stable sort of the
+// cut keys in input order). A sample that fits no quarter of a node that splits, or a leaf
+// deeper than a key holds, leaves the order to the host (FLAG_HOST_ORDER).
+
+#define QUAD_BUCKET 8
+#define QUAD_SPLIT 0.55
+#define QUAD_DEPTH 32      // levels a key holds, 2 bits each
+#define QUAD_NOFIT 64      // quad_keys' depth flag: the sample fits no quarter of its last node
+#define FLAG_HOST_ORDER 1  // quad_leaves: only the host's build gives this order
+
+struct QuadRect {
+    double x0, y0, x1, y1;
+};
+
+// quad_halves is interp's quadRect.split: two overlapping halves across the longer side.
+__device__ __forceinline__ void quad_halves(const QuadRect &r, QuadRect &a, QuadRect &b) {
+    a = r;
+    b = r;
+    if (__dsub_rn(r.x1, r.x0) > __dsub_rn(r.y1, r.y0)) {
+        const double w = __dsub_rn(r.x1, r.x0);
+        a.x1 = __dadd_rn(r.x0, __dmul_rn(w, QUAD_SPLIT));
+        b.x0 = __dsub_rn(r.x1, __dmul_rn(w, QUAD_SPLIT));
+    } else {
+        const double h = __dsub_rn(r.y1, r.y0);
+        a.y1 = __dadd_rn(r.y0, __dmul_rn(h, QUAD_SPLIT));
+        b.y0 = __dsub_rn(r.y1, __dmul_rn(h, QUAD_SPLIT));
+    }
+}
+
+__device__ __forceinline__ bool quad_same(const QuadRect &a, const QuadRect &b) {
+    return __double_as_longlong(a.x0) == __double_as_longlong(b.x0) &&
+           __double_as_longlong(a.y0) == __double_as_longlong(b.y0) &&
+           __double_as_longlong(a.x1) == __double_as_longlong(b.x1) &&
+           __double_as_longlong(a.y1) == __double_as_longlong(b.y1);
+}
+
+__device__ __forceinline__ bool quad_holds(const QuadRect &r, double x, double y) {
+    return x >= r.x0 && x <= r.x1 && y >= r.y0 && y <= r.y1;
+}
+
+// quad_keys writes each sample's path from the root (absolute, as interp's tree) down to
+// QUAD_DEPTH levels, in cell order: the key's high and low words, and its depth: the level of
+// the first node that cannot split (its quarters are itself) or that the sample fits no quarter
+// of (| QUAD_NOFIT), else QUAD_DEPTH + 1.
+extern "C" __global__ void quad_keys(const Problem *__restrict__ pp, const double *__restrict__ root,
+                                     unsigned *__restrict__ hi, unsigned *__restrict__ lo, int *__restrict__ depth) {
+    const Problem &P = *pp;
+    const i64 q = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (q >= P.n) return;
+    const double x = __dadd_rn(P.xy[q].x, P.ox), y = __dadd_rn(P.xy[q].y, P.oy);
+    QuadRect r = {root[0], root[1], root[2], root[3]};
+    unsigned long long key = 0;
+    int d = 0, flag = 0;
+    for (; d < QUAD_DEPTH; d++) {
+        QuadRect h1, h2, q1, q2, q3, q4;
+        quad_halves(r, h1, h2);
+        quad_halves(h1, q1, q2);
+        quad_halves(h2, q3, q4);
+        if (quad_same(q1, r) || quad_same(q2, r) || quad_same(q3, r) || quad_same(q4, r)) break;
+        unsigned long long k;
+        if (quad_holds(q1, x, y)) {
+            k = 0, r = q1;
+        } else if (quad_holds(q2, x, y)) {
+            k = 1, r = q2;
+        } else if (quad_holds(q3, x, y)) {
+            k = 2, r = q3;
+        } else if (quad_holds(q4, x, y)) {
+            k = 3, r = q4;
+        } else {
+            flag = QUAD_NOFIT;
+            break;
+        }
+        key |= k << (62 - 2 * d);
+    }
+    hi[q] = (unsigned)(key >> 32);
+    lo[q] = (unsigned)key;
+    depth[q] = d == QUAD_DEPTH ? QUAD_DEPTH + 1 : d | flag;
+}
+
+// quad_common is how many levels two keys share.
+__device__ __forceinline__ int quad_common(unsigned long long a, unsigned long long b) {
+    return a == b ? QUAD_DEPTH : __clzll(a ^ b) >> 1;
+}
+
+// quad_leaves reads the keys sorted (hi, lo; pos their samples' cell-order places) and writes
+// each sample's key cut at its leaf, by input order: a node splits when the run of its prefix
+// holds more than QUAD_BUCKET keys, which some window of QUAD_BUCKET + 1 sorted keys around
+// the sample then shares.
+extern "C" __global__ void quad_leaves(const unsigned *__restrict__ hi, const unsigned *__restrict__ lo,
+                                       const int *__restrict__ pos, const int *__restrict__ depth,
+                                       const int *__restrict__ order, i64 n, unsigned *__restrict__ cutHi,
+                                       unsigned *__restrict__ cutLo, int *flags) {
+    const i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int splits = -1;  // the deepest level whose node on the sample's path splits
+    for (i64 k = max((i64)0, i - QUAD_BUCKET), e = min(i, n - 1 - QUAD_BUCKET); k <= e; k++) {
+        const unsigned long long a = (unsigned long long)hi[k] << 32 | lo[k];
+        const unsigned long long b = (unsigned long long)hi[k + QUAD_BUCKET] << 32 | lo[k + QUAD_BUCKET];
+        splits = max(splits, quad_common(a, b));
+    }
+    const int q = pos[i], dep = depth[q] & (QUAD_NOFIT - 1);
+    const int leaf = min(splits + 1, dep);  // the level of the sample's leaf
+    if (leaf > QUAD_DEPTH || (depth[q] & QUAD_NOFIT) && splits >= dep) atomicOr(flags, FLAG_HOST_ORDER);
+    unsigned long long key = (unsigned long long)hi[i] << 32 | lo[i];
+    key = leaf <= 0 ? 0 : leaf >= QUAD_DEPTH ? key : key & ~((1ull << (64 - 2 * leaf)) - 1);
+    const int id = order[q];
+    cutHi[id] = (unsigned)(key >> 32);
+    cutLo[id] = (unsigned)key;
+}
+
+// gather_u32 is out[i] = in[at[i]].
+extern "C" __global__ void gather_u32(const unsigned *__restrict__ in, const int *__restrict__ at, i64 n,
+                                      unsigned *__restrict__ out) {
+    const i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[at[i]];
+}
+
+// quad_ranks is rank[id[i]] = i: the walk's place of each sample, by input order.
+extern "C" __global__ void quad_ranks(const int *__restrict__ id, i64 n, int *__restrict__ rank) {
+    const i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) rank[id[i]] = (int)i;
 }

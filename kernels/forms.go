@@ -17,6 +17,24 @@ var formKernels = map[interp.DeviceForm]string{
 	interp.DeviceEllipse:       "ellipse_idw",
 }
 
+// pairsKernel is the DeviceWindow form's kernel for average_distance_pts (interp.DevicePairs).
+const pairsKernel = "window_pairs"
+
+// formKernel names the kernel of a gdal_grid form of statistic stat (DeviceWindow), quadrant
+// search (DeviceInvDistNN) and neighbour-list size k (the other invdistnn).
+func formKernel(form interp.DeviceForm, stat interp.DeviceStat, quad bool, k int) string {
+	name, ok := formKernels[form]
+	switch {
+	case form == interp.DeviceWindow && stat == interp.DevicePairs:
+		return pairsKernel
+	case ok:
+		return name
+	case quad:
+		return invdistnnQuadKernel
+	}
+	return invdistnnKernel(k)
+}
+
 // invdistnnKernel names invdistnn's kernel of neighbour-list size k (INVDISTNN_KERNEL(K) of
 // forms.cuh, one for each of nodeKs).
 func invdistnnKernel(k int) string { return fmt.Sprintf("invdistnn_%d", k) }
@@ -30,6 +48,10 @@ const (
 
 // flagRanks is FLAG_RANKS of forms.cuh: a node met a tie that gdal's quadtree order breaks.
 const flagRanks = 1
+
+// flagHostOrder is FLAG_HOST_ORDER of forms.cuh: only the host's build gives gdal's quadtree
+// order of these samples (deviceTieRanks).
+const flagHostOrder = 1
 
 // isGDALForm says whether f is one of gdal_grid's forms.
 func isGDALForm(f interp.DeviceForm) bool {

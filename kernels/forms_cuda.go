@@ -4,6 +4,7 @@ package kernels
 
 import (
 	"math"
+	"time"
 
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/kernels/cuda"
@@ -11,18 +12,8 @@ import (
 
 // ---- forms.cuh
 
-// gdalFormKernel runs the kernel of a gdal_grid form over count nodes (invdistnn's of list
-// size k of nodeKs, or its quadrant search).
-func gdalFormKernel(d *cuda.Device, form interp.DeviceForm, quad bool, k int, prob buf, row0, first, count int, list,
-	out buf) error {
-	name, ok := formKernels[form]
-	switch {
-	case ok:
-	case quad:
-		name = invdistnnQuadKernel
-	default:
-		name = invdistnnKernel(k)
-	}
+// gdalFormKernel runs kernel name (formKernel) of a gdal_grid form over count nodes.
+func gdalFormKernel(d *cuda.Device, name string, prob buf, row0, first, count int, list, out buf) error {
 	return d.Launch(name, cuda.Over(count, nodeBlock), ptr(prob), i64(row0), i64(first), i64(count), ptr(list),
 		ptr(out))
 }
@@ -62,8 +53,8 @@ func (c *chunker) runForm(row0, first, n int) error {
 	d := pp.e.dev
 	for {
 		quad := pp.host.MinPerQuad > 0 || pp.host.MaxPerQuad > 0
-		if err := gdalFormKernel(d, pp.w.form, quad, kmax(pp.host.NQ), pp.prob, row0, first, n, c.list,
-			c.out); err != nil {
+		name := formKernel(pp.w.form, interp.DeviceStat(pp.host.Stat), quad, kmax(pp.host.NQ))
+		if err := gdalFormKernel(d, name, pp.prob, row0, first, n, c.list, c.out); err != nil {
 			return err
 		}
 		if pp.host.Rank != 0 || !pp.mayNeedRanks() {
@@ -82,28 +73,56 @@ func (c *chunker) runForm(row0, first, n int) error {
 	}
 }
 
-// mayNeedRanks says whether the form can meet a tie that gdal's order breaks: invdistnn, and
-// nearest on gdal's quadtree.
+// mayNeedRanks says whether the form can need gdal's order: invdistnn for its ties, and on
+// gdal's quadtree nearest for its ties and average_distance_pts for its pair count.
 func (pp *prepared) mayNeedRanks() bool {
-	return pp.w.form == interp.DeviceInvDistNN || pp.w.form == interp.DeviceNearestSample && !math.IsInf(pp.host.Sq, 1)
+	onQuadtree := !math.IsInf(pp.host.Sq, 1)
+	pairs := pp.w.form == interp.DeviceWindow && interp.DeviceStat(pp.host.Stat) == interp.DevicePairs
+	return pp.w.form == interp.DeviceInvDistNN || onQuadtree && (pp.w.form == interp.DeviceNearestSample || pairs)
 }
 
 // uploadRanks puts gdal's quadtree order of the samples on the device, in cell order, and
-// tells the kernels where it is (device thread only).
+// tells the kernels where it is (device thread only): built on the device where it can be
+// (deviceTieRanks), else on the host and uploaded.
 func (pp *prepared) uploadRanks() error {
 	pp.e.tieOrders++
-	ranks := interp.DeviceTieRanks(pp.p)
-	rank, err := cuda.UploadStagedNew(pp.e.dev, ranks)
-	if err != nil {
+	n := pp.p.Samples.Len()
+	var err error
+	if pp.forms.rank, err = cuda.AllocN[int32](n); err != nil {
 		return err
 	}
-	defer rank.Free()
-	if pp.forms.rank, err = cuda.AllocN[int32](len(ranks)); err != nil {
-		return err
+	start := time.Now()
+	onDevice := false
+	if interp.DeviceTieOrderOwn(pp.p) && !pp.e.hostTieOrder {
+		if onDevice, err = pp.deviceTieRanks(pp.forms.rank); err != nil {
+			return err
+		}
+		if err := cuda.Synchronize("gdal's quadtree order"); err != nil {
+			return err
+		}
+		pp.times.deviceOrder += time.Since(start)
 	}
-	if err := gatherRanks(pp.e.dev, pp.ix.order, rank, len(ranks), pp.forms.rank); err != nil {
-		return err
+	if !onDevice {
+		if err := pp.hostTieRanks(pp.forms.rank); err != nil {
+			return err
+		}
 	}
 	pp.host.Rank = devPtr(pp.forms.rank.Ptr)
 	return cuda.Upload(pp.prob, []problem{pp.host})
+}
+
+// hostTieRanks builds gdal's quadtree order on the host (interp.DeviceTieRanks) and puts it
+// into rank, in cell order (device thread only).
+func (pp *prepared) hostTieRanks(rank buf) error {
+	start := time.Now()
+	ranks := interp.DeviceTieRanks(pp.p)
+	pp.times.order += time.Since(start)
+	start = time.Now()
+	defer func() { pp.times.upload += time.Since(start) }()
+	byID, err := cuda.UploadStagedNew(pp.e.dev, ranks)
+	if err != nil {
+		return err
+	}
+	defer byID.Free()
+	return gatherRanks(pp.e.dev, pp.ix.order, byID, len(ranks), rank)
 }

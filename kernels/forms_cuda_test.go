@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/kernels/cuda"
 	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/sample"
 )
 
 // formCases are gdal_grid's forms on the GPU, with radii for the test sets (about 0.02 samples
@@ -35,6 +37,8 @@ var formCases = []string{
 	"count:radius1=15:radius2=15",
 	"count:radius1=15:radius2=15:min_points=4:nodata=-3",
 	"average_distance:radius1=20:radius2=20",
+	"average_distance_pts:radius1=20:radius2=20",
+	"average_distance_pts:radius1=12:radius2=25:min_points=40:nodata=-2",
 	"invdist:radius1=30:radius2=20",
 	"invdist:power=3:smoothing=1:radius1=25:radius2=25:min_points=2",
 }
@@ -98,6 +102,9 @@ func TestFormsEqualCPU(t *testing.T) {
 			}
 			want := gridValues(t, &interp.CPU{}, p)
 			sameBits(t, d.name+" "+spec, gridValues(t, e, p), want)
+			host := NewEngine(testDev)
+			host.hostTieOrder = true
+			sameBits(t, d.name+" "+spec+" with the host's order", gridValues(t, host, p), want)
 			e.chunkNodes = 333
 			sameBits(t, d.name+" "+spec+" in chunks", gridValues(t, e, p), want)
 			tieOrders += e.tieOrders
@@ -141,5 +148,89 @@ func TestFormsOnTwoEngines(t *testing.T) {
 			sameBits(t, fmt.Sprintf("%s %s on 2 engines", d.name, spec), gridValues(t, m, p),
 				gridValues(t, &interp.CPU{}, p))
 		}
+	}
+}
+
+// pileSet: a uniform set with twelve samples on one place, whose leaf lies deeper than a key
+// holds: the device leaves gdal's order to the host there.
+func pileSet(seed uint64) dataset {
+	d := uniformSet(seed, 3000, 0, 0, 300, 31, 23)
+	for range 12 {
+		d.samples.Add(123.25, 77.5, 1)
+	}
+	d.name = "pile"
+	return d
+}
+
+// piled says whether more than a quadtree bucket of samples lie on one place, whose leaf is
+// deeper than the device's keys hold.
+func piled(s *sample.Samples) bool {
+	at := map[[2]float64]int{}
+	for i := range s.Len() {
+		x, y := s.XY(int32(i))
+		at[[2]float64{x, y}]++
+		if at[[2]float64{x, y}] > interp.QuadtreeBucket {
+			return true
+		}
+	}
+	return false
+}
+
+// TestTieRanksOnDevice: gdal's quadtree order built on the device is the host's (interp's
+// quadBuild, itself checked against gdal's insertions), sample for sample, on every set but
+// those with a pile of samples on one place, which leave it to the host, whose order the
+// raster then has.
+func TestTieRanksOnDevice(t *testing.T) {
+	for _, d := range append(formSets(), pileSet(21), uniformSet(22, 5, 0, 0, 10, 3, 3), uniformSet(23, 9, 0, 0, 10, 3, 3)) {
+		p := &interp.Problem{Samples: d.samples, Target: d.target, Alg: mustParse(t, "nearest:radius1=15:radius2=15")}
+		pr, err := NewEngine(testDev).Prepare(t.Context(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pp := pr.(*prepared)
+		n := d.samples.Len()
+		got, order := make([]int32, n), make([]int32, n)
+		var ok bool
+		err = testDev.Do(func() error {
+			rank, err := cuda.AllocN[int32](n)
+			if err != nil {
+				return err
+			}
+			defer rank.Free()
+			if ok, err = pp.deviceTieRanks(rank); err != nil || !ok {
+				return err
+			}
+			if err := cuda.Download(got, rank, 0); err != nil {
+				return err
+			}
+			return cuda.Download(order, pp.ix.order, 0)
+		})
+		pr.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if piled(d.samples) {
+			if ok {
+				t.Errorf("%s: the device built an order its keys cannot hold", d.name)
+			}
+			continue
+		}
+		if !ok {
+			t.Errorf("%s: the device left gdal's order to the host", d.name)
+			continue
+		}
+		want := interp.DeviceTieRanks(p)
+		for q, id := range order {
+			if got[q] != want[id] {
+				t.Errorf("%s (%d samples): sample %d is %d in the device's order, %d in the host's", d.name, n, id,
+					got[q], want[id])
+				break
+			}
+		}
+	}
+	d := pileSet(24)
+	for _, spec := range []string{"nearest:radius1=15:radius2=15", "invdistnn:radius=20:max_points=6"} {
+		p := &interp.Problem{Samples: d.samples, Target: d.target, Alg: mustParse(t, spec)}
+		sameBits(t, "pile "+spec, gridValues(t, NewEngine(testDev), p), gridValues(t, &interp.CPU{}, p))
 	}
 }

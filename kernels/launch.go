@@ -192,3 +192,27 @@ func knnBruteF32(d *cuda.Device, prob, s32, px, py buf, count int, outPos, outD2
 	return d.Launch("knn_brute_f32_15", cuda.Over(count, bruteBlock), ptr(prob), ptr(s32), ptr(px), ptr(py),
 		i64(count), ptr(outPos), ptr(outD2))
 }
+
+// ---- forms.cuh: gdal's quadtree order
+
+// quadKeys writes the samples' paths in gdal's quadtree of rectangle root (four float64s on
+// the device), in cell order.
+func quadKeys(d *cuda.Device, prob buf, n int, root, hi, lo, depth buf) error {
+	return d.Launch("quad_keys", cuda.Over(n, flatBlock), ptr(prob), ptr(root), ptr(hi), ptr(lo), ptr(depth))
+}
+
+// quadLeaves cuts the sorted keys at their leaves, into cutHi and cutLo by input order.
+func quadLeaves(d *cuda.Device, hi, lo, pos, depth, order buf, n int, cutHi, cutLo, flags buf) error {
+	return d.Launch("quad_leaves", cuda.Over(n, flatBlock), ptr(hi), ptr(lo), ptr(pos), ptr(depth), ptr(order),
+		i64(n), ptr(cutHi), ptr(cutLo), ptr(flags))
+}
+
+// gatherU32 is out[i] = in[at[i]] for n uint32s.
+func gatherU32(d *cuda.Device, in, at buf, n int, out buf) error {
+	return d.Launch("gather_u32", cuda.Over(n, flatBlock), ptr(in), ptr(at), i64(n), ptr(out))
+}
+
+// quadRanks is rank[id[i]] = i.
+func quadRanks(d *cuda.Device, id buf, n int, rank buf) error {
+	return d.Launch("quad_ranks", cuda.Over(n, flatBlock), ptr(id), i64(n), ptr(rank))
+}

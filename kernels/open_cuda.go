@@ -16,7 +16,8 @@ import (
 // ones (CUDA_VISIBLE_DEVICES narrows those, as for every CUDA program), or on every visible
 // device when devices is nil; each device has its context on a goroutine of its own.
 // AIDW_GPU_FLOAT64=1 runs the global weighting in float64 (within 1e-12 of the CPU engine
-// instead of 1e-5, several times slower).
+// instead of 1e-5, several times slower); AIDW_GPU_TIMES=1 has each engine print its phases'
+// times to standard error.
 func OpenEngines(devices []int) ([]interp.Engine, error) {
 	n, err := cu.NumDevices()
 	if err != nil {
@@ -42,6 +43,9 @@ func OpenEngines(devices []int) ([]interp.Engine, error) {
 		e := NewEngine(dev)
 		e.ordinal = i
 		e.Float64 = os.Getenv("AIDW_GPU_FLOAT64") == "1"
+		if os.Getenv("AIDW_GPU_TIMES") == "1" {
+			e.Times = os.Stderr
+		}
 		out = append(out, e)
 	}
 	return out, nil

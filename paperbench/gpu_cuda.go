@@ -13,12 +13,16 @@ import (
 )
 
 // RegisterGPU implements the GPU variants of paperbench's catalogue on the first CUDA
-// device: the papers' kernels (paperbench/gpu, kernels/paper.cuh) and aidw's own GPU engine. Without a device
+// device: the papers' kernels (paperbench/gpu and its module) and aidw's own GPU engine. Without a device
 // every GPU variant is reported as not run, with the reason.
 func RegisterGPU(r *Registry) error {
 	dev, err := kernels.Open(0)
 	if err != nil {
 		r.SetGPUNotRun("no CUDA device answered: " + err.Error())
+		return nil
+	}
+	if err := gpu.Load(dev); err != nil {
+		r.SetGPUNotRun("the papers' kernels did not load: " + err.Error())
 		return nil
 	}
 	r.GPU = GPUInfo{Name: dev.Name(), Driver: cuda.Driver()}

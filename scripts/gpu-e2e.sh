@@ -4,9 +4,10 @@
 # -device gpu; scripts/gpu-compare.py checks that the GeoTIFFs agree (1e-5 relative for the
 # float32 global weighting, 1e-12 otherwise) and the invdist one against GDAL's own raster.
 # The global AIDW cases set farfield=no: the GPU sums every sample, and so then does the CPU.
-# gdal_grid's forms (nearest, invdistnn, invdist over an ellipse, the moving-window statistics)
-# must equal the CPU's raster byte for byte, in memory and in tiles, on uniform, clustered,
-# duplicated and collinear samples and on LAS (see exact below).
+# gdal_grid's forms (nearest, invdistnn, invdist over an ellipse, the moving-window statistics,
+# average_distance_pts) must equal the CPU's raster byte for byte, in memory, in tiles and, where
+# two GPUs are visible, on two (-gpus 2), on uniform, clustered, duplicated and collinear
+# samples and on LAS (see exact below). The last line counts the comparisons and the failures.
 # Needs AIDW_PTX (a PTX file the driver accepts) when the binary's embedded PTX is stale.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +16,8 @@ mkdir -p "$e/out"
 [ -x "$e/aidw" ] || tar -xJf .carry/e2e.tar.xz -C "$e" || exit 1
 export PROJ_DATA=$e/proj GDAL_DATA=$e/gdal
 aidw=$e/aidw
-fails=0
+fails=0 checks=0
+gpus=$(nvidia-smi --list-gpus 2>/dev/null | wc -l)
 # grid NAME TOL ARGS... : grids with both engines (and float64 GPU weighting) and compares.
 grid() {
 	local name=$1 tol=$2
@@ -30,6 +32,7 @@ grid() {
 		fi
 		printf '     %-34s -device %-5s %6.2f s %s\n' "$name" "$dev" "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN{print b-a}')" "$(head -c 200 "$e/out/$name-$dev.err")"
 	done
+	checks=$((checks + 2))
 	python3 scripts/gpu-compare.py "$name gpu" "$e/out/$name-cpu.tif" "$e/out/$name-gpu.tif" "$tol" || fails=$((fails + 1))
 	python3 scripts/gpu-compare.py "$name gpu float64" "$e/out/$name-cpu.tif" "$e/out/$name-gpu64.tif" 1e-12 || fails=$((fails + 1))
 }
@@ -43,6 +46,7 @@ grid haystack-aidw-maxpoints 1e-12 -a aidw:max_points=12 -tr 1 1 -ot Float64 tes
 grid haystack-aidw 1e-5 -a aidw:farfield=no -tr 2 2 -ot Float64 testdata/Haystack_Rock.las
 gdalA="-l grid -txe 440720 441920 -tye 3751320 3750120 -outsize 20 20 -ot Float64 testdata/gdal/grid.vrt"
 grid gdal-invdist 1e-5 -a invdist:power=2:smoothing=0:radius1=0:radius2=0:angle=0:max_points=0:min_points=0:nodata=0 $gdalA
+checks=$((checks + 1))
 python3 scripts/gpu-compare.py "gdal-invdist gpu vs gdal_grid" "$e/out/gdal-invdist-gpu.tif" testdata/gdal/ref_data/grid_invdist.tif 1 abs || fails=$((fails + 1))
 python3 - <<'PY'
 import random
@@ -59,16 +63,24 @@ PY
 grid utm100k-aidw 1e-5 -a aidw:farfield=no -outsize 300 300 -txe 452000 472000 -tye 5401000 5421000 /tmp/aidw-e2e/utm.csv
 grid utm100k-aidw-maxpoints 1e-12 -a aidw:max_points=15 -outsize 1000 1000 -txe 452000 472000 -tye 5401000 5421000 /tmp/aidw-e2e/utm.csv
 # exact NAME ARGS... : gdal_grid's forms, which the GPU sums in the CPU engine's order: -device gpu
-# in memory and in tiles (-tile 23, smaller than the neighbourhoods) against -device cpu, byte for
-# byte (ENVI, values only), and failing if the GPU run fell back to the CPU engine.
+# in memory, in tiles (-tile 23, smaller than the neighbourhoods) and on 2 GPUs where there are
+# two, against -device cpu, byte for byte (ENVI, values only), and failing if the GPU run fell
+# back to the CPU engine.
 exact() {
 	local name=$1
 	shift
 	local o=$e/out/$name
 	"$aidw" grid -q -device cpu -of ENVI "$@" "$o-cpu.bin" 2>"$o-cpu.err" || { echo "FAIL $name -device cpu: $(tail -1 "$o-cpu.err")"; fails=$((fails + 1)); return; }
-	for run in gpu tiled; do
+	local runs="gpu tiled"
+	[ "$gpus" -ge 2 ] && runs="$runs gpus2 tiled-gpus2"
+	for run in $runs; do
 		local extra=()
-		[ $run = tiled ] && extra=(-tile 23)
+		case $run in
+		tiled) extra=(-tile 23) ;;
+		gpus2) extra=(-gpus 2) ;;
+		tiled-gpus2) extra=(-tile 23 -gpus 2) ;;
+		esac
+		checks=$((checks + 1))
 		if ! "$aidw" grid -device gpu -of ENVI "${extra[@]}" "$@" "$o-$run.bin" >"$o-$run.err" 2>&1; then
 			echo "FAIL $name -device gpu ($run): $(tail -1 "$o-$run.err")"
 			fails=$((fails + 1))
@@ -109,13 +121,15 @@ for set in uniform clustered duplicated collinear; do
 		invdistnn:power=3:smoothing=0.5:radius=25:max_points=20:min_points=3 \
 		invdistnn:radius=30:max_points=12:min_points_per_quadrant=1:max_points_per_quadrant=4 average:radius1=20:radius2=15 \
 		minimum:radius1=20:radius2=20 maximum:radius1=20:radius2=12 range:radius1=20:radius2=20 \
-		count:radius1=15:radius2=15 average_distance:radius1=20:radius2=20 invdist:radius1=30:radius2=20 \
+		count:radius1=15:radius2=15 average_distance:radius1=20:radius2=20 average_distance_pts:radius1=20:radius2=20 \
+		average_distance_pts:radius1=12:radius2=25:min_points=40:nodata=-2 invdist:radius1=30:radius2=20 \
 		invdist:power=3:smoothing=1:radius1=25:radius2=25:min_points=2; do
 		exact "$set-${alg//:/_}" -a "$alg" -txe 0 1000 -tye 0 1000 -outsize 200 200 -ot Float64 "/tmp/aidw-e2e/$set.csv"
 	done
 done
 for alg in nearest:radius1=1:radius2=1 invdistnn:radius=2:max_points=12 maximum:radius1=1:radius2=1 \
-	count:radius1=1:radius2=1 average:radius1=1.5:radius2=1.5 invdist:radius1=2:radius2=2; do
+	count:radius1=1:radius2=1 average:radius1=1.5:radius2=1.5 average_distance_pts:radius1=1:radius2=1 \
+	invdist:radius1=2:radius2=2; do
 	exact "haystack-${alg//:/_}" -a "$alg" -tr 0.5 0.5 -ot Float64 testdata/Haystack_Rock.las
 done
-echo "e2e: $fails failed"
+echo "e2e: $checks comparisons, $fails failed ($gpus GPU(s) visible)"

@@ -21,6 +21,7 @@ var Vars = []Var{
 	{"AIDW_DEBUG", "cmd/aidw", "set to anything: an internal error (exit 2) prints its Go stack after the one ERROR line"},
 	{"AIDW_PTX", "kernels (cuda build)", "a PTX file the GPU engine loads instead of the one compiled in"},
 	{"AIDW_GPU_FLOAT64", "kernels (cuda build)", "1: the GPU sums the global weights in float64 (within 1e-12 of the CPU engine, slower)"},
+	{"AIDW_GPU_TIMES", "kernels (cuda build)", "1: each GPU prints, once its problem is done, how long it took to index the samples and to compute the nodes, and how much of that was gdal's quadtree order on the host"},
 	{"AIDW_UPDATE", "tests: cmd/aidw, internal/env", "set: `go test -run TestGenerated` rewrites the generated files (README's algorithms table, QGIS's algorithms.json, docs/environment.md) instead of failing"},
 	{"AIDW_LAZPERF", "tests: lidar/laz", "1: a missing laz-perf oracle (node, scripts/lazperf) fails the LAZ tests instead of skipping them; scripts/test.sh sets it"},
 	{"AIDW_LAZ_CPUTIME", "tests: lidar/laz", "set: runs the test that measures the LAZ decoder's CPU time per point"},

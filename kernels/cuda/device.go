@@ -11,7 +11,8 @@ import (
 	"gorgonia.org/cu"
 )
 
-// Device is one CUDA device with a PTX module loaded. The driver API binds a context to an OS
+// Device is one CUDA device with a module loaded (PTX, cubin or fatbin), and any more that
+// Load adds. The driver API binds a context to an OS
 // thread, so everything that touches CUDA runs as a closure on one goroutine locked to its
 // thread (Do); the exported methods other than Do's helpers are safe to call from any
 // goroutine. Functions documented "device thread only" must run inside Do.
@@ -19,7 +20,7 @@ type Device struct {
 	work chan func()
 	name string
 	sms  int
-	mod  cu.Module
+	mods []cu.Module // the first Open's; a kernel is looked up in them in turn
 	fns  map[string]cu.Function
 	ctx  cu.CUContext
 	st   *staging // the pinned buffers of large copies, made on first use
@@ -67,11 +68,26 @@ func (d *Device) init(ordinal int, ptx, origin string) error {
 	if d.ctx, err = dev.MakeContext(cu.SchedAuto); err != nil {
 		return fmt.Errorf("creating a context on %s: %w", d.name, err)
 	}
-	if d.mod, err = cu.LoadData(ptx); err != nil {
+	if err := d.load(ptx, origin); err != nil {
 		d.ctx.Destroy()
+		return err
+	}
+	return nil
+}
+
+// Load loads one more module (PTX, cubin or fatbin; origin names it in errors) beside the
+// device's, whose kernels stay first: a kernel name the device's module holds is its.
+func (d *Device) Load(image, origin string) error {
+	return d.Do(func() error { return d.load(image, origin) })
+}
+
+func (d *Device) load(image, origin string) error {
+	m, err := cu.LoadData(image)
+	if err != nil {
 		return fmt.Errorf("loading %s on %s (the driver may be older than the nvcc that wrote it; see README): %w",
 			origin, d.name, err)
 	}
+	d.mods = append(d.mods, m)
 	return nil
 }
 
@@ -88,8 +104,10 @@ func (d *Device) Close() error {
 			d.st.free()
 			d.st = nil
 		}
-		if err := d.mod.Unload(); err != nil {
-			return err
+		for _, m := range d.mods {
+			if err := m.Unload(); err != nil {
+				return err
+			}
 		}
 		return d.ctx.Destroy()
 	})

@@ -35,17 +35,20 @@ func Over(n, threads int) Shape { return Shape{Blocks(n, threads), 1, threads} }
 // Blocks is the number of blocks of threads that cover n items.
 func Blocks(n, threads int) int { return (n + threads - 1) / threads }
 
-// Kernel returns the module's kernel called name (device thread only).
+// Kernel returns the kernel called name of the device's modules (device thread only).
 func (d *Device) Kernel(name string) (cu.Function, error) {
 	if f, ok := d.fns[name]; ok {
 		return f, nil
 	}
-	f, err := d.mod.Function(name)
-	if err != nil {
-		return f, fmt.Errorf("kernel %s: %w", name, err)
+	var err error
+	for _, m := range d.mods {
+		var f cu.Function
+		if f, err = m.Function(name); err == nil {
+			d.fns[name] = f
+			return f, nil
+		}
 	}
-	d.fns[name] = f
-	return f, nil
+	return cu.Function{}, fmt.Errorf("kernel %s: %w", name, err)
 }
 
 // Launch starts kernel name on shape s with args (device thread only); an empty grid launches

@@ -10,9 +10,9 @@ import (
 )
 
 // TestSourcesAgree checks paper.cuh's #defines against the Go constants that launch its
-// kernels, and that every kernel name Go builds is an entry of the PTX; no GPU needed.
+// kernels, and that every kernel name Go builds is an entry of the papers' PTX; no GPU needed.
 func TestSourcesAgree(t *testing.T) {
-	got, _, err := cuda.Defines("../../kernels/paper.cuh")
+	got, _, err := cuda.Defines("paper.cuh")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +27,7 @@ func TestSourcesAgree(t *testing.T) {
 			t.Errorf("paper.cuh: #define %s %s, Go has %d", name, g.ExactString(), v)
 		}
 	}
-	ptx, err := os.ReadFile("../../kernels/aidw.ptx")
+	ptx, err := os.ReadFile("paper.ptx")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestSourcesAgree(t *testing.T) {
 	}
 	for _, name := range names {
 		if !entries[name] {
-			t.Errorf("kernel %s is not in kernels/aidw.ptx", name)
+			t.Errorf("kernel %s is not in paper.ptx", name)
 		}
 	}
 	if len(names) != 3+36+12+4 {

@@ -6,9 +6,12 @@
 // kernels and downloads the values, timed with CUDA events from the first upload to the last
 // download, as the papers time their GPU versions.
 //
-// The kernels' CUDA source is kernels/paper.cuh, compiled into the engine's PTX module
-// (kernels/aidw.ptx): the device plumbing (kernels/cuda) and that module are shared with the
-// engine, the Go side of the experiments lives here, outside the engine's package.
+// The kernels' CUDA source is paper.cuh (over the engine's kernels/knn.cuh), compiled by
+// scripts/gen-ptx.sh from paper.cu into a module of its own, paper.ptx, which Load adds to a
+// device the engine opened: the engine's module (kernels/aidw.ptx and aidw.fatbin) holds only
+// what `aidw grid` runs, and ptx.sum records the PTX's sources, as kernels/ptx.sum does for the
+// engine's. The device plumbing (kernels/cuda) is shared with the
+// engine; the Go side of the experiments lives here, outside the engine's package.
 package gpu
 
 // PointLayout is how the papers' kernels store points (Mei & Tian 2016).

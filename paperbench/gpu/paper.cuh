@@ -11,7 +11,7 @@
 // since a single float32 sum over a million samples drifts by about 1e-4 of the value, past the
 // benchmark's check; the cost is one float64 addition per 256 pairs.
 #pragma once
-#include "knn.cuh"
+#include "../../kernels/knn.cuh"
 
 #define LAYOUT_SOA 0
 #define LAYOUT_AOS 1
