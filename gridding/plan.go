@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/aidw/aidw/gdalio"
+	"github.com/aidw/aidw/internal/bytesize"
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/tiles"
@@ -120,6 +121,9 @@ func Plan(ctx context.Context, o *Options, args []string) error {
 	if !r.quiet() {
 		fmt.Fprintf(r.Report, "%s: %d tiles of %d nodes over %d x %d nodes, %d samples in %d files (%s)\n",
 			r.Dest, len(planned), side, j.target.Cols, j.target.Rows, j.facts.N, len(in.Files), m.Hash)
+		if m.FarField != nil {
+			fmt.Fprintf(r.Report, "%s: the far field, built once for every tile (%s)\n", tiles.FarFieldPath(r.Dest), bytesize.Text(float64(m.FarField.Size)))
+		}
 		fmt.Fprintf(r.Report, "tiles: aidw grid --manifest %s --plan-tile <0..%d>; then aidw mosaic %s <output>\n", r.Dest, len(planned)-1, r.Dest)
 	}
 	return nil
