@@ -59,14 +59,20 @@ func streamedWindow(ctx context.Context, paths []string, target raster.Target, a
 	if err != nil {
 		return nil, nil, err
 	}
+	out, err := runWindow(ctx, c, win, side)
+	return out, c, err
+}
+
+// runWindow is RunWindow's raster of window win, band by band.
+func runWindow(ctx context.Context, c *Computer, win Tile, side int) ([][]float64, error) {
 	out := make([][]float64, c.Bands())
-	err = RunWindow(ctx, c, win, side, func(row0, rows int, bands [][]float64) error {
+	err := RunWindow(ctx, c, win, side, func(row0, rows int, bands [][]float64) error {
 		for k, b := range bands {
 			out[k] = append(out[k], b...)
 		}
 		return nil
 	})
-	return out, c, err
+	return out, err
 }
 
 // planFar builds the far field of alg's job over the LAS files paths onto target once, as
@@ -111,13 +117,7 @@ func plannedTile(ctx context.Context, paths []string, target raster.Target, alg 
 	if err := ReadFarField(ctx, c, path, proof); err != nil {
 		return nil, c, err
 	}
-	out := make([][]float64, c.Bands())
-	err = RunWindow(ctx, c, win, max(win.Cols, win.Rows), func(row0, rows int, bands [][]float64) error {
-		for k, b := range bands {
-			out[k] = append(out[k], b...)
-		}
-		return nil
-	})
+	out, err := runWindow(ctx, c, win, max(win.Cols, win.Rows))
 	return out, c, err
 }
 
