@@ -49,6 +49,11 @@ func WriteAtomicFrom(path string, write func(w io.Writer) error) error {
 	return nil
 }
 
+// RemoveStale removes the temporary files of path that writers on this host left when killed
+// (their processes gone): a file too large to leave lying about, written before a run's
+// output, is cleaned up by the next run as a raster's temporaries are.
+func RemoveStale(path string) { removeStale(path) }
+
 // tempOwner identifies the writer of a temporary file, as its name records it: the host (its
 // name and PID namespace, so that containers with equal PIDs and pods whose workers are all
 // PID 1 differ), the PID, and the process's start time (so that a PID reused after a restart,

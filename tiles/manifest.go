@@ -425,6 +425,7 @@ type FileProof struct {
 // WriteFarField builds the far field of computer c's job (SaveFar, powers from tiles of side
 // nodes) and writes it to path atomically, returning its proof for the manifest.
 func WriteFarField(ctx context.Context, c *Computer, side int, path string, progress func(float64)) (*FileProof, error) {
+	gdalio.RemoveStale(path) // a killed plan's field, as large as this one
 	h := sha256.New()
 	var size int64
 	err := gdalio.WriteAtomicFrom(path, func(w io.Writer) error {

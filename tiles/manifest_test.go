@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/internal/lastest"
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/raster"
@@ -70,7 +72,19 @@ func TestFarFieldRefusedWhenDamaged(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "plan.farfield")
+	// the temporary field of a plan killed while writing it: the next plan removes it
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	stale := gdalio.TempNameOf(path, gone.Process.Pid)
+	if err := os.WriteFile(stale, []byte("half a field"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	proof := planFar(t, las, target, alg, path)
+	if _, err := os.Stat(stale); err == nil {
+		t.Fatalf("a killed plan's temporary far field %s is still there", stale)
+	}
 	whole, err := os.ReadFile(path)
 	if err != nil || int64(len(whole)) != proof.Size {
 		t.Fatalf("the far field: %d bytes (%v), %d proven", len(whole), err, proof.Size)
