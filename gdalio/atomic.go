@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,12 +15,26 @@ import (
 // WriteAtomic writes data to path through a temporary file beside it, renamed into place when
 // complete, so that a failure leaves no partial file and an existing one untouched.
 func WriteAtomic(path string, data []byte) error {
+	return WriteAtomicFrom(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteAtomicFrom is WriteAtomic of what write writes, which need not be in memory at once.
+func WriteAtomicFrom(path string, write func(w io.Writer) error) error {
 	tmp, err := reserve(path, filepath.Ext(path))
 	if err != nil {
 		return err
 	}
 	// the reserved file is private (0600); the finished one is readable as any output
-	err = os.WriteFile(tmp, data, 0o644)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err == nil {
+		err = write(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
 	if err == nil {
 		err = os.Chmod(tmp, 0o644)
 	}
@@ -33,6 +48,11 @@ func WriteAtomic(path string, data []byte) error {
 	}
 	return nil
 }
+
+// RemoveStale removes the temporary files of path that writers on this host left when killed
+// (their processes gone): a file too large to leave lying about, written before a run's
+// output, is cleaned up by the next run as a raster's temporaries are.
+func RemoveStale(path string) { removeStale(path) }
 
 // tempOwner identifies the writer of a temporary file, as its name records it: the host (its
 // name and PID namespace, so that containers with equal PIDs and pods whose workers are all
