@@ -39,18 +39,11 @@ func (pp *prepared) deviceTieRanks(rank buf) (bool, error) {
 	if b.totals, err = cuda.AllocN[int32](radix); err != nil {
 		return false, err
 	}
-	const words = 1 << 32 // a 32-bit word a sort: four passes
 	if err := quadKeys(d, pp.prob, n, root, hi, lo, depth); err != nil {
 		return false, err
 	}
-	// the keys sorted, low word then high word (stably): pos is each sorted key's sample
-	if err := b.sortValues(lo, buf{}, n, words, sLo, tmp); err != nil {
-		return false, err
-	}
-	if err := gatherU32(d, hi, tmp, n, sLo); err != nil {
-		return false, err
-	}
-	if err := b.sortValues(sLo, tmp, n, words, sHi, pos); err != nil {
+	// the keys sorted: pos is each sorted key's sample
+	if err := b.sortKeys(hi, lo, n, sLo, tmp, sHi, pos); err != nil {
 		return false, err
 	}
 	if err := gatherU32(d, lo, pos, n, sLo); err != nil {
@@ -66,18 +59,26 @@ func (pp *prepared) deviceTieRanks(rank buf) (bool, error) {
 	if flag[0]&flagHostOrder != 0 {
 		return false, nil
 	}
-	// the cut keys in input order, sorted stably: byID is the walk's samples in turn
-	if err := b.sortValues(cutLo, buf{}, n, words, sLo, tmp); err != nil {
-		return false, err
-	}
-	if err := gatherU32(d, cutHi, tmp, n, sLo); err != nil {
-		return false, err
-	}
-	if err := b.sortValues(sLo, tmp, n, words, sHi, byID); err != nil {
+	// the cut keys in input order, sorted: byID is the walk's samples in turn
+	if err := b.sortKeys(cutHi, cutLo, n, sLo, tmp, sHi, byID); err != nil {
 		return false, err
 	}
 	if err := quadRanks(d, byID, n, tmp); err != nil {
 		return false, err
 	}
 	return true, gatherRanks(d, pp.ix.order, tmp, n, rank)
+}
+
+// sortKeys sorts the n 64-bit keys (hi, lo) stably, by the low word and then the high word:
+// sortedHi gets the sorted high words and at[i] the place of the i-th key; room and tmp are
+// scratch of n words (device thread only).
+func (b *builder) sortKeys(hi, lo buf, n int, room, tmp, sortedHi, at buf) error {
+	const words = 1 << 32 // a 32-bit word a sort: four passes
+	if err := b.sortValues(lo, buf{}, n, words, room, tmp); err != nil {
+		return err
+	}
+	if err := gatherU32(b.d, hi, tmp, n, room); err != nil {
+		return err
+	}
+	return b.sortValues(room, tmp, n, words, sortedHi, at)
 }
