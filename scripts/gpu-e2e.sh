@@ -10,7 +10,9 @@
 # samples and on LAS (see exact below). The last line counts the comparisons and the failures.
 # Usage: scripts/gpu-e2e.sh [GROUP...]   (default every group: global uniform clustered
 # duplicated collinear las; on a 2-GPU H200 host the whole takes longer than one 10-minute
-# device call: 128 comparisons took 480 s there, so split it)
+# device call: 128 comparisons took 480 s there, so split it; groups may run side by side as
+# separate processes once one call has unpacked the binary and written the samples, e.g.
+# `scripts/gpu-e2e.sh none` then `for g in clustered duplicated; do scripts/gpu-e2e.sh $g & done`)
 # Needs AIDW_PTX (a PTX file the driver accepts) when the binary's embedded PTX is stale.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -54,7 +56,7 @@ gdalA="-l grid -txe 440720 441920 -tye 3751320 3750120 -outsize 20 20 -ot Float6
 grid gdal-invdist 1e-5 -a invdist:power=2:smoothing=0:radius1=0:radius2=0:angle=0:max_points=0:min_points=0:nodata=0 $gdalA
 checks=$((checks + 1))
 python3 scripts/gpu-compare.py "gdal-invdist gpu vs gdal_grid" "$e/out/gdal-invdist-gpu.tif" testdata/gdal/ref_data/grid_invdist.tif 1 abs || fails=$((fails + 1))
-python3 - <<'PY'
+[ -f "$e/utm.csv" ] || python3 - <<'PY'
 import random
 random.seed(7)
 with open("/tmp/aidw-e2e/utm.csv", "w") as f:
@@ -102,7 +104,7 @@ exact() {
 		fi
 	done
 }
-python3 - <<'PY'
+[ -f "$e/collinear.csv" ] || python3 - <<'PY'
 import random
 random.seed(11)
 def write(name, pts):
