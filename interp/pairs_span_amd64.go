@@ -9,6 +9,9 @@ package interp
 func pairSumsAVX512(x, y *float64, mask *uint16, n int, sums *[pairSpanLanes]float64)
 
 //go:noescape
+func sqrtSoftAVX512(a, out *float64, n int)
+
+//go:noescape
 func pairSumsAVX2(x, y *float64, counts *[pairSpanLanes]int, n int, sums *[pairSpanLanes]float64)
 
 //go:noescape
