@@ -282,13 +282,26 @@ func (ps *pairSpan) lanes(pb *pairBuf) (counts [pairSpanLanes]int, lastIn uint16
 
 // lanesRanked is lanes with the candidates' ranks at hand, without a branch on the samples
 // (which of a candidate's lanes take it is not foreseeable): each lane keeps the greatest of
-// its candidates' rank<<32 | place (-1 for a candidate outside its square), and its next
-// place takes every candidate, the lanes that take it moving on.
+// its candidates' rank<<32 | place (-1 for a candidate outside its square), and the lanes that
+// take a candidate put it at their next place and move on.
 func (pb *pairBuf) lanesRanked() (counts [pairSpanLanes]int, lastIn uint16) {
-	var last [pairSpanLanes]int64
+	var next, last [pairSpanLanes]int64
 	for k := range last {
-		last[k] = -1
+		next[k], last[k] = int64(k), -1
 	}
+	lanesRankedLoop(pb, &next, &last)
+	for k, rc := range last {
+		counts[k] = int(next[k]) / pairSpanLanes
+		if rc >= 0 {
+			lastIn |= pb.in[uint32(rc)] & (1 << k)
+		}
+	}
+	return counts, lastIn
+}
+
+// lanesRankedGo is lanesRanked's loop in Go: next holds each lane's next place in lx and ly.
+// Every lane writes the candidate at its next place, which only those that take it leave.
+func lanesRankedGo(pb *pairBuf, next, last *[pairSpanLanes]int64) {
 	lx, ly := pb.lx, pb.ly
 	for _, key := range pb.keys {
 		c := uint32(key)
@@ -297,17 +310,11 @@ func (pb *pairBuf) lanesRanked() (counts [pairSpanLanes]int, lastIn uint16) {
 		x, y := pb.x[c], pb.y[c]
 		for k := range pairSpanLanes {
 			last[k] = max(last[k], rc|(int64(sq>>k&1)-1))
-			p := counts[k]*pairSpanLanes + k
+			p := next[k]
 			lx[p], ly[p] = x, y
-			counts[k] += int(in >> k & 1)
+			next[k] += int64(in>>k&1) * pairSpanLanes
 		}
 	}
-	for k, rc := range last {
-		if rc >= 0 {
-			lastIn |= pb.in[uint32(rc)] & (1 << k)
-		}
-	}
-	return counts, lastIn
 }
 
 // lanesCompared is lanes in a Partial job, which must see the comparisons in gdal's order

@@ -266,3 +266,55 @@ masksloop:
 masksdone:
 	VZEROUPPER
 	RET
+
+// func lanesRankedAVX512(keys *uint64, m int, x, y *float64, sq, in *uint16, rank *int32, lx, ly *float64, next *[8]int64, last *[8]int64)
+// pairBuf.lanesRanked's loop: for each candidate in keys' order, every lane of its in bits
+// takes it at its next place (next[k], a place in lx and ly, moving on by 8), and every lane of
+// its sq bits keeps the greatest rank<<32 | place in last.
+TEXT ·lanesRankedAVX512(SB), NOSPLIT, $0-88
+	MOVQ keys+0(FP), SI
+	MOVQ m+8(FP), CX
+	MOVQ x+16(FP), R8
+	MOVQ y+24(FP), R9
+	MOVQ sq+32(FP), R10
+	MOVQ in+40(FP), R11
+	MOVQ rank+48(FP), R12
+	MOVQ lx+56(FP), R13
+	MOVQ ly+64(FP), R14
+	MOVQ next+72(FP), DX
+	VMOVDQU64 (DX), Z0
+	MOVQ last+80(FP), DX
+	VMOVDQU64 (DX), Z1
+	MOVQ $8, DX
+	VPBROADCASTQ DX, Z2
+	XORQ AX, AX
+	TESTQ CX, CX
+	JLE lanesdone
+
+lanesloop:
+	MOVL (SI)(AX*8), DX
+	KMOVW (R10)(DX*2), K1
+	KMOVW (R11)(DX*2), K2
+	MOVLQSX (R12)(DX*4), BX
+	SHLQ $32, BX
+	ORQ DX, BX
+	VPBROADCASTQ BX, Z5
+	VPMAXSQ Z5, Z1, K1, Z1
+	VBROADCASTSD (R8)(DX*8), Z6
+	VBROADCASTSD (R9)(DX*8), Z7
+	KMOVW K2, K3
+	VSCATTERQPD Z6, K3, (R13)(Z0*8)
+	KMOVW K2, K4
+	VSCATTERQPD Z7, K4, (R14)(Z0*8)
+	VPADDQ Z2, Z0, K2, Z0
+	INCQ AX
+	CMPQ AX, CX
+	JL lanesloop
+
+lanesdone:
+	MOVQ next+72(FP), DX
+	VMOVDQU64 Z0, (DX)
+	MOVQ last+80(FP), DX
+	VMOVDQU64 Z1, (DX)
+	VZEROUPPER
+	RET
