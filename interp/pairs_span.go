@@ -77,10 +77,8 @@ type pairBuf struct {
 	x, y   []float64
 	sq, in []uint16
 	rank   []int32
-	// lx and ly are the lanes' samples, a lane's samples at stride pairSpanLanes; mask[b]
-	// has the bits of the lanes with more than b samples.
+	// lx and ly are the lanes' samples, a lane's samples at stride pairSpanLanes.
 	lx, ly []float64
-	mask   []uint16
 	// k is the group's nodes for pairMasks; msq and mel its bits for one cell row's samples,
 	// cx and cy their coordinates when the index is compact.
 	k        pairMaskKernel
@@ -130,7 +128,7 @@ func (ps *pairSpan) group(sc *scratch, row, col0, n int, skip []bool, out []floa
 	counts, lastIn := ps.lanes(pb)
 	var sums [pairSpanLanes]float64
 	if len(pb.keys) > 0 {
-		pairSums(pb.lx, pb.ly, pb.mask, &counts, &sums)
+		pairSums(pb.lx, pb.ly, &counts, &sums)
 	}
 	for k := range n {
 		if live&(1<<k) == 0 {
@@ -263,21 +261,12 @@ func (ps *pairSpan) lanes(pb *pairBuf) (counts [pairSpanLanes]int, lastIn uint16
 	// a row more than the samples: the ranked loop writes every lane's next place
 	if size := (m + 1) * pairSpanLanes; cap(pb.lx) < size {
 		pb.lx, pb.ly = make([]float64, size), make([]float64, size)
-		pb.mask = make([]uint16, m+1)
 	}
-	pb.lx, pb.ly, pb.mask = pb.lx[:(m+1)*pairSpanLanes], pb.ly[:(m+1)*pairSpanLanes], pb.mask[:m]
+	pb.lx, pb.ly = pb.lx[:(m+1)*pairSpanLanes], pb.ly[:(m+1)*pairSpanLanes]
 	if len(pb.rank) > 0 {
-		counts, lastIn = pb.lanesRanked()
-	} else {
-		counts, lastIn = ps.lanesCompared(pb)
+		return pb.lanesRanked()
 	}
-	clear(pb.mask)
-	for k, q := range counts {
-		for b := range q {
-			pb.mask[b] |= 1 << k
-		}
-	}
-	return counts, lastIn
+	return ps.lanesCompared(pb)
 }
 
 // lanesRanked is lanes with the candidates' ranks at hand, without a branch on the samples

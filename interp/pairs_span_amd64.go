@@ -6,7 +6,7 @@ package interp
 // sums are the same bit for bit.
 
 //go:noescape
-func pairSumsAVX512(x, y *float64, mask *uint16, n int, sums *[pairSpanLanes]float64)
+func pairSumsAVX512(x, y *float64, counts *[pairSpanLanes]int, n int, sums *[pairSpanLanes]float64)
 
 //go:noescape
 func sqrtSoftAVX512(a, out *float64, n int)
@@ -28,7 +28,7 @@ func pairMasks(k *pairMaskKernel, px, py []float64, sq, in []uint16) {
 }
 
 // pairSums sums each lane's pairs (see pairBuf) into sums.
-func pairSums(lx, ly []float64, mask []uint16, counts *[pairSpanLanes]int, sums *[pairSpanLanes]float64) {
+func pairSums(lx, ly []float64, counts *[pairSpanLanes]int, sums *[pairSpanLanes]float64) {
 	n := 0
 	for _, q := range counts {
 		n = max(n, q)
@@ -39,10 +39,9 @@ func pairSums(lx, ly []float64, mask []uint16, counts *[pairSpanLanes]int, sums 
 	}
 	_ = lx[n*pairSpanLanes-1]
 	_ = ly[n*pairSpanLanes-1]
-	_ = mask[n-1]
 	switch {
 	case haveAVX512:
-		pairSumsAVX512(&lx[0], &ly[0], &mask[0], n, sums)
+		pairSumsAVX512(&lx[0], &ly[0], counts, n, sums)
 	case haveAVX2FMA:
 		pairSumsAVX2(&lx[0], &ly[0], counts, n, sums)
 	default:

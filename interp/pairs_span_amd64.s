@@ -1,8 +1,8 @@
 #include "textflag.h"
 
 // The lanes' samples are rows of 8 float64 (64 bytes): row a holds each lane's a-th sample.
-// For each row a and each later row b, every lane whose list is longer than b adds the
-// distance between its a-th and b-th samples to its sum.
+// For each row a and each later row b, every lane whose list is longer than b (its count in
+// counts) adds the distance between its a-th and b-th samples to its sum.
 
 // SOFTSQRT sets out to the square root of a, correctly rounded as VSQRTPD rounds it, for a in
 // [2^-960, 2^1016] (where the residual below is exact, never subnormal): VRSQRT14PD's 14 bits, two Goldschmidt steps for g = √a and h = 1/(2√a)
@@ -33,15 +33,16 @@
 	KNOTW live, not \
 	KORTESTB ok, not
 
-// func pairSumsAVX512(x, y *float64, mask *uint16, n int, sums *[8]float64)
+// func pairSumsAVX512(x, y *float64, counts *[8]int, n int, sums *[8]float64)
 // Two rows b at a time: the first's square roots from VSQRTPD, the second's from SOFTSQRT
 // (VSQRTPD when a live lane is outside its range), the same bits.
 TEXT ·pairSumsAVX512(SB), NOSPLIT, $0-40
 	MOVQ x+0(FP), SI
 	MOVQ y+8(FP), DI
-	MOVQ mask+16(FP), R8
+	MOVQ counts+16(FP), R8
 	MOVQ n+24(FP), CX
 	MOVQ sums+32(FP), R9
+	VMOVDQU64 (R8), Z23
 	VPXORQ Z0, Z0, Z0
 	MOVQ $0x3fe0000000000000, DX // 0.5
 	VPBROADCASTQ DX, Z20
@@ -81,8 +82,11 @@ avx512pairs:
 	VADDPD Z4, Z3, Z3
 	VADDPD Z6, Z5, Z5
 	VSQRTPD Z3, Z3
-	KMOVW (R8)(BX*2), K1
-	KMOVW 2(R8)(BX*2), K2
+	VPBROADCASTQ BX, Z24
+	VPCMPQ $6, Z24, Z23, K1
+	LEAQ 1(BX), DX
+	VPBROADCASTQ DX, Z24
+	VPCMPQ $6, Z24, Z23, K2
 	SOFTRANGE(Z5, K2, K3, K4)
 	SOFTSQRT(Z5, Z7, Z8, Z9)
 	JCS avx512soft
@@ -107,7 +111,8 @@ avx512pair:
 	VMULPD Z4, Z4, Z4
 	VADDPD Z4, Z3, Z3
 	VSQRTPD Z3, Z3
-	KMOVW (R8)(BX*2), K1
+	VPBROADCASTQ BX, Z24
+	VPCMPQ $6, Z24, Z23, K1
 	VADDPD Z3, Z0, K1, Z0
 
 avx512next:

@@ -3,7 +3,7 @@
 package interp
 
 // pairSums sums each lane's pairs (see pairBuf) into sums.
-func pairSums(lx, ly []float64, _ []uint16, counts *[pairSpanLanes]int, sums *[pairSpanLanes]float64) {
+func pairSums(lx, ly []float64, counts *[pairSpanLanes]int, sums *[pairSpanLanes]float64) {
 	pairSumsGo(lx, ly, counts, sums)
 }
 
