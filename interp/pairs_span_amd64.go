@@ -17,14 +17,21 @@ func pairSumsAVX2(x, y *float64, counts *[pairSpanLanes]int, n int, sums *[pairS
 //go:noescape
 func pairMasksAVX512(px, py *float64, n int, k *pairMaskKernel, sq, in *uint16)
 
+//go:noescape
+func pairMasksAVX2(px, py *float64, n int, k *pairMaskKernel, sq, in *uint16)
+
 // pairMasks sets sq[j] and in[j] for the samples (px[j], py[j]) as pairMasksGo does.
 func pairMasks(k *pairMaskKernel, px, py []float64, sq, in []uint16) {
-	if !haveAVX512 || len(px) == 0 {
+	if !haveAVX512 && !haveAVX2FMA || len(px) == 0 {
 		pairMasksGo(k, px, py, sq, in)
 		return
 	}
 	_, _, _ = py[len(px)-1], sq[len(px)-1], in[len(px)-1]
-	pairMasksAVX512(&px[0], &py[0], len(px), k, &sq[0], &in[0])
+	if haveAVX512 {
+		pairMasksAVX512(&px[0], &py[0], len(px), k, &sq[0], &in[0])
+	} else {
+		pairMasksAVX2(&px[0], &py[0], len(px), k, &sq[0], &in[0])
+	}
 }
 
 // pairSums sums each lane's pairs (see pairBuf) into sums.
