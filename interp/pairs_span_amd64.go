@@ -9,9 +9,6 @@ package interp
 func pairSumsAVX512(x, y *float64, counts *[pairSpanLanes]int, n int, sums *[pairSpanLanes]float64)
 
 //go:noescape
-func sqrtSoftAVX512(a, out *float64, n int)
-
-//go:noescape
 func pairSumsAVX2(x, y *float64, counts *[pairSpanLanes]int, n int, sums *[pairSpanLanes]float64)
 
 //go:noescape

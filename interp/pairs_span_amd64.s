@@ -4,52 +4,15 @@
 // For each row a and each later row b, every lane whose list is longer than b (its count in
 // counts) adds the distance between its a-th and b-th samples to its sum.
 
-// SOFTSQRT sets out to the square root of a, correctly rounded as VSQRTPD rounds it, for a in
-// [2^-960, 2^1016] (where the residual below is exact, never subnormal): VRSQRT14PD's 14 bits, two Goldschmidt steps for g = √a and h = 1/(2√a)
-// (14, 28, 56 bits), and Markstein's correction g + h(a - g²), whose residual the FMA gives
-// exactly. It runs on the FMA units while VSQRTPD's unit works on the next row. Z20 holds 0.5;
-// h and r are scratch.
-#define SOFTSQRT(a, out, h, r) \
-	VRSQRT14PD a, r \
-	VMULPD r, a, out \
-	VMULPD Z20, r, h \
-	VMOVAPD Z20, r \
-	VFNMADD231PD h, out, r \
-	VFMADD231PD r, out, out \
-	VFMADD231PD r, h, h \
-	VMOVAPD Z20, r \
-	VFNMADD231PD h, out, r \
-	VFMADD231PD r, out, out \
-	VFMADD231PD r, h, h \
-	VMOVAPD a, r \
-	VFNMADD231PD out, out, r \
-	VFMADD231PD h, r, out
-
-// SOFTRANGE sets the flags' CF when every lane of live (a mask register) holds an a in SOFTSQRT's
-// range (Z21 and Z22 its ends); ok and not are scratch mask registers. NaN is outside it.
-#define SOFTRANGE(a, live, ok, not) \
-	VCMPPD $0x1D, Z21, a, live, ok \
-	VCMPPD $0x12, Z22, a, ok, ok \
-	KNOTW live, not \
-	KORTESTB ok, not
-
 // func pairSumsAVX512(x, y *float64, counts *[8]int, n int, sums *[8]float64)
-// Two rows b at a time: the first's square roots from VSQRTPD, the second's from SOFTSQRT
-// (VSQRTPD when a live lane is outside its range), the same bits.
 TEXT ·pairSumsAVX512(SB), NOSPLIT, $0-40
 	MOVQ x+0(FP), SI
 	MOVQ y+8(FP), DI
 	MOVQ counts+16(FP), R8
 	MOVQ n+24(FP), CX
 	MOVQ sums+32(FP), R9
-	VMOVDQU64 (R8), Z23
+	VMOVDQU64 (R8), Z5
 	VPXORQ Z0, Z0, Z0
-	MOVQ $0x3fe0000000000000, DX // 0.5
-	VPBROADCASTQ DX, Z20
-	MOVQ $0x03f0000000000000, DX // 2^-960
-	VPBROADCASTQ DX, Z21
-	MOVQ $0x7f70000000000000, DX // 2^1016
-	VPBROADCASTQ DX, Z22
 	XORQ AX, AX
 
 avx512row:
@@ -61,46 +24,7 @@ avx512row:
 	VMOVUPD (SI)(DX*1), Z1
 	VMOVUPD (DI)(DX*1), Z2
 
-avx512pairs:
-	LEAQ 1(BX), DX
-	CMPQ DX, CX
-	JGE avx512pair
-	MOVQ BX, DX
-	SHLQ $6, DX
-	VMOVUPD (SI)(DX*1), Z3
-	VMOVUPD (DI)(DX*1), Z4
-	VMOVUPD 64(SI)(DX*1), Z5
-	VMOVUPD 64(DI)(DX*1), Z6
-	VSUBPD Z1, Z3, Z3
-	VSUBPD Z2, Z4, Z4
-	VSUBPD Z1, Z5, Z5
-	VSUBPD Z2, Z6, Z6
-	VMULPD Z3, Z3, Z3
-	VMULPD Z4, Z4, Z4
-	VMULPD Z5, Z5, Z5
-	VMULPD Z6, Z6, Z6
-	VADDPD Z4, Z3, Z3
-	VADDPD Z6, Z5, Z5
-	VSQRTPD Z3, Z3
-	VPBROADCASTQ BX, Z24
-	VPCMPQ $6, Z24, Z23, K1
-	LEAQ 1(BX), DX
-	VPBROADCASTQ DX, Z24
-	VPCMPQ $6, Z24, Z23, K2
-	SOFTRANGE(Z5, K2, K3, K4)
-	SOFTSQRT(Z5, Z7, Z8, Z9)
-	JCS avx512soft
-	VSQRTPD Z5, Z7
-
-avx512soft:
-	VADDPD Z3, Z0, K1, Z0
-	VADDPD Z7, Z0, K2, Z0
-	ADDQ $2, BX
-	JMP avx512pairs
-
 avx512pair:
-	CMPQ BX, CX
-	JGE avx512next
 	MOVQ BX, DX
 	SHLQ $6, DX
 	VMOVUPD (SI)(DX*1), Z3
@@ -111,49 +35,17 @@ avx512pair:
 	VMULPD Z4, Z4, Z4
 	VADDPD Z4, Z3, Z3
 	VSQRTPD Z3, Z3
-	VPBROADCASTQ BX, Z24
-	VPCMPQ $6, Z24, Z23, K1
+	VPBROADCASTQ BX, Z6
+	VPCMPQ $6, Z6, Z5, K1
 	VADDPD Z3, Z0, K1, Z0
-
-avx512next:
+	INCQ BX
+	CMPQ BX, CX
+	JL avx512pair
 	INCQ AX
 	JMP avx512row
 
 avx512done:
 	VMOVUPD Z0, (R9)
-	VZEROUPPER
-	RET
-
-// func sqrtSoftAVX512(a, out *float64, n int)
-// out[i] = √a[i] for n a multiple of 8, by SOFTSQRT where its range allows, for its tests.
-TEXT ·sqrtSoftAVX512(SB), NOSPLIT, $0-24
-	MOVQ a+0(FP), SI
-	MOVQ out+8(FP), DI
-	MOVQ n+16(FP), CX
-	MOVQ $0x3fe0000000000000, DX
-	VPBROADCASTQ DX, Z20
-	MOVQ $0x03f0000000000000, DX
-	VPBROADCASTQ DX, Z21
-	MOVQ $0x7f70000000000000, DX
-	VPBROADCASTQ DX, Z22
-	KXNORW K1, K1, K1
-	XORQ AX, AX
-
-softloop:
-	CMPQ AX, CX
-	JGE softdone
-	VMOVUPD (SI)(AX*8), Z5
-	SOFTRANGE(Z5, K1, K3, K4)
-	SOFTSQRT(Z5, Z7, Z8, Z9)
-	JCS softok
-	VSQRTPD Z5, Z7
-
-softok:
-	VMOVUPD Z7, (DI)(AX*8)
-	ADDQ $8, AX
-	JMP softloop
-
-softdone:
 	VZEROUPPER
 	RET
 
