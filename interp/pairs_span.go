@@ -44,8 +44,8 @@ type pairSpan struct {
 	// candidates read it in runs instead of at random.
 	rankOnce sync.Once
 	rank     []int32
-	// idBytes is how many bytes the largest sample ID takes.
-	idBytes int
+	// idBits is how many bits the largest sample ID takes.
+	idBits int
 }
 
 // pairSpanSkipping is a skipping form that also computes runs of nodes.
@@ -65,7 +65,7 @@ func newPairSpan(m *Metric, p *Problem, ix *grid.Index, ar searchArea, order *gd
 		return nil
 	}
 	return &pairSpan{m: m, p: p, ix: ix, order: order, ar: ar, h: ar.half(), r1s: ar.R1 * ar.R1, r2s: ar.R2 * ar.R2,
-		idBytes: (bits.Len(uint(len(ix.Order))) + 7) / 8}
+		idBits: bits.Len(uint(len(ix.Order)))}
 }
 
 // pairBuf is a worker's room for a group of nodes.
@@ -208,7 +208,7 @@ func (ps *pairSpan) candidates(pb *pairBuf, xs, ys *[pairSpanLanes]float64, live
 			}
 		}
 	}
-	pb.keys, pb.spare = sortByHigh(pb.keys, pb.spare, ps.idBytes)
+	pb.keys, pb.spare = sortByHigh(pb.keys, pb.spare, ps.idBits)
 }
 
 // coords returns the coordinates of the index's samples [lo,hi): its own, or those of a
@@ -349,19 +349,56 @@ func pairSumsGo(lx, ly []float64, counts *[pairSpanLanes]int, sums *[pairSpanLan
 	}
 }
 
-// sortByHigh sorts keys by their high 32 bits, of which only the low idBytes bytes may be
-// set, stably, with spare as room (a radix sort: a group's few hundred keys sort faster so
-// than by comparisons). It returns the sorted keys and the room, which may have swapped.
-func sortByHigh(keys, spare []uint64, idBytes int) (sorted, room []uint64) {
-	if len(keys) < 48 {
+// sortByHigh sorts keys, whose high 32 bits are distinct and take at most idBits bits, by
+// those bits, with spare as room. It returns the sorted keys and the room, which may have
+// swapped.
+func sortByHigh(keys, spare []uint64, idBits int) (sorted, room []uint64) {
+	switch {
+	case len(keys) < 48:
 		slices.Sort(keys)
 		return keys, spare
+	case len(keys) > 2048:
+		return radixByHigh(keys, spare, idBits)
 	}
+	// A group's few hundred keys: a counting sort by the IDs' top byte, about one key to a
+	// bucket, then an insertion sort, which moves each key within its bucket at most.
 	if cap(spare) < len(keys) {
 		spare = make([]uint64, len(keys))
 	}
 	spare = spare[:len(keys)]
-	for d := range idBytes {
+	shift := 32 + max(0, idBits-8)
+	var count [256]uint32
+	for _, k := range keys {
+		count[byte(k>>shift)]++
+	}
+	at := uint32(0)
+	for i, c := range count {
+		count[i] = at
+		at += c
+	}
+	for _, k := range keys {
+		b := byte(k >> shift)
+		spare[count[b]] = k
+		count[b]++
+	}
+	for i := 1; i < len(spare); i++ {
+		k := spare[i]
+		j := i
+		for ; j > 0 && spare[j-1] > k; j-- {
+			spare[j] = spare[j-1]
+		}
+		spare[j] = k
+	}
+	return spare, keys
+}
+
+// radixByHigh is sortByHigh for many keys: a radix sort, a byte at a time.
+func radixByHigh(keys, spare []uint64, idBits int) (sorted, room []uint64) {
+	if cap(spare) < len(keys) {
+		spare = make([]uint64, len(keys))
+	}
+	spare = spare[:len(keys)]
+	for d := range (idBits + 7) / 8 {
 		shift := 32 + 8*d
 		var count [256]int
 		for _, k := range keys {
