@@ -183,8 +183,8 @@ func (ps *pairSpan) candidates(pb *pairBuf, xs, ys *[pairSpanLanes]float64, live
 	c1 := cellIndex((x1+pad-l.MinX)*l.InvCell, l.Cols)
 	r0 := cellIndex((y0-pad-l.MinY)*l.InvCell, l.Rows)
 	r1 := cellIndex((y1+pad-l.MinY)*l.InvCell, l.Rows)
-	pb.keys, pb.x, pb.y, pb.sq, pb.in, pb.rank = pb.keys[:0], pb.x[:0], pb.y[:0], pb.sq[:0], pb.in[:0], pb.rank[:0]
 	rank := ps.ranks()
+	n := 0
 	for r := r0; r <= r1; r++ {
 		lo, hi := int(ix.Start[r*l.Cols+c0]), int(ix.Start[r*l.Cols+c1+1])
 		if lo >= hi {
@@ -196,19 +196,53 @@ func (ps *pairSpan) candidates(pb *pairBuf, xs, ys *[pairSpanLanes]float64, live
 		}
 		msq, mel := pb.msq[:len(px)], pb.mel[:len(px)]
 		pairMasks(k, px, py, msq, mel)
-		for j, sq := range msq {
-			if sq == 0 {
-				continue
-			}
-			pb.keys = append(pb.keys, uint64(ix.Order[lo+j])<<32|uint64(len(pb.x)))
-			pb.x, pb.y = append(pb.x, px[j]), append(pb.y, py[j])
-			pb.sq, pb.in = append(pb.sq, sq), append(pb.in, mel[j])
-			if rank != nil {
-				pb.rank = append(pb.rank, rank[lo+j])
-			}
+		pb.room(n + len(px))
+		var rk []int32
+		if rank != nil {
+			rk = rank[lo:hi]
 		}
+		n = pb.take(n, ix.Order[lo:hi], rk, px, py, msq, mel)
+	}
+	pb.keys, pb.x, pb.y, pb.sq, pb.in = pb.keys[:n], pb.x[:n], pb.y[:n], pb.sq[:n], pb.in[:n]
+	pb.rank = pb.rank[:0]
+	if rank != nil {
+		pb.rank = pb.rank[:n]
 	}
 	pb.keys, pb.spare = sortByHigh(pb.keys, pb.spare, ps.idBits)
+}
+
+// room makes pb's candidates n long, keeping what they hold.
+func (pb *pairBuf) room(n int) {
+	pb.keys, pb.x, pb.y = longer(pb.keys, n), longer(pb.x, n), longer(pb.y, n)
+	pb.sq, pb.in, pb.rank = longer(pb.sq, n), longer(pb.in, n), longer(pb.rank, n)
+}
+
+// longer returns s n long, with what it holds.
+func longer[T any](s []T, n int) []T {
+	if cap(s) < n {
+		s = slices.Grow(s[:cap(s)], max(n, 2*cap(s))-cap(s))
+	}
+	return s[:n]
+}
+
+// take appends to pb's first n candidates the samples of a cell row (their IDs, ranks, or
+// nil, places and bits) that are in a node's square, and returns the candidates' count. Each
+// sample is written at the next place, which moves on only past those kept: no branch on
+// which are.
+func (pb *pairBuf) take(n int, ids, rank []int32, px, py []float64, msq, mel []uint16) int {
+	keys, x, y, sq, in := pb.keys[n:], pb.x[n:], pb.y[n:], pb.sq[n:], pb.in[n:]
+	rk := pb.rank[n:]
+	m := 0
+	for j, s := range msq {
+		keys[m] = uint64(ids[j])<<32 | uint64(n+m)
+		x[m], y[m] = px[j], py[j]
+		sq[m], in[m] = s, mel[j]
+		if rank != nil {
+			rk[m] = rank[j]
+		}
+		m += int((uint32(s) + 0xffff) >> 16) // 1 for a sample in a square
+	}
+	return n + m
 }
 
 // coords returns the coordinates of the index's samples [lo,hi): its own, or those of a
