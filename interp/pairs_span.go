@@ -259,9 +259,9 @@ func (pb *pairBuf) coords(ix *grid.Index, lo, hi int) (px, py []float64) {
 	return pb.cx, pb.cy
 }
 
-// pairMaskKernel is what pairMasksAVX512 reads, at the offsets it reads it from: the group's
-// nodes (+Inf in a lane without one, which no sample is near), the square's half side and the
-// squared radii.
+// pairMaskKernel is what pairMasksAVX512 and pairMasksAVX2 read, at the offsets they read it
+// from: the group's nodes (+Inf in a lane without one, which no sample is near), the square's
+// half side and the squared radii.
 type pairMaskKernel struct {
 	xs, ys            [pairSpanLanes]float64
 	h, r1s, r2s, r12s float64
