@@ -387,71 +387,55 @@ func pairSumsGo(lx, ly []float64, counts *[pairSpanLanes]int, sums *[pairSpanLan
 // those bits, with spare as room. It returns the sorted keys and the room, which may have
 // swapped.
 func sortByHigh(keys, spare []uint64, idBits int) (sorted, room []uint64) {
-	switch {
-	case len(keys) < 48:
+	if len(keys) < 48 {
 		slices.Sort(keys)
 		return keys, spare
-	case len(keys) > 2048:
-		return radixByHigh(keys, spare, idBits)
 	}
-	// A group's few hundred keys: a counting sort by the IDs' top byte, about one key to a
-	// bucket, then an insertion sort, which moves each key within its bucket at most.
-	if cap(spare) < len(keys) {
-		spare = make([]uint64, len(keys))
+	spare = longer(spare, len(keys))
+	if len(keys) > 2048 {
+		// a radix sort, a byte at a time
+		for d := range (idBits + 7) / 8 {
+			if byteSort(keys, spare, uint(32+8*d)) {
+				keys, spare = spare, keys
+			}
+		}
+		return keys, spare
 	}
-	spare = spare[:len(keys)]
-	shift := 32 + max(0, idBits-8)
-	var count [256]uint32
+	// A group's few hundred keys: by the IDs' top byte, about one key to a bucket, then an
+	// insertion sort, which moves each key within its bucket at most.
+	if byteSort(keys, spare, uint(32+max(0, idBits-8))) {
+		keys, spare = spare, keys
+	}
+	for i := 1; i < len(keys); i++ {
+		k := keys[i]
+		j := i
+		for ; j > 0 && keys[j-1] > k; j-- {
+			keys[j] = keys[j-1]
+		}
+		keys[j] = k
+	}
+	return keys, spare
+}
+
+// byteSort puts keys into room sorted by their byte at shift, stably; it returns false, and
+// leaves room alone, when every key has the same byte there.
+func byteSort(keys, room []uint64, shift uint) bool {
+	var count [256]int
 	for _, k := range keys {
 		count[byte(k>>shift)]++
 	}
-	at := uint32(0)
+	if count[byte(keys[0]>>shift)] == len(keys) {
+		return false
+	}
+	at := 0
 	for i, c := range count {
 		count[i] = at
 		at += c
 	}
 	for _, k := range keys {
 		b := byte(k >> shift)
-		spare[count[b]] = k
+		room[count[b]] = k
 		count[b]++
 	}
-	for i := 1; i < len(spare); i++ {
-		k := spare[i]
-		j := i
-		for ; j > 0 && spare[j-1] > k; j-- {
-			spare[j] = spare[j-1]
-		}
-		spare[j] = k
-	}
-	return spare, keys
-}
-
-// radixByHigh is sortByHigh for many keys: a radix sort, a byte at a time.
-func radixByHigh(keys, spare []uint64, idBits int) (sorted, room []uint64) {
-	if cap(spare) < len(keys) {
-		spare = make([]uint64, len(keys))
-	}
-	spare = spare[:len(keys)]
-	for d := range (idBits + 7) / 8 {
-		shift := 32 + 8*d
-		var count [256]int
-		for _, k := range keys {
-			count[byte(k>>shift)]++
-		}
-		if count[byte(keys[0]>>shift)] == len(keys) {
-			continue // every key has this digit
-		}
-		at := 0
-		for i, c := range count {
-			count[i] = at
-			at += c
-		}
-		for _, k := range keys {
-			b := byte(k >> shift)
-			spare[count[b]] = k
-			count[b]++
-		}
-		keys, spare = spare, keys
-	}
-	return keys, spare
+	return true
 }
