@@ -44,8 +44,8 @@ type pairSpan struct {
 	// candidates read it in runs instead of at random.
 	rankOnce sync.Once
 	rank     []int32
-	// idBytes is how many bytes the largest sample ID takes.
-	idBytes int
+	// idBits is how many bits the largest sample ID takes.
+	idBits int
 }
 
 // pairSpanSkipping is a skipping form that also computes runs of nodes.
@@ -65,7 +65,7 @@ func newPairSpan(m *Metric, p *Problem, ix *grid.Index, ar searchArea, order *gd
 		return nil
 	}
 	return &pairSpan{m: m, p: p, ix: ix, order: order, ar: ar, h: ar.half(), r1s: ar.R1 * ar.R1, r2s: ar.R2 * ar.R2,
-		idBytes: (bits.Len(uint(len(ix.Order))) + 7) / 8}
+		idBits: bits.Len(uint(len(ix.Order)))}
 }
 
 // pairBuf is a worker's room for a group of nodes.
@@ -77,10 +77,8 @@ type pairBuf struct {
 	x, y   []float64
 	sq, in []uint16
 	rank   []int32
-	// lx and ly are the lanes' samples, a lane's samples at stride pairSpanLanes; mask[b]
-	// has the bits of the lanes with more than b samples.
+	// lx and ly are the lanes' samples, a lane's samples at stride pairSpanLanes.
 	lx, ly []float64
-	mask   []uint16
 	// k is the group's nodes for pairMasks; msq and mel its bits for one cell row's samples,
 	// cx and cy their coordinates when the index is compact.
 	k        pairMaskKernel
@@ -130,7 +128,7 @@ func (ps *pairSpan) group(sc *scratch, row, col0, n int, skip []bool, out []floa
 	counts, lastIn := ps.lanes(pb)
 	var sums [pairSpanLanes]float64
 	if len(pb.keys) > 0 {
-		pairSums(pb.lx, pb.ly, pb.mask, &counts, &sums)
+		pairSums(pb.lx, pb.ly, &counts, &sums)
 	}
 	for k := range n {
 		if live&(1<<k) == 0 {
@@ -185,8 +183,8 @@ func (ps *pairSpan) candidates(pb *pairBuf, xs, ys *[pairSpanLanes]float64, live
 	c1 := cellIndex((x1+pad-l.MinX)*l.InvCell, l.Cols)
 	r0 := cellIndex((y0-pad-l.MinY)*l.InvCell, l.Rows)
 	r1 := cellIndex((y1+pad-l.MinY)*l.InvCell, l.Rows)
-	pb.keys, pb.x, pb.y, pb.sq, pb.in, pb.rank = pb.keys[:0], pb.x[:0], pb.y[:0], pb.sq[:0], pb.in[:0], pb.rank[:0]
 	rank := ps.ranks()
+	n := 0
 	for r := r0; r <= r1; r++ {
 		lo, hi := int(ix.Start[r*l.Cols+c0]), int(ix.Start[r*l.Cols+c1+1])
 		if lo >= hi {
@@ -198,19 +196,53 @@ func (ps *pairSpan) candidates(pb *pairBuf, xs, ys *[pairSpanLanes]float64, live
 		}
 		msq, mel := pb.msq[:len(px)], pb.mel[:len(px)]
 		pairMasks(k, px, py, msq, mel)
-		for j, sq := range msq {
-			if sq == 0 {
-				continue
-			}
-			pb.keys = append(pb.keys, uint64(ix.Order[lo+j])<<32|uint64(len(pb.x)))
-			pb.x, pb.y = append(pb.x, px[j]), append(pb.y, py[j])
-			pb.sq, pb.in = append(pb.sq, sq), append(pb.in, mel[j])
-			if rank != nil {
-				pb.rank = append(pb.rank, rank[lo+j])
-			}
+		pb.room(n + len(px))
+		var rk []int32
+		if rank != nil {
+			rk = rank[lo:hi]
 		}
+		n = pb.take(n, ix.Order[lo:hi], rk, px, py, msq, mel)
 	}
-	pb.keys, pb.spare = sortByHigh(pb.keys, pb.spare, ps.idBytes)
+	pb.keys, pb.x, pb.y, pb.sq, pb.in = pb.keys[:n], pb.x[:n], pb.y[:n], pb.sq[:n], pb.in[:n]
+	pb.rank = pb.rank[:0]
+	if rank != nil {
+		pb.rank = pb.rank[:n]
+	}
+	pb.keys, pb.spare = sortByHigh(pb.keys, pb.spare, ps.idBits)
+}
+
+// room makes pb's candidates n long, keeping what they hold.
+func (pb *pairBuf) room(n int) {
+	pb.keys, pb.x, pb.y = longer(pb.keys, n), longer(pb.x, n), longer(pb.y, n)
+	pb.sq, pb.in, pb.rank = longer(pb.sq, n), longer(pb.in, n), longer(pb.rank, n)
+}
+
+// longer returns s n long, with what it holds.
+func longer[T any](s []T, n int) []T {
+	if cap(s) < n {
+		s = slices.Grow(s[:cap(s)], max(n, 2*cap(s))-cap(s))
+	}
+	return s[:n]
+}
+
+// take appends to pb's first n candidates the samples of a cell row (their IDs, ranks, or
+// nil, places and bits) that are in a node's square, and returns the candidates' count. Each
+// sample is written at the next place, which moves on only past those kept: no branch on
+// which are.
+func (pb *pairBuf) take(n int, ids, rank []int32, px, py []float64, msq, mel []uint16) int {
+	keys, x, y, sq, in := pb.keys[n:], pb.x[n:], pb.y[n:], pb.sq[n:], pb.in[n:]
+	rk := pb.rank[n:]
+	m := 0
+	for j, s := range msq {
+		keys[m] = uint64(ids[j])<<32 | uint64(n+m)
+		x[m], y[m] = px[j], py[j]
+		sq[m], in[m] = s, mel[j]
+		if rank != nil {
+			rk[m] = rank[j]
+		}
+		m += int((uint32(s) + 0xffff) >> 16) // 1 for a sample in a square
+	}
+	return n + m
 }
 
 // coords returns the coordinates of the index's samples [lo,hi): its own, or those of a
@@ -227,9 +259,9 @@ func (pb *pairBuf) coords(ix *grid.Index, lo, hi int) (px, py []float64) {
 	return pb.cx, pb.cy
 }
 
-// pairMaskKernel is what pairMasksAVX512 reads, at the offsets it reads it from: the group's
-// nodes (+Inf in a lane without one, which no sample is near), the square's half side and the
-// squared radii.
+// pairMaskKernel is what pairMasksAVX512 and pairMasksAVX2 read, at the offsets they read it
+// from: the group's nodes (+Inf in a lane without one, which no sample is near), the square's
+// half side and the squared radii.
 type pairMaskKernel struct {
 	xs, ys            [pairSpanLanes]float64
 	h, r1s, r2s, r12s float64
@@ -263,32 +295,36 @@ func (ps *pairSpan) lanes(pb *pairBuf) (counts [pairSpanLanes]int, lastIn uint16
 	// a row more than the samples: the ranked loop writes every lane's next place
 	if size := (m + 1) * pairSpanLanes; cap(pb.lx) < size {
 		pb.lx, pb.ly = make([]float64, size), make([]float64, size)
-		pb.mask = make([]uint16, m+1)
 	}
-	pb.lx, pb.ly, pb.mask = pb.lx[:(m+1)*pairSpanLanes], pb.ly[:(m+1)*pairSpanLanes], pb.mask[:m]
+	pb.lx, pb.ly = pb.lx[:(m+1)*pairSpanLanes], pb.ly[:(m+1)*pairSpanLanes]
 	if len(pb.rank) > 0 {
-		counts, lastIn = pb.lanesRanked()
-	} else {
-		counts, lastIn = ps.lanesCompared(pb)
+		return pb.lanesRanked()
 	}
-	clear(pb.mask)
-	for k, q := range counts {
-		for b := range q {
-			pb.mask[b] |= 1 << k
+	return ps.lanesCompared(pb)
+}
+
+// lanesRanked is lanes with the candidates' ranks at hand, without a branch on the samples
+// (which of a candidate's lanes take it is not foreseeable): each lane keeps the greatest of
+// its candidates' rank<<32 | place (-1 for a candidate outside its square), and the lanes that
+// take a candidate put it at their next place and move on.
+func (pb *pairBuf) lanesRanked() (counts [pairSpanLanes]int, lastIn uint16) {
+	var next, last [pairSpanLanes]int64
+	for k := range last {
+		next[k], last[k] = int64(k), -1
+	}
+	lanesRankedLoop(pb, &next, &last)
+	for k, rc := range last {
+		counts[k] = int(next[k]) / pairSpanLanes
+		if rc >= 0 {
+			lastIn |= pb.in[uint32(rc)] & (1 << k)
 		}
 	}
 	return counts, lastIn
 }
 
-// lanesRanked is lanes with the candidates' ranks at hand, without a branch on the samples
-// (which of a candidate's lanes take it is not foreseeable): each lane keeps the greatest of
-// its candidates' rank<<32 | place (-1 for a candidate outside its square), and its next
-// place takes every candidate, the lanes that take it moving on.
-func (pb *pairBuf) lanesRanked() (counts [pairSpanLanes]int, lastIn uint16) {
-	var last [pairSpanLanes]int64
-	for k := range last {
-		last[k] = -1
-	}
+// lanesRankedGo is lanesRanked's loop in Go: next holds each lane's next place in lx and ly.
+// Every lane writes the candidate at its next place, which only those that take it leave.
+func lanesRankedGo(pb *pairBuf, next, last *[pairSpanLanes]int64) {
 	lx, ly := pb.lx, pb.ly
 	for _, key := range pb.keys {
 		c := uint32(key)
@@ -297,17 +333,11 @@ func (pb *pairBuf) lanesRanked() (counts [pairSpanLanes]int, lastIn uint16) {
 		x, y := pb.x[c], pb.y[c]
 		for k := range pairSpanLanes {
 			last[k] = max(last[k], rc|(int64(sq>>k&1)-1))
-			p := counts[k]*pairSpanLanes + k
+			p := next[k]
 			lx[p], ly[p] = x, y
-			counts[k] += int(in >> k & 1)
+			next[k] += int64(in>>k&1) * pairSpanLanes
 		}
 	}
-	for k, rc := range last {
-		if rc >= 0 {
-			lastIn |= pb.in[uint32(rc)] & (1 << k)
-		}
-	}
-	return counts, lastIn
 }
 
 // lanesCompared is lanes in a Partial job, which must see the comparisons in gdal's order
@@ -353,38 +383,59 @@ func pairSumsGo(lx, ly []float64, counts *[pairSpanLanes]int, sums *[pairSpanLan
 	}
 }
 
-// sortByHigh sorts keys by their high 32 bits, of which only the low idBytes bytes may be
-// set, stably, with spare as room (a radix sort: a group's few hundred keys sort faster so
-// than by comparisons). It returns the sorted keys and the room, which may have swapped.
-func sortByHigh(keys, spare []uint64, idBytes int) (sorted, room []uint64) {
+// sortByHigh sorts keys, whose high 32 bits are distinct and take at most idBits bits, by
+// those bits, with spare as room. It returns the sorted keys and the room, which may have
+// swapped.
+func sortByHigh(keys, spare []uint64, idBits int) (sorted, room []uint64) {
 	if len(keys) < 48 {
 		slices.Sort(keys)
 		return keys, spare
 	}
-	if cap(spare) < len(keys) {
-		spare = make([]uint64, len(keys))
+	spare = longer(spare, len(keys))
+	if len(keys) > 2048 {
+		// a radix sort, a byte at a time
+		for d := range (idBits + 7) / 8 {
+			if byteSort(keys, spare, uint(32+8*d)) {
+				keys, spare = spare, keys
+			}
+		}
+		return keys, spare
 	}
-	spare = spare[:len(keys)]
-	for d := range idBytes {
-		shift := 32 + 8*d
-		var count [256]int
-		for _, k := range keys {
-			count[byte(k>>shift)]++
-		}
-		if count[byte(keys[0]>>shift)] == len(keys) {
-			continue // every key has this digit
-		}
-		at := 0
-		for i, c := range count {
-			count[i] = at
-			at += c
-		}
-		for _, k := range keys {
-			b := byte(k >> shift)
-			spare[count[b]] = k
-			count[b]++
-		}
+	// A group's few hundred keys: by the IDs' top byte, about one key to a bucket, then an
+	// insertion sort, which moves each key within its bucket at most.
+	if byteSort(keys, spare, uint(32+max(0, idBits-8))) {
 		keys, spare = spare, keys
 	}
+	for i := 1; i < len(keys); i++ {
+		k := keys[i]
+		j := i
+		for ; j > 0 && keys[j-1] > k; j-- {
+			keys[j] = keys[j-1]
+		}
+		keys[j] = k
+	}
 	return keys, spare
+}
+
+// byteSort puts keys into room sorted by their byte at shift, stably; it returns false, and
+// leaves room alone, when every key has the same byte there.
+func byteSort(keys, room []uint64, shift uint) bool {
+	var count [256]int
+	for _, k := range keys {
+		count[byte(k>>shift)]++
+	}
+	if count[byte(keys[0]>>shift)] == len(keys) {
+		return false
+	}
+	at := 0
+	for i, c := range count {
+		count[i] = at
+		at += c
+	}
+	for _, k := range keys {
+		b := byte(k >> shift)
+		room[count[b]] = k
+		count[b]++
+	}
+	return true
 }

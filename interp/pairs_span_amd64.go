@@ -6,7 +6,7 @@ package interp
 // sums are the same bit for bit.
 
 //go:noescape
-func pairSumsAVX512(x, y *float64, mask *uint16, n int, sums *[pairSpanLanes]float64)
+func pairSumsAVX512(x, y *float64, counts *[pairSpanLanes]int, n int, sums *[pairSpanLanes]float64)
 
 //go:noescape
 func pairSumsAVX2(x, y *float64, counts *[pairSpanLanes]int, n int, sums *[pairSpanLanes]float64)
@@ -14,18 +14,25 @@ func pairSumsAVX2(x, y *float64, counts *[pairSpanLanes]int, n int, sums *[pairS
 //go:noescape
 func pairMasksAVX512(px, py *float64, n int, k *pairMaskKernel, sq, in *uint16)
 
+//go:noescape
+func pairMasksAVX2(px, py *float64, n int, k *pairMaskKernel, sq, in *uint16)
+
 // pairMasks sets sq[j] and in[j] for the samples (px[j], py[j]) as pairMasksGo does.
 func pairMasks(k *pairMaskKernel, px, py []float64, sq, in []uint16) {
-	if !haveAVX512 || len(px) == 0 {
+	if !haveAVX512 && !haveAVX2FMA || len(px) == 0 {
 		pairMasksGo(k, px, py, sq, in)
 		return
 	}
 	_, _, _ = py[len(px)-1], sq[len(px)-1], in[len(px)-1]
-	pairMasksAVX512(&px[0], &py[0], len(px), k, &sq[0], &in[0])
+	if haveAVX512 {
+		pairMasksAVX512(&px[0], &py[0], len(px), k, &sq[0], &in[0])
+	} else {
+		pairMasksAVX2(&px[0], &py[0], len(px), k, &sq[0], &in[0])
+	}
 }
 
 // pairSums sums each lane's pairs (see pairBuf) into sums.
-func pairSums(lx, ly []float64, mask []uint16, counts *[pairSpanLanes]int, sums *[pairSpanLanes]float64) {
+func pairSums(lx, ly []float64, counts *[pairSpanLanes]int, sums *[pairSpanLanes]float64) {
 	n := 0
 	for _, q := range counts {
 		n = max(n, q)
@@ -36,13 +43,27 @@ func pairSums(lx, ly []float64, mask []uint16, counts *[pairSpanLanes]int, sums 
 	}
 	_ = lx[n*pairSpanLanes-1]
 	_ = ly[n*pairSpanLanes-1]
-	_ = mask[n-1]
 	switch {
 	case haveAVX512:
-		pairSumsAVX512(&lx[0], &ly[0], &mask[0], n, sums)
+		pairSumsAVX512(&lx[0], &ly[0], counts, n, sums)
 	case haveAVX2FMA:
 		pairSumsAVX2(&lx[0], &ly[0], counts, n, sums)
 	default:
 		pairSumsGo(lx, ly, counts, sums)
 	}
+}
+
+//go:noescape
+func lanesRankedAVX512(keys *uint64, m int, x, y *float64, sq, in *uint16, rank *int32, lx, ly *float64, next, last *[pairSpanLanes]int64)
+
+// lanesRankedLoop is lanesRankedGo, with AVX-512 where the CPU has it.
+func lanesRankedLoop(pb *pairBuf, next, last *[pairSpanLanes]int64) {
+	m := len(pb.keys)
+	if !haveAVX512 || m == 0 {
+		lanesRankedGo(pb, next, last)
+		return
+	}
+	_, _, _, _, _ = pb.x[m-1], pb.y[m-1], pb.sq[m-1], pb.in[m-1], pb.rank[m-1]
+	_, _ = pb.lx[m*pairSpanLanes+pairSpanLanes-1], pb.ly[m*pairSpanLanes+pairSpanLanes-1]
+	lanesRankedAVX512(&pb.keys[0], m, &pb.x[0], &pb.y[0], &pb.sq[0], &pb.in[0], &pb.rank[0], &pb.lx[0], &pb.ly[0], next, last)
 }

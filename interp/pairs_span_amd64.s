@@ -1,16 +1,17 @@
 #include "textflag.h"
 
 // The lanes' samples are rows of 8 float64 (64 bytes): row a holds each lane's a-th sample.
-// For each row a and each later row b, every lane whose list is longer than b adds the
-// distance between its a-th and b-th samples to its sum.
+// For each row a and each later row b, every lane whose list is longer than b (its count in
+// counts) adds the distance between its a-th and b-th samples to its sum.
 
-// func pairSumsAVX512(x, y *float64, mask *uint16, n int, sums *[8]float64)
+// func pairSumsAVX512(x, y *float64, counts *[8]int, n int, sums *[8]float64)
 TEXT ·pairSumsAVX512(SB), NOSPLIT, $0-40
 	MOVQ x+0(FP), SI
 	MOVQ y+8(FP), DI
-	MOVQ mask+16(FP), R8
+	MOVQ counts+16(FP), R8
 	MOVQ n+24(FP), CX
 	MOVQ sums+32(FP), R9
+	VMOVDQU64 (R8), Z5
 	VPXORQ Z0, Z0, Z0
 	XORQ AX, AX
 
@@ -34,7 +35,8 @@ avx512pair:
 	VMULPD Z4, Z4, Z4
 	VADDPD Z4, Z3, Z3
 	VSQRTPD Z3, Z3
-	KMOVW (R8)(BX*2), K1
+	VPBROADCASTQ BX, Z6
+	VPCMPQ $6, Z6, Z5, K1
 	VADDPD Z3, Z0, K1, Z0
 	INCQ BX
 	CMPQ BX, CX
@@ -159,5 +161,128 @@ masksloop:
 	JL masksloop
 
 masksdone:
+	VZEROUPPER
+	RET
+
+// func lanesRankedAVX512(keys *uint64, m int, x, y *float64, sq, in *uint16, rank *int32, lx, ly *float64, next *[8]int64, last *[8]int64)
+// pairBuf.lanesRanked's loop: for each candidate in keys' order, every lane of its in bits
+// takes it at its next place (next[k], a place in lx and ly, moving on by 8), and every lane of
+// its sq bits keeps the greatest rank<<32 | place in last.
+TEXT ·lanesRankedAVX512(SB), NOSPLIT, $0-88
+	MOVQ keys+0(FP), SI
+	MOVQ m+8(FP), CX
+	MOVQ x+16(FP), R8
+	MOVQ y+24(FP), R9
+	MOVQ sq+32(FP), R10
+	MOVQ in+40(FP), R11
+	MOVQ rank+48(FP), R12
+	MOVQ lx+56(FP), R13
+	MOVQ ly+64(FP), R14
+	MOVQ next+72(FP), DX
+	VMOVDQU64 (DX), Z0
+	MOVQ last+80(FP), DX
+	VMOVDQU64 (DX), Z1
+	MOVQ $8, DX
+	VPBROADCASTQ DX, Z2
+	XORQ AX, AX
+	TESTQ CX, CX
+	JLE lanesdone
+
+lanesloop:
+	MOVL (SI)(AX*8), DX
+	KMOVW (R10)(DX*2), K1
+	KMOVW (R11)(DX*2), K2
+	MOVLQSX (R12)(DX*4), BX
+	SHLQ $32, BX
+	ORQ DX, BX
+	VPBROADCASTQ BX, Z5
+	VPMAXSQ Z5, Z1, K1, Z1
+	VBROADCASTSD (R8)(DX*8), Z6
+	VBROADCASTSD (R9)(DX*8), Z7
+	KMOVW K2, K3
+	VSCATTERQPD Z6, K3, (R13)(Z0*8)
+	KMOVW K2, K4
+	VSCATTERQPD Z7, K4, (R14)(Z0*8)
+	VPADDQ Z2, Z0, K2, Z0
+	INCQ AX
+	CMPQ AX, CX
+	JL lanesloop
+
+lanesdone:
+	MOVQ next+72(FP), DX
+	VMOVDQU64 Z0, (DX)
+	MOVQ last+80(FP), DX
+	VMOVDQU64 Z1, (DX)
+	VZEROUPPER
+	RET
+
+// func pairMasksAVX2(px, py *float64, n int, k *pairMaskKernel, sq, in *uint16)
+// pairMasksAVX512 in two halves of four nodes.
+TEXT ·pairMasksAVX2(SB), NOSPLIT, $0-48
+	MOVQ px+0(FP), SI
+	MOVQ py+8(FP), DI
+	MOVQ n+16(FP), CX
+	MOVQ k+24(FP), R8
+	MOVQ sq+32(FP), R9
+	MOVQ in+40(FP), R10
+	VMOVUPD 0(R8), Y10
+	VMOVUPD 32(R8), Y11
+	VMOVUPD 64(R8), Y12
+	VMOVUPD 96(R8), Y13
+	VBROADCASTSD 128(R8), Y14
+	VBROADCASTSD 160(R8), Y15
+	XORQ AX, AX
+	TESTQ CX, CX
+	JLE avx2masksdone
+
+avx2masksloop:
+	VBROADCASTSD (SI)(AX*8), Y0
+	VBROADCASTSD (DI)(AX*8), Y1
+	VSUBPD Y10, Y0, Y2
+	VSUBPD Y12, Y1, Y3
+	VSUBPD Y11, Y0, Y4
+	VSUBPD Y13, Y1, Y5
+	VANDPD Y15, Y2, Y6
+	VANDPD Y15, Y3, Y7
+	VCMPPD $2, Y14, Y6, Y6
+	VCMPPD $2, Y14, Y7, Y7
+	VANDPD Y7, Y6, Y6
+	VANDPD Y15, Y4, Y7
+	VANDPD Y15, Y5, Y8
+	VCMPPD $2, Y14, Y7, Y7
+	VCMPPD $2, Y14, Y8, Y8
+	VANDPD Y8, Y7, Y7
+	VBROADCASTSD 144(R8), Y8
+	VBROADCASTSD 136(R8), Y9
+	VMULPD Y2, Y8, Y0
+	VMULPD Y2, Y0, Y0
+	VMULPD Y3, Y9, Y1
+	VMULPD Y3, Y1, Y1
+	VADDPD Y1, Y0, Y0
+	VMULPD Y4, Y8, Y2
+	VMULPD Y4, Y2, Y2
+	VMULPD Y5, Y9, Y3
+	VMULPD Y5, Y3, Y3
+	VADDPD Y3, Y2, Y2
+	VBROADCASTSD 152(R8), Y8
+	VCMPPD $2, Y8, Y0, Y0
+	VCMPPD $2, Y8, Y2, Y2
+	VANDPD Y6, Y0, Y0
+	VANDPD Y7, Y2, Y2
+	VMOVMSKPD Y6, BX
+	VMOVMSKPD Y7, DX
+	SHLL $4, DX
+	ORL DX, BX
+	MOVW BX, (R9)(AX*2)
+	VMOVMSKPD Y0, BX
+	VMOVMSKPD Y2, DX
+	SHLL $4, DX
+	ORL DX, BX
+	MOVW BX, (R10)(AX*2)
+	INCQ AX
+	CMPQ AX, CX
+	JL avx2masksloop
+
+avx2masksdone:
 	VZEROUPPER
 	RET

@@ -3,6 +3,7 @@ package interp
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -52,6 +53,31 @@ func TestPairSpanMatchesNodes(t *testing.T) {
 					}
 					checkSpans(t, what, p, b, sp, rng)
 				}
+			}
+		}
+	}
+}
+
+// sortByHigh orders distinct IDs (the keys' high bits) as a plain sort does, whatever their
+// count and width.
+func TestSortByHigh(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, n := range []int{0, 1, 47, 48, 170, 600, 2048, 2049, 5000} {
+		for _, idBits := range []int{1, 6, 8, 9, 20, 31} {
+			seen := map[uint64]bool{}
+			var keys []uint64
+			for len(keys) < n && len(seen) < 1<<idBits {
+				id := rng.Uint64N(1 << idBits)
+				if !seen[id] {
+					seen[id] = true
+					keys = append(keys, id<<32|uint64(len(keys)))
+				}
+			}
+			want := slices.Clone(keys)
+			slices.Sort(want)
+			got, _ := sortByHigh(keys, nil, idBits)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%d keys of %d bits: not sorted", len(keys), idBits)
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"math/bits"
 	"runtime"
 	"sync"
 )
@@ -104,13 +105,7 @@ func (b *quadBuild) node(r quadRect, items, tmp quadItems, quarter []uint8, base
 	// Each sample to its first quarter (4: none, it stays), stably.
 	var count [5]int
 	for k := range n {
-		q := uint8(4)
-		for j := range quads {
-			if quads[j].contains(items.x[k], items.y[k]) {
-				q = uint8(j)
-				break
-			}
-		}
+		q := quarterOf(&quads, items.x[k], items.y[k])
 		quarter[k] = q
 		count[q]++
 	}
@@ -146,6 +141,26 @@ func (b *quadBuild) node(r quadRect, items, tmp quadItems, quarter []uint8, base
 			b.node(quads[j], sub, room, q, at)
 		}
 	}
+}
+
+// quarterOf is the first of quads that holds (x, y), 4 where none does, without a branch on
+// the sample (which quarter holds it is not foreseeable).
+func quarterOf(quads *[4]quadRect, x, y float64) uint8 {
+	m := uint32(16)
+	for j := range quads {
+		q := &quads[j]
+		m |= b2u(x >= q.minX) & b2u(x <= q.maxX) & b2u(y >= q.minY) & b2u(y <= q.maxY) << j
+	}
+	return uint8(bits.TrailingZeros32(m))
+}
+
+// b2u is 1 for true, 0 for false.
+func b2u(b bool) uint32 {
+	var v uint32
+	if b {
+		v = 1
+	}
+	return v
 }
 
 // take gives items, in order, the places of the walk from base, in node id.
