@@ -294,7 +294,9 @@ func gridBands(ctx context.Context, eng interp.Engine, alg interp.Algorithm, tar
 	}
 	for i, s := range sources {
 		cx, cy := target.Centre()
-		s.Samples.MoveOrigin(cx, cy)
+		if err := s.Samples.MoveOriginContext(ctx, cx, cy); err != nil {
+			return err
+		}
 		p := &interp.Problem{Samples: s.Samples, Target: target, Alg: alg}
 		sourcePreview := preview
 		if i > 0 {

@@ -59,13 +59,19 @@ type windowSpan struct {
 	minPoints      int
 	nodata         float64
 
-	// z holds the samples' values in the index's order, built on first use.
-	zOnce sync.Once
-	z     []float64
+	// z holds the samples' values in the index's order, built on first use (under zMu, by
+	// the first worker that needs it, while the others wait).
+	zMu sync.Mutex
+	z   []float64
 	// plain says that no value is NaN or -0, on which min and max depend on the order of
 	// their operands in windowAVX2's instructions.
 	plain bool
 }
+
+// windowCheck is how many samples a span takes (or orders, in values) between looks at the
+// run's context: well under a millisecond of work, where a span over a search area of
+// millions of cells, or the values of 1e8 samples, took seconds.
+const windowCheck = 1 << 16
 
 // spanSkipping is a skipping form that also computes runs of nodes.
 type spanSkipping struct {
@@ -93,26 +99,29 @@ func newWindowSpan(p *Problem, ix *grid.Index, ar searchArea, stat windowStat, m
 	return w
 }
 
-// values returns the samples' values in the index's order.
-func (w *windowSpan) values() []float64 {
-	w.zOnce.Do(func() {
-		order, z := w.ix.Order, w.s.Z
-		w.z = make([]float64, len(order))
-		plain := true
-		for j, id := range order {
-			v := z[id]
-			w.z[j] = v
+// values returns the samples' values in the index's order, and whether no value is NaN or
+// -0; nil when the run's context stopped it before they were all in place.
+func (w *windowSpan) values(sc *scratch) ([]float64, bool) {
+	w.zMu.Lock()
+	defer w.zMu.Unlock()
+	if w.z != nil {
+		return w.z, w.plain
+	}
+	order, z := w.ix.Order, w.s.Z
+	vz := make([]float64, len(order))
+	plain := true
+	for lo := 0; lo < len(order); lo += windowCheck {
+		if sc.stopped() {
+			return nil, false
+		}
+		for j := lo; j < min(lo+windowCheck, len(order)); j++ {
+			v := z[order[j]]
+			vz[j] = v
 			plain = plain && v == v && (v != 0 || !math.Signbit(v))
 		}
-		w.plain = plain
-	})
-	return w.z
-}
-
-// plainValues says whether no value is NaN or -0.
-func (w *windowSpan) plainValues() bool {
-	w.values()
-	return w.plain
+	}
+	w.z, w.plain = vz, plain
+	return vz, plain
 }
 
 // windowBuf is a worker's room for a run of nodes.
@@ -159,12 +168,18 @@ func (w *windowSpan) span(sc *scratch, row, col0, col1 int, skip []bool, out []f
 		}
 		return
 	}
+	var z []float64 // nil for count and average_distance, which take no values
+	plain := true
+	if w.stat != statCount && w.stat != statDistance {
+		if z, plain = w.values(sc); z == nil {
+			return // stopped
+		}
+	}
 	n := wb.n
 	clear(n)
 	// windowFast takes the samples of plain coordinates where it can: minimum, maximum and
 	// range only when no value is NaN or -0.
-	fast := w.ix.QX == nil && (w.stat == statCount || w.stat == statDistance || w.stat == statAverage ||
-		w.plainValues()) && windowFastStart(w, wb, y)
+	fast := w.ix.QX == nil && (plain || w.stat == statAverage) && windowFastStart(w, wb, y)
 	switch w.stat {
 	case statAverage, statDistance:
 		clear(wb.a)
@@ -192,26 +207,23 @@ func (w *windowSpan) span(sc *scratch, row, col0, col1 int, skip []bool, out []f
 	wb.cols = cols
 	r0 := cellIndex((y-h-l.MinY)*l.InvCell, l.Rows)
 	r1 := cellIndex((y+h-l.MinY)*l.InvCell, l.Rows)
-	var z []float64
-	if w.stat != statCount && w.stat != statDistance {
-		z = w.values()
-	}
+	// work counts the samples taken (and the runs of cells) since the last look at the run's
+	// context: a search area may hold millions of samples.
+	work := 0
 	for r := r0; r <= r1; r++ {
 		for _, cr := range cols {
 			lo, hi := ix.Start[r*l.Cols+cr[0]], ix.Start[r*l.Cols+cr[1]+1]
-			if lo >= hi {
-				continue
-			}
-			var zr []float64
-			if z != nil {
-				zr = z[lo:hi]
-			}
-			if ix.QX != nil {
-				windowRange(w, wb, ix.QX[lo:hi], ix.QY[lo:hi], zr, ix.QuantumX, ix.QuantumY, y)
-			} else if fast {
-				windowFast(w, wb, ix.X[lo:hi], ix.Y[lo:hi], zr, y)
-			} else {
-				windowRange(w, wb, ix.X[lo:hi], ix.Y[lo:hi], zr, 1, 1, y)
+			for work++; lo < hi; lo += windowCheck {
+				// in pieces of windowCheck samples, in order
+				end := min(hi, lo+windowCheck)
+				w.add(wb, lo, end, z, fast, y)
+				work += int(end - lo)
+				if work >= windowCheck {
+					if sc.stopped() {
+						return
+					}
+					work = 0
+				}
 			}
 		}
 	}
@@ -229,6 +241,23 @@ func (w *windowSpan) span(sc *scratch, row, col0, col1 int, skip []bool, out []f
 			continue
 		}
 		out[k] = w.value(wb, k)
+	}
+}
+
+// add adds the samples from lo to hi in the index's order to the run's nodes on the line y.
+func (w *windowSpan) add(wb *windowBuf, lo, hi int32, z []float64, fast bool, y float64) {
+	ix := w.ix
+	var zr []float64
+	if z != nil {
+		zr = z[lo:hi]
+	}
+	switch {
+	case ix.QX != nil:
+		windowRange(w, wb, ix.QX[lo:hi], ix.QY[lo:hi], zr, ix.QuantumX, ix.QuantumY, y)
+	case fast:
+		windowFast(w, wb, ix.X[lo:hi], ix.Y[lo:hi], zr, y)
+	default:
+		windowRange(w, wb, ix.X[lo:hi], ix.Y[lo:hi], zr, 1, 1, y)
 	}
 }
 

@@ -6,9 +6,11 @@
 package testload
 
 import (
+	"context"
 	"os"
 	"runtime"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -66,4 +68,24 @@ func threadCPU() time.Duration {
 // of before (measured by the caller, e.g. just before a signal) and a measurement now.
 func Bound(d time.Duration, before float64) time.Duration {
 	return time.Duration(float64(d) * max(before, Factor()))
+}
+
+// DoneAt returns a context that is done (Err, not Done) from its n-th look on: a run that an
+// interrupt stops while it is inside a long piece of work, between two looks, so that a test
+// can check how much work it does after one, by counting what it finished.
+func DoneAt(n int) context.Context {
+	return &doneAt{Context: context.Background(), at: int64(n)}
+}
+
+type doneAt struct {
+	context.Context
+	looks atomic.Int64
+	at    int64
+}
+
+func (c *doneAt) Err() error {
+	if c.looks.Add(1) >= c.at {
+		return context.Canceled
+	}
+	return nil
 }
