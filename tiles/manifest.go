@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/aidw/aidw/gdalio"
+	"github.com/aidw/aidw/internal/outfile"
 	"github.com/aidw/aidw/raster"
 )
 
@@ -208,7 +209,7 @@ func (m *Manifest) Write(path string) error {
 	if err != nil {
 		return fmt.Errorf("manifest: %w", err)
 	}
-	return gdalio.WriteAtomic(path, append(b, '\n'))
+	return outfile.WriteAtomic(path, append(b, '\n'))
 }
 
 // ReadManifest reads a manifest and checks its version and its hash.
@@ -285,7 +286,7 @@ func WriteProof(tilePath, plan string, i int) error {
 	if err != nil {
 		return err
 	}
-	return gdalio.WriteAtomic(ProofPath(tilePath), append(b, '\n'))
+	return outfile.WriteAtomic(ProofPath(tilePath), append(b, '\n'))
 }
 
 // ErrForeign marks a tile raster of another plan or another tile.

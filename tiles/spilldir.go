@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/aidw/aidw/gdalio"
+	"github.com/aidw/aidw/internal/outfile"
 )
 
 // A plan over inputs that its tiles cannot read by region (text and OGR sources) keeps the
@@ -72,7 +72,7 @@ func (s *Spill) Save(dir string) error {
 	if err := gob.NewEncoder(&buf).Encode(&ix); err != nil {
 		return err
 	}
-	return gdalio.WriteAtomic(filepath.Join(dir, spillIndex), buf.Bytes())
+	return outfile.WriteAtomic(filepath.Join(dir, spillIndex), buf.Bytes())
 }
 
 // copyAtomic writes r to path through a temporary file beside it, synced and renamed.
