@@ -88,7 +88,7 @@ func TestDelaunayDegenerateNoPanic(t *testing.T) {
 					t.Errorf("%s: panic %v", name, r)
 				}
 			}()
-			if _, err := delaunay(c[0], c[1]); err == nil {
+			if _, err := delaunay(context.Background(), c[0], c[1]); err == nil {
 				t.Errorf("%s: no error", name)
 			}
 		}()
