@@ -3,6 +3,7 @@ package interp
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/aidw/aidw/grid"
 	"github.com/aidw/aidw/sample"
@@ -60,9 +61,10 @@ type windowSpan struct {
 	nodata         float64
 
 	// z holds the samples' values in the index's order, built on first use (under zMu, by
-	// the first worker that needs it, while the others wait).
-	zMu sync.Mutex
-	z   []float64
+	// the first worker that needs it, while the others wait; zDone once it is whole).
+	zMu   sync.Mutex
+	zDone atomic.Bool
+	z     []float64
 	// plain says that no value is NaN or -0, on which min and max depend on the order of
 	// their operands in windowAVX2's instructions.
 	plain bool
@@ -102,9 +104,12 @@ func newWindowSpan(p *Problem, ix *grid.Index, ar searchArea, stat windowStat, m
 // values returns the samples' values in the index's order, and whether no value is NaN or
 // -0; nil when the run's context stopped it before they were all in place.
 func (w *windowSpan) values(sc *scratch) ([]float64, bool) {
+	if w.zDone.Load() {
+		return w.z, w.plain
+	}
 	w.zMu.Lock()
 	defer w.zMu.Unlock()
-	if w.z != nil {
+	if w.zDone.Load() {
 		return w.z, w.plain
 	}
 	order, z := w.ix.Order, w.s.Z
@@ -121,6 +126,7 @@ func (w *windowSpan) values(sc *scratch) ([]float64, bool) {
 		}
 	}
 	w.z, w.plain = vz, plain
+	w.zDone.Store(true)
 	return vz, plain
 }
 
@@ -207,25 +213,8 @@ func (w *windowSpan) span(sc *scratch, row, col0, col1 int, skip []bool, out []f
 	wb.cols = cols
 	r0 := cellIndex((y-h-l.MinY)*l.InvCell, l.Rows)
 	r1 := cellIndex((y+h-l.MinY)*l.InvCell, l.Rows)
-	// work counts the samples taken (and the runs of cells) since the last look at the run's
-	// context: a search area may hold millions of samples.
-	work := 0
-	for r := r0; r <= r1; r++ {
-		for _, cr := range cols {
-			lo, hi := ix.Start[r*l.Cols+cr[0]], ix.Start[r*l.Cols+cr[1]+1]
-			for work++; lo < hi; lo += windowCheck {
-				// in pieces of windowCheck samples, in order
-				end := min(hi, lo+windowCheck)
-				w.add(wb, lo, end, z, fast, y)
-				work += int(end - lo)
-				if work >= windowCheck {
-					if sc.stopped() {
-						return
-					}
-					work = 0
-				}
-			}
-		}
+	if !w.addCells(sc, wb, r0, r1, z, fast, y) {
+		return // stopped
 	}
 	// n holds the changes of the count from node to node.
 	c := int32(0)
@@ -242,6 +231,39 @@ func (w *windowSpan) span(sc *scratch, row, col0, col1 int, skip []bool, out []f
 		}
 		out[k] = w.value(wb, k)
 	}
+}
+
+// addCells adds the samples of the cells of rows r0 to r1 in the runs of columns wb.cols to
+// the run's nodes on the line y, in the index's order, in pieces of at most windowCheck
+// samples; it looks at the run's context whenever it has taken that many samples (or met that
+// many runs of cells) since the last look, and says false when it is stopped.
+func (w *windowSpan) addCells(sc *scratch, wb *windowBuf, r0, r1 int, z []float64, fast bool, y float64) bool {
+	ix := w.ix
+	l := &ix.Layout
+	work := 0
+	goOn := func(done int) bool {
+		if work += done; work < windowCheck {
+			return true
+		}
+		work = 0
+		return !sc.stopped()
+	}
+	for r := r0; r <= r1; r++ {
+		for _, cr := range wb.cols {
+			lo, hi := ix.Start[r*l.Cols+cr[0]], ix.Start[r*l.Cols+cr[1]+1]
+			for ; lo < hi; lo += windowCheck {
+				end := min(hi, lo+windowCheck)
+				w.add(wb, lo, end, z, fast, y)
+				if !goOn(int(end - lo)) {
+					return false
+				}
+			}
+			if !goOn(1) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // add adds the samples from lo to hi in the index's order to the run's nodes on the line y.
