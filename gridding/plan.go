@@ -13,6 +13,7 @@ import (
 
 	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/inputs"
+	"github.com/aidw/aidw/internal/bytesize"
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/tiles"
@@ -102,6 +103,11 @@ func Plan(ctx context.Context, o *Options, args []string) error {
 		TileSize: side,
 		Tiles:    planned,
 	}
+	if c.FarField() && r.Device != "gpu" {
+		if m.FarField, err = planFarField(ctx, r, j, side); err != nil {
+			return err
+		}
+	}
 	if j.census.Spill != nil {
 		if m.Spill, err = filepath.Abs(tiles.SpillDir(r.Dest)); err != nil {
 			return err
@@ -116,9 +122,38 @@ func Plan(ctx context.Context, o *Options, args []string) error {
 	if !r.quiet() {
 		fmt.Fprintf(r.Report, "%s: %d tiles of %d nodes over %d x %d nodes, %d samples in %d files (%s)\n",
 			r.Dest, len(planned), side, j.target.Cols, j.target.Rows, j.facts.N, len(in.Files), m.Hash)
+		if m.FarField != nil {
+			fmt.Fprintf(r.Report, "%s: the far field, built once for every tile (%s)\n", tiles.FarFieldPath(r.Dest), bytesize.Text(float64(m.FarField.Size)))
+		}
 		fmt.Fprintf(r.Report, "tiles: aidw grid --manifest %s --plan-tile <0..%d>; then aidw mosaic %s <output>\n", r.Dest, len(planned)-1, r.Dest)
 	}
 	return nil
+}
+
+// planFarField builds the job's far field once, for every tile to read (a CPU plan's: a plan
+// made with -device gpu sums on the devices as the one-shot run does), and saves it beside
+// the plan: from the census's spill, or, for LAS/LAZ inputs that the tiles read directly, a
+// spill of them taken for it. Its powers come from tiles of side nodes, its samples a chunk at
+// a time within the budget.
+func planFarField(ctx context.Context, r *run, j *tiledJob, side int) (*tiles.FileProof, error) {
+	src := j.census.Spill
+	if src == nil {
+		census, err := spillPlanned(ctx, r.Options, j.target, *j.facts)
+		if err != nil {
+			return nil, err
+		}
+		defer census.Close()
+		src = census.Spill
+	}
+	plan, err := tiles.PlanFor(j.target, j.facts, r.alg, len(interp.BandNames(r.alg)), r.budget())
+	if err != nil {
+		return nil, err
+	}
+	c, err := tiles.NewComputer(tiles.Config{Target: j.target, Alg: r.alg, Threads: r.Threads, Plan: plan}, j.facts, src)
+	if err != nil {
+		return nil, err
+	}
+	return tiles.WriteFarField(ctx, c, side, tiles.FarFieldPath(r.Dest), func(float64) {})
 }
 
 func nonNil(s []string) []string {
@@ -136,7 +171,7 @@ func GridPlannedTile(ctx context.Context, o *Options, m *tiles.Manifest, mpath s
 	if err := m.Inputs.Check(); err != nil {
 		return err
 	}
-	dst := tiles.TilePath(mpath, i)
+	dst, farPath := tiles.TilePath(mpath, i), tiles.FarFieldPath(mpath)
 	if done, err := tileDone(dst, m, i); err != nil {
 		return err
 	} else if done {
@@ -192,7 +227,7 @@ func GridPlannedTile(ctx context.Context, o *Options, m *tiles.Manifest, mpath s
 		if cfg.Plan, err = tiles.PlanFor(target, &facts, alg, len(m.Output.Bands), o.budget()); err != nil {
 			return err
 		}
-		if chunk := cfg.Plan.Chunk; chunk > 0 {
+		if chunk := cfg.Plan.Chunk; chunk > 0 && m.FarField == nil {
 			if saved == nil {
 				spill, err := spillPlanned(ctx, o, target, facts)
 				if err != nil {
@@ -207,6 +242,13 @@ func GridPlannedTile(ctx context.Context, o *Options, m *tiles.Manifest, mpath s
 	c, err := tiles.NewComputer(cfg, &facts, src)
 	if err != nil {
 		return err
+	}
+	if m.FarField != nil {
+		// the plan built the far field once: the tile loads only the samples around its nodes
+		if err := tiles.ReadFarField(ctx, c, farPath, *m.FarField); err != nil {
+			return err
+		}
+		fmt.Fprintf(o.report(), "tile %d: the far field read from %s\n", i, farPath)
 	}
 	tl := m.Tiles[i].Tile
 	out := make([][]float64, c.Bands())

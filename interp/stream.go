@@ -3,6 +3,7 @@ package interp
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"sync/atomic"
@@ -134,6 +135,20 @@ func (f *StreamForm) NewFar(n int, rel [4]float64, t raster.Target, originX, ori
 		return nil, fmt.Errorf("%s: the job's global form does not use the far field", f.alg.Name())
 	}
 	return newAIDWFar(f.far, n, rel, t, originX, originY)
+}
+
+// LoadFar is NewFar's far field, built, read from r as AIDWFar.Save wrote it for the same job:
+// a plan's tiles take it instead of building it again.
+func (f *StreamForm) LoadFar(ctx context.Context, r io.Reader, n int, rel [4]float64, t raster.Target, originX, originY float64) (*AIDWFar, error) {
+	far, err := f.NewFar(n, rel, t, originX, originY)
+	if err != nil {
+		return nil, err
+	}
+	if far.f, err = far.pl.LoadField(ctx, r, far.box, far.nodes); err != nil {
+		return nil, fmt.Errorf("aidw: %w", err)
+	}
+	far.powers = nil
+	return far, nil
 }
 
 // FarSize is what the form's far field needs (see NewFar): the bytes of its operators and
@@ -572,6 +587,14 @@ func (f *AIDWFar) Build(ctx context.Context) error {
 	}
 	f.f, f.b, f.powers = ff, nil, nil
 	return nil
+}
+
+// Save writes the far field, once built, for LoadFar.
+func (f *AIDWFar) Save(ctx context.Context, w io.Writer) error {
+	if f.f == nil {
+		return fmt.Errorf("aidw: the far field is not built")
+	}
+	return f.f.Save(ctx, w)
 }
 
 // NearBox is the box (relative to the job's origin) whose samples, every one of them, the

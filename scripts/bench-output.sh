@@ -4,6 +4,7 @@
 # DEFLATE COG, each command timed whole (/usr/bin/time: wall, user + system CPU, peak RSS), and
 # the compressed rasters' decoded pixels compared with the plain one's. BASE=<aidw binary> adds
 # the same runs of another build (e.g. one without threaded compression), interleaved.
+# AIDW=<binary> and GENLAS=<binary> use prebuilt ones (a GPU host has no Go).
 # Usage: scripts/bench-output.sh [points (1e6)] [nodes a side (3163: 1e7 nodes)] [work dir]
 #   on a 16-core host, the issue's bar (1e8 nodes): scripts/bench-output.sh 10000000 10000
 set -euo pipefail
@@ -13,11 +14,14 @@ side=${2:-3163}
 work=${3:-$(mktemp -d)}
 mkdir -p "$work"
 cd "$root"
-go build -o "$work/aidw" ./cmd/aidw
-[ -f "$work/survey.las" ] || go run ./scripts/genlas -n "$points" -o "$work/survey.las"
+aidw=${AIDW:-$work/aidw}
+[ -n "${AIDW:-}" ] || go build -o "$aidw" ./cmd/aidw
+if [ ! -f "$work/survey.las" ]; then
+	if [ -n "${GENLAS:-}" ]; then "$GENLAS" -n "$points" -o "$work/survey.las"; else go run ./scripts/genlas -n "$points" -o "$work/survey.las"; fi
+fi
 grid=(grid -q -a aidw:max_points=12 -outsize "$side" "$side" -ot Float32)
 declare -A outputs=([plain]="" [gtiff-deflate]="-co COMPRESS=DEFLATE" [cog-deflate]="-of COG -co COMPRESS=DEFLATE")
-bins=("new=$work/aidw")
+bins=("new=$aidw")
 [ -n "${BASE:-}" ] && bins+=("base=$BASE")
 echo "| build | output | wall s | CPU s (user + sys) | peak RSS MiB | size MiB | load before |"
 echo "|---|---|---|---|---|---|---|"

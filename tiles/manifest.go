@@ -2,6 +2,7 @@ package tiles
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -43,6 +44,10 @@ type Manifest struct {
 	// Spill is the directory of the samples the census spilled (absolute), which the tiles
 	// read when the inputs are not LAS/LAZ; "" when they read the inputs.
 	Spill string `json:"spill,omitempty"`
+	// FarField proves the job's far field (global AIDW's), built once by the plan and saved
+	// beside it (FarFieldPath), which every tile reads instead of building it; nil when the
+	// job has none.
+	FarField *FileProof `json:"farfield,omitempty"`
 	// TileSize is the tile side in nodes; Tiles the tiles in row-major order.
 	TileSize int           `json:"tile_size"`
 	Tiles    []PlannedTile `json:"tiles"`
@@ -404,4 +409,82 @@ func (in Inputs) Check() error {
 // SpillDir is the directory of a plan's spilled samples: <plan stem>.samples beside the plan.
 func SpillDir(manifestPath string) string {
 	return strings.TrimSuffix(manifestPath, filepath.Ext(manifestPath)) + ".samples"
+}
+
+// FarFieldPath is the saved far field of a plan: <plan stem>.farfield beside the plan.
+func FarFieldPath(manifestPath string) string {
+	return strings.TrimSuffix(manifestPath, filepath.Ext(manifestPath)) + ".farfield"
+}
+
+// FileProof is what the manifest records of a file the plan wrote for its tiles: its size
+// and SHA-256, which a worker checks as it reads it.
+type FileProof struct {
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// WriteFarField builds the far field of computer c's job (SaveFar, powers from tiles of side
+// nodes) and writes it to path atomically, returning its proof for the manifest.
+func WriteFarField(ctx context.Context, c *Computer, side int, path string, progress func(float64)) (*FileProof, error) {
+	outfile.RemoveStale(path) // a killed plan's field, as large as this one
+	h := sha256.New()
+	var size int64
+	err := outfile.WriteAtomicFrom(path, func(w io.Writer) error {
+		cw := &countingWriter{w: io.MultiWriter(w, h)}
+		err := c.SaveFar(ctx, side, cw, progress)
+		size = cw.n
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("the plan's far field: %w", err)
+	}
+	return &FileProof{Size: size, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// ReadFarField gives computer c the job's far field saved at path, checked against the
+// plan's proof in the one read that loads it: a missing or damaged file is refused, by name
+// (a worker does not build it again: every tile would then pay for the whole field, and
+// what damaged it may have damaged more; planning again writes it whole).
+func ReadFarField(ctx context.Context, c *Computer, path string, proof FileProof) error {
+	damaged := func(why string) error {
+		return fmt.Errorf("the plan's far field %s is damaged (%s): plan again", path, why)
+	}
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("the plan's far field %s is missing: plan again", path)
+	} else if err != nil {
+		return fmt.Errorf("the plan's far field: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("the plan's far field: %w", err)
+	}
+	if st.Size() != proof.Size {
+		return damaged(fmt.Sprintf("%d bytes, %d when planned", st.Size(), proof.Size))
+	}
+	h := sha256.New()
+	err = c.LoadFar(ctx, io.TeeReader(f, h))
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil:
+		return damaged(err.Error())
+	case hex.EncodeToString(h.Sum(nil)) != proof.SHA256:
+		c.far = nil
+		return damaged("its checksum is not the one recorded when planned")
+	}
+	return nil
+}
+
+// countingWriter counts what goes through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
 }

@@ -92,8 +92,10 @@ type Computer struct {
 	Loads, Loaded atomic.Int64
 	// global, during a RunWindow of a global form, holds what every tile shares.
 	global *globalShare
-	// far is global AIDW's far field of a streamed job, built once (prepareFar).
-	far *interp.AIDWFar
+	// far is global AIDW's far field of a streamed job, built once (prepareFar) or read from
+	// a plan (LoadFar); farBuilds counts its builds.
+	far       *interp.AIDWFar
+	farBuilds atomic.Int64
 	// constant is the bands of a streamed form whose value is the same at every node, once a
 	// tile has streamed the job (nil before): the other tiles take it.
 	constant []float64

@@ -2,6 +2,7 @@ package tiles
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/gob"
 	"errors"
 	"fmt"
@@ -38,17 +39,28 @@ type savedBucket struct {
 	N      int
 }
 
-// GobEncode and GobDecode let gob write a block, whose fields are unexported.
+// GobEncode and GobDecode let gob write a block, whose fields are unexported: as four
+// varints, not a gob of their own, whose decoder per block compiled its types each time
+// (a plan's worker over 60,000 CSV samples took 0.29 CPU-s, now 0.24).
 func (b block) GobEncode() ([]byte, error) {
-	var buf bytes.Buffer
-	err := gob.NewEncoder(&buf).Encode([4]int64{b.off, int64(b.n), int64(b.first), int64(b.last)})
-	return buf.Bytes(), err
+	out := make([]byte, 0, 4*binary.MaxVarintLen64)
+	for _, v := range [4]int64{b.off, int64(b.n), int64(b.first), int64(b.last)} {
+		out = binary.AppendVarint(out, v)
+	}
+	return out, nil
 }
 
 func (b *block) GobDecode(data []byte) error {
 	var v [4]int64
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&v); err != nil {
-		return err
+	for i := range v {
+		x, n := binary.Varint(data)
+		if n <= 0 {
+			return errors.New("a damaged block")
+		}
+		v[i], data = x, data[n:]
+	}
+	if len(data) != 0 {
+		return errors.New("a damaged block")
 	}
 	*b = block{off: v[0], n: int(v[1]), first: uint64(v[2]), last: uint64(v[3])}
 	return nil

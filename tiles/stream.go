@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 	"runtime"
 	"slices"
@@ -240,9 +241,45 @@ func (s *Spill) loadPlaces(ctx context.Context, lo, hi uint64) (*sample.Samples,
 	return out, nil
 }
 
-// streams says whether the job's global form streams its samples past the tiles' nodes.
+// streams says whether the job's global form goes tile by tile without every sample in
+// memory: its samples stream past each tile's nodes, or a far field read from a plan
+// (LoadFar) sums those beyond each tile's leaves.
 func (c *Computer) streams() bool {
-	return c.rule.Family == Global && c.plan != nil && c.plan.Chunk > 0
+	return c.rule.Family == Global && (c.far != nil || c.plan != nil && c.plan.Chunk > 0)
+}
+
+// FarField says whether the job's global form sums distant samples by a far field, which a
+// plan builds once for all its tiles (SaveFar, LoadFar).
+func (c *Computer) FarField() bool {
+	return c.rule.Family == Global && c.plan.Stream != nil && c.plan.Stream.FarField()
+}
+
+// SaveFar builds the job's far field as a streamed run does (its source must be a Streamer;
+// the powers from tiles of side nodes, the samples streamed a plan's chunk at a time, or all
+// at once when they fit) and writes it to w, for the tiles of a plan to load (LoadFar).
+func (c *Computer) SaveFar(ctx context.Context, side int, w io.Writer, progress func(float64)) error {
+	if !c.FarField() {
+		return fmt.Errorf("%s: the job's global form does not use the far field", c.cfg.Alg.Name())
+	}
+	if err := c.prepareFar(ctx, side, progress); err != nil {
+		return err
+	}
+	return c.far.Save(ctx, w)
+}
+
+// LoadFar takes the job's far field from r, as SaveFar wrote it, instead of building it: the
+// tiles then sum from it and load only the samples around their nodes.
+func (c *Computer) LoadFar(ctx context.Context, r io.Reader) error {
+	if !c.FarField() {
+		return fmt.Errorf("%s: the job's global form does not use the far field", c.cfg.Alg.Name())
+	}
+	f := c.facts
+	far, err := c.plan.Stream.LoadFar(ctx, r, f.N, f.Rel, c.cfg.Target, f.OriginX, f.OriginY)
+	if err != nil {
+		return err
+	}
+	c.far = far
+	return nil
 }
 
 // computeStreamed computes tile tl of a global form by streaming every sample of the job
@@ -250,10 +287,6 @@ func (c *Computer) streams() bool {
 // come first from the tile's samples and halo, checked node by node as the nearest family's
 // are; progress is told how many of its nodes are left after each chunk.
 func (c *Computer) computeStreamed(ctx context.Context, tl Tile, out [][]float64, progress func(left int)) error {
-	st, ok := c.src.(Streamer)
-	if !ok {
-		return fmt.Errorf("%s weighs every sample at every node, and this job's samples cannot be streamed past the tiles (a plan's tiles read LAS directly): run it in one process", c.cfg.Alg.Name())
-	}
 	t := c.cfg.Target
 	n := tl.Rows * tl.Cols
 	pending := make([]bool, n)
@@ -275,6 +308,10 @@ func (c *Computer) computeStreamed(ctx context.Context, tl Tile, out [][]float64
 	}
 	if c.far != nil {
 		return c.computeFar(ctx, tl, pending, out, progress)
+	}
+	st, ok := c.src.(Streamer)
+	if !ok {
+		return fmt.Errorf("%s weighs every sample at every node, and this job's samples cannot be streamed past the tiles (a plan's tiles read LAS directly): run it in one process", c.cfg.Alg.Name())
 	}
 	nodes, at := c.streamNodes(tl, pending)
 	if len(at) == 0 {
@@ -431,9 +468,10 @@ func (c *Computer) localBands(ctx context.Context, tl Tile, at []int, unmasked b
 
 // prepareFar builds global AIDW's far field for the job, once, as the in-memory run builds
 // it: the power of every node of the raster (masked or not, tile by tile of side nodes, each
-// from its samples and halo), then the charges from every sample streamed in order. progress
-// is told the fraction done.
+// from its samples and halo), then the charges from every sample streamed in order (by the
+// plan's chunks, or all at once where they fit). progress is told the fraction done.
 func (c *Computer) prepareFar(ctx context.Context, side int, progress func(float64)) error {
+	c.farBuilds.Add(1)
 	st, ok := c.src.(Streamer)
 	if !ok {
 		return fmt.Errorf("aidw's far field needs every sample streamed, and this job's cannot be (a plan's tiles read LAS directly): run it in one process")
@@ -456,8 +494,12 @@ func (c *Computer) prepareFar(ctx context.Context, side int, progress func(float
 		far.AddPowers(nodes)
 		progress(0.5 * float64(i+1) / float64(len(all)))
 	}
+	chunk := c.plan.Chunk
+	if chunk <= 0 {
+		chunk = f.N
+	}
 	seen := 0
-	err = st.Stream(ctx, c.plan.Chunk, func(part *sample.Samples) error {
+	err = st.Stream(ctx, chunk, func(part *sample.Samples) error {
 		if err := f.check(part); err != nil {
 			return err
 		}

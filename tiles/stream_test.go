@@ -59,14 +59,89 @@ func streamedWindow(ctx context.Context, paths []string, target raster.Target, a
 	if err != nil {
 		return nil, nil, err
 	}
+	out, err := runWindow(ctx, c, win, side)
+	return out, c, err
+}
+
+// runWindow is RunWindow's raster of window win, band by band.
+func runWindow(ctx context.Context, c *Computer, win Tile, side int) ([][]float64, error) {
 	out := make([][]float64, c.Bands())
-	err = RunWindow(ctx, c, win, side, func(row0, rows int, bands [][]float64) error {
+	err := RunWindow(ctx, c, win, side, func(row0, rows int, bands [][]float64) error {
 		for k, b := range bands {
 			out[k] = append(out[k], b...)
 		}
 		return nil
 	})
+	return out, err
+}
+
+// planFar builds the far field of alg's job over the LAS files paths onto target once, as
+// aidw plan does (from the census's spill, its powers from tiles of 200 nodes), into path,
+// and returns its proof.
+func planFar(t *testing.T, paths []string, target raster.Target, alg interp.Algorithm, path string) FileProof {
+	t.Helper()
+	census, err := TakeCensus(context.Background(), paths, gdalio.SourceOptions{}, true, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer census.Close()
+	facts, err := census.Facts(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewComputer(Config{Target: target, Alg: alg, Threads: 2}, facts, census.Spill)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.FarField() {
+		t.Fatalf("the job does not use the far field")
+	}
+	proof, err := WriteFarField(context.Background(), c, 200, path, func(float64) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.farBuilds.Load() != 1 {
+		t.Fatalf("the plan built the far field %d times", c.farBuilds.Load())
+	}
+	return *proof
+}
+
+// plannedTile computes the window win of alg's job over the LAS files paths onto target as a
+// plan's worker does: its samples read from the files by region, the far field from path.
+func plannedTile(ctx context.Context, paths []string, target raster.Target, alg interp.Algorithm, win Tile, path string, proof FileProof) ([][]float64, *Computer, error) {
+	c, done, err := plannedComputer(ctx, paths, target, alg)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer done()
+	if err := ReadFarField(ctx, c, path, proof); err != nil {
+		return nil, c, err
+	}
+	out, err := runWindow(ctx, c, win, max(win.Cols, win.Rows))
 	return out, c, err
+}
+
+// plannedComputer is the computer of a plan's worker for alg's job over the LAS files paths
+// onto target, which reads them by region; done releases it.
+func plannedComputer(ctx context.Context, paths []string, target raster.Target, alg interp.Algorithm) (*Computer, func(), error) {
+	census, err := TakeCensus(ctx, paths, gdalio.SourceOptions{}, false, "")
+	if err != nil {
+		return nil, nil, err
+	}
+	facts, err := census.Facts(target)
+	var las *LAS
+	if err == nil {
+		las, err = census.LAS(target)
+	}
+	var c *Computer
+	if err == nil {
+		c, err = NewComputer(Config{Target: target, Alg: alg, Threads: 2}, facts, las)
+	}
+	if err != nil {
+		census.Close()
+		return nil, nil, err
+	}
+	return c, func() { census.Close() }, nil
 }
 
 // window is the values of tile tl of a raster cols nodes wide, band by band.
@@ -291,21 +366,24 @@ func TestStreamedFarFieldEqualsInMemory(t *testing.T) {
 		sameBits(t, "far field on "+name, got, want)
 		t.Logf("far field on %s: %d loads, %d samples loaded, %v", name, c.Loads.Load(), c.Loaded.Load(), time.Since(start))
 	}
-	// a plan's tiles, each computed by a process of its own that builds the far field again
-	// (RunWindow on the tile, as aidw grid --manifest --plan-tile does), give the same bits
+	// a plan's tiles, each computed by a process of its own, read the far field that the plan
+	// built once (WriteFarField, ReadFarField) and load from the LAS files, which cannot
+	// stream, only the samples around their nodes: the same bits, and no field built again
 	want := inMemory(t, las, gdalio.SourceOptions{}, target, alg)
+	path := filepath.Join(dir, "plan.farfield")
+	proof := planFar(t, las, target, alg, path)
 	ts, _ := Split(target, 256)
 	for _, tl := range ts {
 		start := time.Now()
-		got, c, err := streamedWindow(context.Background(), las, target, alg, tl, tl.Cols, 1500, 50)
+		got, c, err := plannedTile(context.Background(), las, target, alg, tl, path, proof)
 		if err != nil {
 			t.Fatalf("tile %+v on its own: %v", tl, err)
 		}
-		if c.far == nil {
-			t.Fatalf("tile %+v on its own: the far field was not used", tl)
+		if c.far == nil || c.farBuilds.Load() != 0 {
+			t.Fatalf("tile %+v on its own: far field %v, built %d times, want read from the plan", tl, c.far != nil, c.farBuilds.Load())
 		}
 		sameBits(t, fmt.Sprintf("far field, tile %+v on its own", tl), got, window(want, target.Cols, tl))
-		t.Logf("far field, tile %+v on its own: %v", tl, time.Since(start))
+		t.Logf("far field, tile %+v on its own: %d samples loaded, %v", tl, c.Loaded.Load(), time.Since(start))
 	}
 	// a mask (a template's nodata) skips nodes, whose powers the field is still built with
 	masked := striped(target, 40, 200, 9)

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -131,6 +132,72 @@ func TestPlanGlobalStreams(t *testing.T) {
 			sameRaster(t, fmt.Sprintf("%s band %d", alg, b), readRaster(t, got, b), readRaster(t, want, b))
 		}
 		os.RemoveAll(tiles.TileDir(m))
+	}
+}
+
+// A global-AIDW plan above the far field's thresholds (10,000 samples, 2e9 sample-node pairs)
+// builds the field once, beside the plan, and every tile reads it instead of building it
+// again, over LAS inputs (read by region) and CSV (read from plan.samples/): the mosaic is
+// the one-shot raster, bit for bit. A far field missing or damaged is refused by name, and
+// the tile is left undone.
+func TestPlanGlobalFarField(t *testing.T) {
+	dir := t.TempDir()
+	las := filepath.Join(dir, "las")
+	lastest.Survey(t, las, 12000, 3, false)
+	csv := filepath.Join(dir, "s.csv")
+	var b strings.Builder
+	b.WriteString("x,y,z\n")
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 12000 {
+		fmt.Fprintf(&b, "%.2f,%.2f,%.3f\n", 450000+200*rng.Float64(), 5400000+150*rng.Float64(), 100+10*rng.NormFloat64())
+	}
+	if err := os.WriteFile(csv, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	grid := []string{"-a", "aidw", "-txe", "450000", "450200", "-tye", "5400000", "5400150", "-outsize", "500", "400"}
+	for _, in := range []string{las, csv} {
+		want := filepath.Join(dir, "want.tif")
+		if code, _, stderr := runAidw(t, append(append(append([]string{"grid", "-q"}, grid...), in), want)...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", in, code, stderr)
+		}
+		m, n := planJob(t, dir, "plan.json", append(grid, "-tile", "250", in)...)
+		mf, err := tiles.ReadManifest(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		far := tiles.FarFieldPath(m)
+		if st, err := os.Stat(far); err != nil || mf.FarField == nil || st.Size() != mf.FarField.Size || n != 4 {
+			t.Fatalf("%s: the plan's far field %v (%v), proof %+v, %d tiles", in, far, err, mf.FarField, n)
+		}
+		for i := range n {
+			code, stdout, stderr := runAidw(t, "grid", "--manifest", m, "--plan-tile", fmt.Sprint(i))
+			if code != 0 || !strings.Contains(stdout, "the far field read from "+far) || strings.Contains(stdout, "stream past") {
+				t.Fatalf("%s tile %d: exit %d, %q %q, want the far field read from the plan", in, i, code, stdout, stderr)
+			}
+		}
+		got := filepath.Join(dir, "got.tif")
+		mosaic(t, m, got)
+		sameRaster(t, "far field over "+filepath.Base(in), readRaster(t, got, 1), readRaster(t, want, 1))
+		os.RemoveAll(tiles.TileDir(m))
+	}
+	m := filepath.Join(dir, "plan.json")
+	far := tiles.FarFieldPath(m)
+	whole, err := os.ReadFile(far)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"cut short": whole[:len(whole)/2], "missing": nil} {
+		os.Remove(far)
+		if data != nil {
+			os.WriteFile(far, data, 0o644)
+		}
+		code, _, stderr := runAidw(t, "grid", "-q", "--manifest", m, "--plan-tile", "1")
+		if code == 0 || !strings.Contains(stderr, far) || !strings.Contains(stderr, "plan again") {
+			t.Fatalf("a far field %s: exit %d, %q", name, code, stderr)
+		}
+		if _, err := os.Stat(tiles.TilePath(m, 1)); err == nil {
+			t.Fatalf("a far field %s: the tile was written", name)
+		}
 	}
 }
 

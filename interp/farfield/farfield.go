@@ -777,10 +777,7 @@ func (pl *Plan) allocate(t *tree) {
 	p2, q := pl.p*pl.p, pl.q
 	d := t.d
 	nl := 1 << (2 * d)
-	// The direct sums meet squared distances up to 2 (2 nearR + 2)^2 leaves^2 (a far leaf's
-	// point) and from ExactHitD2 (whose weight is at most 2^346 for powers up to 16).
-	w := t.sd / float64(int(1)<<d)
-	t.fast = pl.o.AlphaMax/2*math.Log2(2*(2*nearR+2)*(2*nearR+2)*w*w) <= -fastmath.MinExp2
+	pl.setFast(t)
 	if d >= 2 {
 		t.mp = make([][]float64, d+1)
 		t.loc = make([][]float64, d+1)
@@ -795,6 +792,14 @@ func (pl *Plan) allocate(t *tree) {
 			t.px, t.py, t.pz, t.p1 = make([]float64, nl*t.pp), make([]float64, nl*t.pp), make([]float64, nl*t.pp), make([]float64, nl*t.pp)
 		}
 	}
+}
+
+// setFast sets t.fast: the direct sums meet squared distances up to 2 (2 nearR + 2)^2
+// leaves^2 (a far leaf's point) and from ExactHitD2 (whose weight is at most 2^346 for powers
+// up to 16).
+func (pl *Plan) setFast(t *tree) {
+	w := t.sd / float64(int(1)<<t.d)
+	t.fast = pl.o.AlphaMax/2*math.Log2(2*(2*nearR+2)*(2*nearR+2)*w*w) <= -fastmath.MinExp2
 }
 
 // sortSamples sorts the samples into t's leaves, leaves in row-major order and samples in
