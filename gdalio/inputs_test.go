@@ -12,54 +12,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aidw/aidw/inputs"
 	"github.com/aidw/aidw/internal/lastest"
 	"github.com/aidw/aidw/lidar"
 	"github.com/aidw/aidw/sample"
 )
-
-func touch(t *testing.T, paths ...string) {
-	t.Helper()
-	for _, p := range paths {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-func TestExpandInputs(t *testing.T) {
-	dir := t.TempDir()
-	j := func(p ...string) string { return filepath.Join(append([]string{dir}, p...)...) }
-	touch(t, j("tiles", "b.las"), j("tiles", "a.LAZ"), j("tiles", "notes.txt"), j("tiles", "sub", "c.las"),
-		j("shapes", "p.shp"), j("pts", "1.csv"), j("pts", "2.csv"), j("one.las"))
-	for _, c := range []struct {
-		args []string
-		want []string
-	}{
-		// a directory with LAS/LAZ files gives them, in name order, not its subdirectories'
-		{[]string{j("tiles")}, []string{j("tiles", "a.LAZ"), j("tiles", "b.las")}},
-		// any other directory is an OGR datasource
-		{[]string{j("shapes")}, []string{j("shapes")}},
-		// a glob pattern, quoted, gives its matches; a file named twice is read once
-		{[]string{j("pts", "*.csv"), j("pts", "1.csv")}, []string{j("pts", "1.csv"), j("pts", "2.csv")}},
-		// the shell's expansion: several files
-		{[]string{j("one.las"), j("tiles", "b.las")}, []string{j("one.las"), j("tiles", "b.las")}},
-		// a pattern matching directories expands each
-		{[]string{j("t*")}, []string{j("tiles", "a.LAZ"), j("tiles", "b.las")}},
-		// what does not exist is left to OGR (connection strings, /vsi paths)
-		{[]string{"PG:dbname=x"}, []string{"PG:dbname=x"}},
-	} {
-		got, err := ExpandInputs(c.args)
-		if err != nil || !slices.Equal(got, c.want) {
-			t.Errorf("ExpandInputs(%q) = %q, %v; want %q", c.args, got, err, c.want)
-		}
-	}
-	if _, err := ExpandInputs([]string{j("none", "*.las")}); err == nil || !strings.Contains(err.Error(), "matches no file") {
-		t.Errorf("a pattern without matches: %v", err)
-	}
-}
 
 // refLess is the canonical order as documented: y, then x, then z, -0 before +0.
 func refLess(a, b [3]float64) int {
@@ -190,7 +147,7 @@ func TestReadInputsLASTiles(t *testing.T) {
 			{tileDir},
 			{filepath.Join(tileDir, "tile*.las")},
 		} {
-			paths, err := ExpandInputs(args)
+			paths, err := inputs.Expand(args)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aidw/aidw/internal/outfile"
 	"github.com/aidw/aidw/raster"
 	"github.com/airbusgeo/godal"
 )
@@ -120,7 +121,7 @@ func WriteVRT(path string, t raster.Target, opt RasterOptions, names []string, s
 		b.WriteString("  </VRTRasterBand>\n")
 	}
 	b.WriteString("</VRTDataset>\n")
-	return WriteAtomic(path, []byte(b.String()))
+	return outfile.WriteAtomic(path, []byte(b.String()))
 }
 
 // fv writes a float exactly (the shortest form that reads back the same).

@@ -25,6 +25,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unsafe"
+
+	"github.com/aidw/aidw/internal/outfile"
 )
 
 // IsStdin says whether a source names standard input: "-" or GDAL's /vsistdin/.
@@ -97,8 +99,8 @@ func OpenStdin(ctx context.Context, r io.Reader, args []string, opt SourceOption
 
 // spillFrom copies the rest of standard input into a private folder of TMPDIR, as stdin<ext>.
 func (s *Stdin) spillFrom(ctx context.Context, in io.Reader, ext string) error {
-	localHost().removeStale(os.TempDir(), spillPrefix)
-	dir, err := os.MkdirTemp("", spillPrefix+localHost().self().tempName("*"))
+	outfile.RemoveStaleIn(os.TempDir(), spillPrefix)
+	dir, err := os.MkdirTemp("", spillPrefix+outfile.OwnName("*"))
 	if err != nil {
 		return fmt.Errorf("spilling standard input to a temporary file: %w", err)
 	}

@@ -108,6 +108,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unsafe"
+
+	"github.com/aidw/aidw/internal/outfile"
 )
 
 // Residuals are cross-validation results to write as a point layer: per sample its place,
@@ -152,7 +154,7 @@ func WriteResiduals(path string, r Residuals) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := reserve(path, filepath.Ext(path))
+	tmp, err := outfile.Reserve(path, filepath.Ext(path))
 	if err != nil {
 		return err
 	}
@@ -209,7 +211,7 @@ func writeResiduals(driver, tmp string, r Residuals, wkt string) error {
 // names the layer of a new file. tmp is the temporary name, whose unique part is dropped.
 func layerName(tmp string) string {
 	stem := strings.TrimSuffix(filepath.Base(tmp), filepath.Ext(tmp))
-	if i := strings.LastIndex(stem, tempInfix); i > 0 {
+	if i := strings.LastIndex(stem, outfile.TempInfix); i > 0 {
 		stem = stem[:i]
 	}
 	return stem

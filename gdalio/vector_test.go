@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aidw/aidw/internal/outfile"
 	"github.com/airbusgeo/godal"
 )
 
@@ -30,7 +31,7 @@ func TestWriteResidualsReadBack(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, f := range dirFiles(t, dir) {
-				if strings.Contains(f, tempInfix) {
+				if strings.Contains(f, outfile.TempInfix) {
 					t.Errorf("temporary file %s left behind", f)
 				}
 			}

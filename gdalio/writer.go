@@ -12,9 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,6 +23,7 @@ import (
 
 	"github.com/aidw/aidw/internal/bytesize"
 	"github.com/aidw/aidw/internal/memory"
+	"github.com/aidw/aidw/internal/outfile"
 	"github.com/aidw/aidw/raster"
 	"github.com/airbusgeo/godal"
 )
@@ -76,87 +75,19 @@ type Writer struct {
 	stdout io.Writer
 }
 
-// tempInfix marks the temporary files of a Writer:
-// <stem>.aidwtmp-<host>_<pid>_<start>_<random><ext> (see tempOwner), so that a killed run's
-// leftovers are recognisable, and the next run to the same destination on the same host
-// removes them once their writer is gone (see removeStale).
-const tempInfix = ".aidwtmp-"
-
 // CheckDestination fails early when path cannot be written: its folder is missing or not
 // writable, or path is a folder (other than a Zarr store, which a Zarr output replaces). It
 // creates nothing.
 func CheckDestination(path string) error {
 	if IsStdout(path) {
-		_, err := reserve(filepath.Join(os.TempDir(), stdoutStem), "")
+		_, err := outfile.Reserve(filepath.Join(os.TempDir(), stdoutStem), "")
 		return err
 	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() && !isZarrStore(path) {
 		return fmt.Errorf("destination %s is a directory", path)
 	}
-	_, err := reserve(path, filepath.Ext(path))
+	_, err := outfile.Reserve(path, filepath.Ext(path))
 	return err
-}
-
-// tempSeq makes the names one process reserves distinct.
-var tempSeq atomic.Uint64
-
-// reserve returns a unique temporary name beside path with the given extension, after
-// checking that the folder takes a file of that name; the file itself does not exist, so that
-// drivers that refuse an existing path (GPKG, Zarr) create it. The name holds this process's
-// host, PID and start time: no other live process on any host sharing the folder can want it,
-// and a dead process that had them left at most a file that the exclusive probe finds, so the
-// name is free until the driver takes it.
-func reserve(path, ext string) (string, error) {
-	return reserveAs(localHost().self(), path, ext)
-}
-
-func reserveAs(me tempOwner, path, ext string) (string, error) {
-	dir := filepath.Dir(path)
-	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	for {
-		name := filepath.Join(dir, stem+tempInfix+me.tempName(fmt.Sprintf("%x%x", tempSeq.Add(1), rand.Uint32()))+ext)
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return "", fmt.Errorf("cannot write %s: %w", path, err)
-		}
-		f.Close()
-		if err := os.Remove(name); err != nil {
-			return "", fmt.Errorf("cannot write %s: %w", path, err)
-		}
-		return name, nil
-	}
-}
-
-// removeStale removes the temporary files that earlier runs to path on this host left behind
-// (killed before they could clean up): those whose writer is no longer a live process. A live
-// process's files, this one's included, and every other host's stay.
-func removeStale(path string) {
-	removeStaleAs(localHost(), path)
-}
-
-func removeStaleAs(h tempHost, path string) {
-	h.removeStale(filepath.Dir(path), strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))+tempInfix)
-}
-
-// removeStale removes the entries of dir named prefix followed by a writer's owner
-// (tempOwner) that h may remove: its own dead writers'.
-func (h tempHost) removeStale(dir, prefix string) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		rest, ok := strings.CutPrefix(e.Name(), prefix)
-		if !ok {
-			continue
-		}
-		if o, ok := parseTempOwner(rest); ok && h.stale(o) {
-			os.RemoveAll(filepath.Join(dir, e.Name()))
-		}
-	}
 }
 
 // isZarrStore says whether dir is a Zarr store (v2 or v3), which a Zarr output may replace.
@@ -194,7 +125,7 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	removeStale(stage)
+	outfile.RemoveStale(stage)
 	dtype, size, err := dataType(opt.Type)
 	if err != nil {
 		return nil, err
@@ -244,14 +175,14 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 		}
 		// a GTiff holds the rows until Commit copies them into the final format
 		createFormat, createOpts, ext = "GTiff", nil, ".tif"
-		if w.copyTo, err = reserve(stage, filepath.Ext(stage)); err != nil {
+		if w.copyTo, err = outfile.Reserve(stage, filepath.Ext(stage)); err != nil {
 			return nil, err
 		}
 	}
 	if strings.EqualFold(createFormat, "GTiff") {
 		createOpts = tiffOptions(createOpts, bands)
 	}
-	if w.tmp, err = reserve(stage, ext); err != nil {
+	if w.tmp, err = outfile.Reserve(stage, ext); err != nil {
 		w.Abort()
 		return nil, err
 	}
@@ -565,7 +496,7 @@ func renameDataset(tmp, dst string) error {
 // older store: it is moved aside first and removed once the new one is in place.
 func replaceDir(tmp, dst string) error {
 	if st, err := os.Stat(dst); err == nil && st.IsDir() {
-		old, err := reserve(dst, filepath.Ext(dst))
+		old, err := outfile.Reserve(dst, filepath.Ext(dst))
 		if err != nil {
 			return err
 		}
@@ -649,13 +580,16 @@ func driverCaps(format string) (name string, canCreate, canCopy bool, err error)
 	return name, driverItem(d, "DCAP_CREATE") != "", driverItem(d, "DCAP_CREATECOPY") != "", nil
 }
 
+// probeSeq makes the in-memory folders of one process's probes distinct.
+var probeSeq atomic.Uint64
+
 // probeCopy converts a raster of one node, with the output's bands, type, nodata,
 // georeferencing and creation options, into the format, in memory: a copyOnly driver's
 // CreateCopy runs only once the rows are written, so what it refuses (a data type, a band
 // count, an option) is found now, before the work, as its Create would have found it.
 func probeCopy(format string, co []string, ext string, bands int, dtype godal.DataType, t raster.Target,
 	wkt string, nodata *float64) error {
-	dir := fmt.Sprintf("/vsimem/aidw-probe-%d-%d/", os.Getpid(), tempSeq.Add(1))
+	dir := fmt.Sprintf("/vsimem/aidw-probe-%d-%d/", os.Getpid(), probeSeq.Add(1))
 	cdir := C.CString(dir)
 	defer C.free(unsafe.Pointer(cdir))
 	defer C.VSIRmdirRecursive(cdir)

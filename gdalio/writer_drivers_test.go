@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aidw/aidw/internal/outfile"
 	"github.com/aidw/aidw/raster"
 )
 
@@ -147,9 +148,8 @@ func TestWriterReplacesZarrStore(t *testing.T) {
 }
 
 // TestWriterRemovesStaleTemporaries: a run that was killed leaves its temporary file; the next
-// run to the same destination removes it when its writer is gone (its PID, or the PID reused
-// by a later process: PID 1 in containers), and never a live process's (issue 12, defect 12;
-// issue 28).
+// run to the same destination removes it when its writer is gone, and never a live process's
+// (issue 12, defect 12; which writers are gone: outfile's TestRemoveStale).
 func TestWriterRemovesStaleTemporaries(t *testing.T) {
 	dir := t.TempDir()
 	dst := filepath.Join(dir, "dem.tif")
@@ -157,23 +157,10 @@ func TestWriterRemovesStaleTemporaries(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatal(err)
 	}
-	me := localHost()
-	dead := tempOwner{me.id, cmd.Process.Pid, 1}
-	if localAlive(dead.pid, 0) {
-		t.Skipf("PID %d was reused at once", dead.pid)
+	stale, live := outfile.TempNameOf(dst, cmd.Process.Pid), outfile.TempNameOf(dst, os.Getpid())
+	for _, f := range []string{stale, live} {
+		os.WriteFile(f, nil, 0o644)
 	}
-	self := me.self()
-	init := tempOwner{me.id, 1, self.start + 1} // PID 1 of an earlier container on this host
-	tmp := func(stem string, o tempOwner, rest string) string { return stem + tempInfix + o.tempName(rest) }
-	stale := []string{tmp("dem", dead, "1a2b.tif"), tmp("dem", dead, "1a2c.tif.aux.xml"), tmp("dem", init, "3.tif")}
-	live := []string{tmp("dem", self, "99.tif")}                                                     // this test's
-	other := []string{tmp("other", dead, "5.tif"), "dem_notes.txt", "dem" + tempInfix + "77-1f.tif"} // not dem.tif's, or of an unknown host
-	for _, f := range slices.Concat(stale, live, other) {
-		os.WriteFile(filepath.Join(dir, f), nil, 0o644)
-	}
-	zarr := filepath.Join(dir, tmp("dem", dead, "3.zarr")) // a killed Zarr output
-	os.Mkdir(zarr, 0o755)
-	os.WriteFile(filepath.Join(zarr, ".zgroup"), nil, 0o644)
 	tg := raster.NorthUp(0, 0, 2, 2, 2, 2)
 	w, err := Create(dst, tg, RasterOptions{})
 	if err != nil {
@@ -183,7 +170,7 @@ func TestWriterRemovesStaleTemporaries(t *testing.T) {
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	want := slices.Concat([]string{"dem.tif"}, live, other)
+	want := []string{"dem.tif", filepath.Base(live)}
 	slices.Sort(want)
 	if got := dirFiles(t, dir); !slices.Equal(got, want) {
 		t.Fatalf("files %v, want %v", got, want)
@@ -232,7 +219,7 @@ func writeDriverRaster(t *testing.T, d rasterDriver, ext, typ string, tg raster.
 		t.Fatalf("Commit %s (%s): %v", dst, typ, err)
 	}
 	for _, f := range dirFiles(t, dir) {
-		if strings.Contains(f, tempInfix) {
+		if strings.Contains(f, outfile.TempInfix) {
 			t.Errorf("temporary file %s left", f)
 		}
 	}

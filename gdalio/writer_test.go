@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aidw/aidw/internal/outfile"
 	"github.com/aidw/aidw/raster"
 	"github.com/airbusgeo/godal"
 )
@@ -80,7 +81,7 @@ func TestWriterRoundTrip(t *testing.T) {
 	if _, err := os.Stat(dst); !os.IsNotExist(err) {
 		t.Fatalf("destination exists before Commit: %v", err)
 	}
-	if files := dirFiles(t, dir); len(files) != 1 || !strings.HasPrefix(files[0], "out"+tempInfix) {
+	if files := dirFiles(t, dir); len(files) != 1 || !strings.HasPrefix(files[0], "out"+outfile.TempInfix) {
 		t.Fatalf("files while writing %v, want one temporary file beside the destination", files)
 	}
 	writeAll(t, w, tg, 2, value)

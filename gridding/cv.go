@@ -8,6 +8,8 @@ import (
 	"os"
 
 	"github.com/aidw/aidw/gdalio"
+	"github.com/aidw/aidw/inputs"
+	"github.com/aidw/aidw/internal/outfile"
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/report"
@@ -126,7 +128,7 @@ func CrossValidate(ctx context.Context, c *CVOptions) (*CVReport, error) {
 	if err := gdalio.CheckSRS("-a_srs", c.SRS); err != nil {
 		return nil, err
 	}
-	inputs, err := gdalio.ExpandInputs(c.Sources)
+	paths, err := inputs.Expand(c.Sources)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +136,7 @@ func CrossValidate(ctx context.Context, c *CVOptions) (*CVReport, error) {
 		if err := gdalio.CheckVectorDestination(c.Residuals); err != nil {
 			return nil, fmt.Errorf("-residuals: %w", err)
 		}
-		if err := gdalio.CheckNotSource(c.Residuals, c.Sources, inputs); err != nil {
+		if err := outfile.CheckNotSource(c.Residuals, c.Sources, paths); err != nil {
 			return nil, fmt.Errorf("-residuals: %w", err)
 		}
 	}
@@ -150,14 +152,14 @@ func CrossValidate(ctx context.Context, c *CVOptions) (*CVReport, error) {
 	if stdin == nil {
 		stdin = os.Stdin
 	}
-	in, err := gdalio.OpenStdin(ctx, stdin, inputs, c.Select, false)
+	in, err := gdalio.OpenStdin(ctx, stdin, paths, c.Select, false)
 	if err != nil {
 		return nil, err
 	}
 	defer in.Close()
 	opt := c.Select
 	opt.Stdin = in.Stream()
-	sources, err := gdalio.ReadInputs(ctx, in.Paths(inputs), opt)
+	sources, err := gdalio.ReadInputs(ctx, in.Paths(paths), opt)
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +233,7 @@ func CrossValidate(ctx context.Context, c *CVOptions) (*CVReport, error) {
 		title := fmt.Sprintf("%s, %s: predicted against observed", src.Name, summary.MethodName())
 		png, err := report.PlotPNG(title, series)
 		if err == nil {
-			err = gdalio.WriteAtomic(c.Plot, png)
+			err = outfile.WriteAtomic(c.Plot, png)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("-plot: %w", err)

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/aidw/aidw/gdalio"
+	"github.com/aidw/aidw/inputs"
+	"github.com/aidw/aidw/internal/outfile"
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/report"
@@ -35,7 +37,7 @@ func Grid(ctx context.Context, o *Options) (err error) {
 	if err := r.expand(); err != nil {
 		return err
 	}
-	if err := gdalio.CheckNotSource(r.Dest, r.Sources, r.inputs); err != nil {
+	if err := outfile.CheckNotSource(r.Dest, r.Sources, r.inputs); err != nil {
 		return err
 	}
 	if r.Preview != "" {
@@ -45,7 +47,7 @@ func Grid(ctx context.Context, o *Options) (err error) {
 		if err := gdalio.CheckDestination(r.Preview); err != nil {
 			return fmt.Errorf("-preview: %w", err)
 		}
-		if err := gdalio.CheckNotSource(r.Preview, r.Sources, r.inputs); err != nil {
+		if err := outfile.CheckNotSource(r.Preview, r.Sources, r.inputs); err != nil {
 			return fmt.Errorf("-preview: %w", err)
 		}
 	}
@@ -167,7 +169,7 @@ const DefaultAlgorithm = "aidw"
 // expand resolves the sources into the inputs to read, once for the run.
 func (r *run) expand() error {
 	var err error
-	r.inputs, err = gdalio.ExpandInputs(r.Sources)
+	r.inputs, err = inputs.Expand(r.Sources)
 	return err
 }
 
@@ -203,7 +205,7 @@ func finishRaster(ctx context.Context, w *gdalio.Writer, preview *report.Preview
 		return err
 	}
 	if preview != nil {
-		return gdalio.WriteAtomic(previewPath, png)
+		return outfile.WriteAtomic(previewPath, png)
 	}
 	return nil
 }
@@ -294,7 +296,9 @@ func gridBands(ctx context.Context, eng interp.Engine, alg interp.Algorithm, tar
 	}
 	for i, s := range sources {
 		cx, cy := target.Centre()
-		s.Samples.MoveOrigin(cx, cy)
+		if err := s.Samples.MoveOriginContext(ctx, cx, cy); err != nil {
+			return err
+		}
 		p := &interp.Problem{Samples: s.Samples, Target: target, Alg: alg}
 		sourcePreview := preview
 		if i > 0 {

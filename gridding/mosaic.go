@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/aidw/aidw/gdalio"
+	"github.com/aidw/aidw/internal/outfile"
 	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/tiles"
 )
@@ -109,7 +110,7 @@ func Mosaic(ctx context.Context, a *MosaicOptions) error {
 	for i := range m.Tiles {
 		srcs = append(srcs, tiles.TilePath(a.Plan, i))
 	}
-	if err := gdalio.CheckNotSource(a.Dest, srcs, srcs); err != nil {
+	if err := outfile.CheckNotSource(a.Dest, srcs, srcs); err != nil {
 		return err
 	}
 	readers, err := openTiles(a.Plan, m)

@@ -21,7 +21,7 @@ import (
 // zero value of every field but Sources and Dest is gdal_grid's default.
 type Options struct {
 	// Sources are the inputs: files, directories of LAS/LAZ tiles, glob patterns, OGR
-	// datasources (gdalio.ExpandInputs). Several are gridded as one point cloud.
+	// datasources (inputs.Expand). Several are gridded as one point cloud.
 	Sources []string
 	// Dest is the output raster. A '#' in its file name writes one raster per input, named
 	// after it.

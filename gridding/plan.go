@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/aidw/aidw/gdalio"
+	"github.com/aidw/aidw/inputs"
 	"github.com/aidw/aidw/internal/bytesize"
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/raster"
@@ -286,11 +287,11 @@ func planSource(j *tiledJob) (tiles.Source, tiles.Inputs, error) {
 // a global form streams every sample past its nodes in the job's order, as aidw grid -memory
 // does; the census must find the facts the plan recorded.
 func spillPlanned(ctx context.Context, o *Options, t raster.Target, planned tiles.Facts) (*tiles.Census, error) {
-	inputs, err := gdalio.ExpandInputs(o.Sources)
+	paths, err := inputs.Expand(o.Sources)
 	if err != nil {
 		return nil, err
 	}
-	census, err := tiles.TakeCensus(ctx, inputs, o.sourceOptions(), true, "")
+	census, err := tiles.TakeCensus(ctx, paths, o.sourceOptions(), true, "")
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/internal/bytesize"
 	"github.com/aidw/aidw/internal/memory"
+	"github.com/aidw/aidw/internal/outfile"
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/lidar"
 	"github.com/aidw/aidw/raster"
@@ -233,7 +234,7 @@ func (r *run) runTiled(ctx context.Context, side int, budget int64) error {
 		}
 	}
 	if png != nil {
-		return gdalio.WriteAtomic(r.Preview, png)
+		return outfile.WriteAtomic(r.Preview, png)
 	}
 	return nil
 }

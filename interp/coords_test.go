@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aidw/aidw/internal/testload"
 	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/sample"
 )
@@ -87,7 +88,7 @@ func TestDelaunayDegenerateNoPanic(t *testing.T) {
 					t.Errorf("%s: panic %v", name, r)
 				}
 			}()
-			if _, err := delaunay(c[0], c[1]); err == nil {
+			if _, err := delaunay(context.Background(), c[0], c[1]); err == nil {
 				t.Errorf("%s: no error", name)
 			}
 		}()
@@ -111,4 +112,34 @@ func TestWorkerPanicReachesCaller(t *testing.T) {
 		}
 	})
 	t.Fatal("no panic")
+}
+
+// The coordinates' check, a pass over every sample, looks at the context every checkChunk
+// samples: an interrupt during it stops it within that many samples, before it reaches a far
+// sample at the end (whose error it used to give after the whole pass), plain and compact.
+func TestCheckCoordinatesStops(t *testing.T) {
+	target := raster.NorthUp(0, 0, 1000, 1000, 10, 10)
+	for _, compact := range []bool{false, true} {
+		s := &sample.Samples{}
+		if compact {
+			s.QuantumX, s.QuantumY = 0.01, 0.01
+		}
+		for i := range 3 * checkChunk {
+			if compact {
+				s.QX, s.QY, s.Z = append(s.QX, int32(i%1000)), append(s.QY, int32(i%999)), append(s.Z, 1)
+			} else {
+				s.Add(float64(i%1000), float64(i%999), 1)
+			}
+		}
+		if !compact {
+			s.Add(1e160, 0, 1)
+		}
+		if err := checkCoordinates(testload.DoneAt(2), s, target); err != context.Canceled {
+			t.Errorf("compact %v: stopped after the first chunk: %v, want context.Canceled", compact, err)
+		}
+		err := checkCoordinates(context.Background(), s, target)
+		if compact != (err == nil) {
+			t.Errorf("compact %v: not stopped: %v", compact, err)
+		}
+	}
 }

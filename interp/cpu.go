@@ -88,6 +88,9 @@ type bandsFunc func(sc *scratch, x, y float64, out []float64)
 
 // scratch is one worker's reusable buffers.
 type scratch struct {
+	// ctx is the run's: a span whose work between the engine's looks at it can be large (a
+	// window over millions of cells) looks at it too. Nil for a worker that is never stopped.
+	ctx context.Context
 	nb  []grid.Neighbor
 	ids []int32
 	// win is a run of nodes' room (windowSpan).
@@ -102,6 +105,9 @@ type scratch struct {
 	ff   *farfield.Scratch
 	ffOf *farfield.Field
 }
+
+// stopped says whether the run's context is done.
+func (sc *scratch) stopped() bool { return sc.ctx != nil && sc.ctx.Err() != nil }
 
 // farScratch is the worker's room for field f.
 func (sc *scratch) farScratch(f *farfield.Field) *farfield.Scratch {
@@ -288,7 +294,7 @@ func forEachRun(ctx context.Context, threads, n, size int, chunk func(sc *scratc
 		go func() {
 			defer wg.Done()
 			defer catchPanic(&panicked)
-			sc := &scratch{}
+			sc := &scratch{ctx: ctx}
 			for ctx.Err() == nil && panicked.Load() == nil {
 				lo := int(next.Add(int64(size))) - size
 				if lo >= n {

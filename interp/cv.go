@@ -39,7 +39,7 @@ func LeaveOneOut(ctx context.Context, alg Algorithm, s *sample.Samples, t raster
 	if n < 2 {
 		return nil, fmt.Errorf("leave-one-out needs at least 2 samples, got %d", n)
 	}
-	if err := checkCoordinates(s, t); err != nil {
+	if err := checkCoordinates(ctx, s, t); err != nil {
 		return nil, err
 	}
 	ca, ok := alg.(cpuAlgorithm)
@@ -129,7 +129,7 @@ func KFold(ctx context.Context, alg Algorithm, s *sample.Samples, t raster.Targe
 	if k < 2 || k > n {
 		return nil, fmt.Errorf("%d folds: need 2 to %d (the number of samples)", k, n)
 	}
-	if err := checkCoordinates(s, t); err != nil {
+	if err := checkCoordinates(ctx, s, t); err != nil {
 		return nil, err
 	}
 	out := make([]float64, n)

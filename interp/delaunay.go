@@ -2,6 +2,7 @@ package interp
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -44,7 +45,10 @@ func prevHalfedge(e int32) int32 {
 // input's, in which a tile keeps its samples). Fewer than three points, or all on one line, give
 // no triangles. Coordinates that are not finite, or whose squared distances overflow float64,
 // are an error: the sweep's predicates and circumcentres need finite squares.
-func delaunay(x, y []float64) (tr *triangulation, err error) {
+//
+// A cancelled ctx stops it within delaunayCheck points of the sweep or comparisons of the
+// sort, or a pass over the points, and is returned: on 1e7 samples it ran for seconds.
+func delaunay(ctx context.Context, x, y []float64) (tr *triangulation, err error) {
 	n := len(x)
 	if n < 3 {
 		return &triangulation{}, nil
@@ -52,13 +56,24 @@ func delaunay(x, y []float64) (tr *triangulation, err error) {
 	if err := checkSpan(x, y); err != nil {
 		return nil, err
 	}
-	// A degenerate input that slips past the checks must not bring the program down.
+	// A degenerate input that slips past the checks must not bring the program down; a
+	// cancelled sort ends by a panic of its comparison (sortStopped).
 	defer func() {
 		if r := recover(); r != nil {
+			if s, ok := r.(sortStopped); ok {
+				tr, err = nil, s.err
+				return
+			}
 			tr, err = nil, fmt.Errorf("triangulation failed on degenerate coordinates: %v", r)
 		}
 	}()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	i0, i1, i2, ok := seedTriangle(x, y)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if !ok {
 		return &triangulation{}, nil
 	}
@@ -78,7 +93,13 @@ func delaunay(x, y []float64) (tr *triangulation, err error) {
 	// The sweep needs each point at least as far from the centre as every point before it
 	// (then it lies outside their hull, or repeats one of them): distances that rounding cannot
 	// tell apart are compared exactly.
+	looks := 0
 	slices.SortFunc(order, func(a, b byDist) int {
+		if looks++; looks%delaunayCheck == 0 {
+			if err := ctx.Err(); err != nil {
+				panic(sortStopped{err})
+			}
+		}
 		if math.Abs(a.d-b.d) > 4e-15*max(a.d, b.d) {
 			return cmp.Compare(a.d, b.d)
 		}
@@ -107,6 +128,9 @@ func delaunay(x, y []float64) (tr *triangulation, err error) {
 	sw := newSweep(sx, sy, cx, cy, n)
 	sw.seed(s0, s1, s2)
 	for k := range int32(n) {
+		if k%delaunayCheck == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		if k > 0 && sx[k] == sx[k-1] && sy[k] == sy[k-1] || k == s0 || k == s1 || k == s2 {
 			continue
 		}
@@ -116,12 +140,22 @@ func delaunay(x, y []float64) (tr *triangulation, err error) {
 		// within rounding of one of them could be left out too.)
 		sw.insert(k)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	tri, half := spatialOrder(sw.tri, sw.half, sx, sy)
 	for j, k := range tri {
 		tri[j] = ids[k]
 	}
 	return &triangulation{tri: tri, half: half}, nil
 }
+
+// delaunayCheck is how many points the sweep inserts, or comparisons its sort makes, between
+// looks at the context: a few milliseconds of work.
+const delaunayCheck = 1 << 14
+
+// sortStopped ends the sort of a cancelled triangulation, from its comparison.
+type sortStopped struct{ err error }
 
 // spatialOrder returns the triangles (tri, half) of the points (x, y) renumbered in the
 // row-major order of the cells of their centroids, about 8 triangles a cell, so that the

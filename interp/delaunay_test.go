@@ -1,12 +1,15 @@
 package interp
 
 import (
+	"context"
 	"maps"
 	"math"
 	"math/big"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/aidw/aidw/internal/testload"
 )
 
 // bigOrient is the exact sign of the orientation determinant, in rationals.
@@ -299,7 +302,7 @@ func TestDelaunayDegenerate(t *testing.T) {
 // mustDelaunay triangulates points the triangulation accepts.
 func mustDelaunay(t *testing.T, x, y []float64) *triangulation {
 	t.Helper()
-	tr, err := delaunay(x, y)
+	tr, err := delaunay(context.Background(), x, y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -412,4 +415,30 @@ func countMissing(got, want map[[6]float64]bool) int {
 		}
 	}
 	return n
+}
+
+// The triangulation looks at the context as it works: at least once every delaunayCheck
+// points of its sweep (and comparisons of its sort), so that an interrupt at any of its looks
+// stops it with the context's error, where it used to run to the end (seconds on 1e7 points).
+func TestDelaunayStops(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	n := 1 << 16
+	x, y := make([]float64, n), make([]float64, n)
+	for i := range x {
+		x[i], y[i] = rng.Float64()*1000, rng.Float64()*1000
+	}
+	all := testload.DoneAt(0)
+	if _, err := delaunay(all, x, y); err != nil {
+		t.Fatal(err)
+	}
+	looks := all.Looks()
+	// the sort's comparisons (n log n) alone give more than n/delaunayCheck looks
+	if looks < 2*n/delaunayCheck {
+		t.Fatalf("%d looks at the context for %d points, want at least %d", looks, n, 2*n/delaunayCheck)
+	}
+	for _, at := range []int{1, 2, looks / 4, looks / 2, looks - 1, looks} {
+		if tr, err := delaunay(testload.DoneAt(at), x, y); err != context.Canceled || tr != nil {
+			t.Errorf("interrupted at look %d of %d: %v, want context.Canceled and no triangulation", at, looks, err)
+		}
+	}
 }

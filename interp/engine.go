@@ -116,7 +116,7 @@ func gridProblem(ctx context.Context, eng Engine, p *Problem, bands int, sink Ba
 	if p.Samples.Len() == 0 {
 		return fmt.Errorf("no usable samples")
 	}
-	if err := checkCoordinates(p.Samples, p.Target); err != nil {
+	if err := checkCoordinates(ctx, p.Samples, p.Target); err != nil {
 		return err
 	}
 	prep, err := eng.Prepare(ctx, p)

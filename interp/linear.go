@@ -74,8 +74,14 @@ const (
 )
 
 func (a *Linear) bind(p *Problem, ix *grid.Index) (bound, error) {
+	return a.bindContext(context.Background(), p, ix)
+}
+
+// bindContext implements contextBinder: the triangulation, seconds on millions of samples,
+// stops when ctx is cancelled.
+func (a *Linear) bindContext(ctx context.Context, p *Problem, ix *grid.Index) (bound, error) {
 	s := p.Samples.Plain() // the triangulation takes every sample's coordinates
-	tri, err := delaunay(s.X, s.Y)
+	tri, err := delaunay(ctx, s.X, s.Y)
 	if err != nil {
 		return nil, err
 	}
@@ -233,8 +239,8 @@ func (h *holes) interpolate(id int32, x, y float64) (float64, bool) {
 	for _, v := range h.link[h.start[id]:h.start[id+1]] {
 		add(v)
 	}
-	tri, err := delaunay(around.X, around.Y)
-	if err != nil { // the neighbours of a triangulated vertex: cannot happen; no triangle then
+	tri, err := delaunay(context.Background(), around.X, around.Y) // a vertex's few neighbours
+	if err != nil {                                                // the neighbours of a triangulated vertex: cannot happen; no triangle then
 		tri = &triangulation{}
 	}
 	return newTriLocator(around, tri).interpolate(x, y)

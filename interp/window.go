@@ -3,6 +3,7 @@ package interp
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/aidw/aidw/grid"
 	"github.com/aidw/aidw/sample"
@@ -59,13 +60,20 @@ type windowSpan struct {
 	minPoints      int
 	nodata         float64
 
-	// z holds the samples' values in the index's order, built on first use.
-	zOnce sync.Once
+	// z holds the samples' values in the index's order, built on first use (under zMu, by
+	// the first worker that needs it, while the others wait; zDone once it is whole).
+	zMu   sync.Mutex
+	zDone atomic.Bool
 	z     []float64
 	// plain says that no value is NaN or -0, on which min and max depend on the order of
 	// their operands in windowAVX2's instructions.
 	plain bool
 }
+
+// windowCheck is how many samples a span takes (or orders, in values) between looks at the
+// run's context: well under a millisecond of work, where a span over a search area of
+// millions of cells, or the values of 1e8 samples, took seconds.
+const windowCheck = 1 << 16
 
 // spanSkipping is a skipping form that also computes runs of nodes.
 type spanSkipping struct {
@@ -93,26 +101,33 @@ func newWindowSpan(p *Problem, ix *grid.Index, ar searchArea, stat windowStat, m
 	return w
 }
 
-// values returns the samples' values in the index's order.
-func (w *windowSpan) values() []float64 {
-	w.zOnce.Do(func() {
-		order, z := w.ix.Order, w.s.Z
-		w.z = make([]float64, len(order))
-		plain := true
-		for j, id := range order {
-			v := z[id]
-			w.z[j] = v
+// values returns the samples' values in the index's order, and whether no value is NaN or
+// -0; nil when the run's context stopped it before they were all in place.
+func (w *windowSpan) values(sc *scratch) ([]float64, bool) {
+	if w.zDone.Load() {
+		return w.z, w.plain
+	}
+	w.zMu.Lock()
+	defer w.zMu.Unlock()
+	if w.zDone.Load() {
+		return w.z, w.plain
+	}
+	order, z := w.ix.Order, w.s.Z
+	vz := make([]float64, len(order))
+	plain := true
+	for lo := 0; lo < len(order); lo += windowCheck {
+		if sc.stopped() {
+			return nil, false
+		}
+		for j := lo; j < min(lo+windowCheck, len(order)); j++ {
+			v := z[order[j]]
+			vz[j] = v
 			plain = plain && v == v && (v != 0 || !math.Signbit(v))
 		}
-		w.plain = plain
-	})
-	return w.z
-}
-
-// plainValues says whether no value is NaN or -0.
-func (w *windowSpan) plainValues() bool {
-	w.values()
-	return w.plain
+	}
+	w.z, w.plain = vz, plain
+	w.zDone.Store(true)
+	return vz, plain
 }
 
 // windowBuf is a worker's room for a run of nodes.
@@ -159,12 +174,18 @@ func (w *windowSpan) span(sc *scratch, row, col0, col1 int, skip []bool, out []f
 		}
 		return
 	}
+	var z []float64 // nil for count and average_distance, which take no values
+	plain := true
+	if w.stat != statCount && w.stat != statDistance {
+		if z, plain = w.values(sc); z == nil {
+			return // stopped
+		}
+	}
 	n := wb.n
 	clear(n)
 	// windowFast takes the samples of plain coordinates where it can: minimum, maximum and
 	// range only when no value is NaN or -0.
-	fast := w.ix.QX == nil && (w.stat == statCount || w.stat == statDistance || w.stat == statAverage ||
-		w.plainValues()) && windowFastStart(w, wb, y)
+	fast := w.ix.QX == nil && (plain || w.stat == statAverage) && windowFastStart(w, wb, y)
 	switch w.stat {
 	case statAverage, statDistance:
 		clear(wb.a)
@@ -192,28 +213,8 @@ func (w *windowSpan) span(sc *scratch, row, col0, col1 int, skip []bool, out []f
 	wb.cols = cols
 	r0 := cellIndex((y-h-l.MinY)*l.InvCell, l.Rows)
 	r1 := cellIndex((y+h-l.MinY)*l.InvCell, l.Rows)
-	var z []float64
-	if w.stat != statCount && w.stat != statDistance {
-		z = w.values()
-	}
-	for r := r0; r <= r1; r++ {
-		for _, cr := range cols {
-			lo, hi := ix.Start[r*l.Cols+cr[0]], ix.Start[r*l.Cols+cr[1]+1]
-			if lo >= hi {
-				continue
-			}
-			var zr []float64
-			if z != nil {
-				zr = z[lo:hi]
-			}
-			if ix.QX != nil {
-				windowRange(w, wb, ix.QX[lo:hi], ix.QY[lo:hi], zr, ix.QuantumX, ix.QuantumY, y)
-			} else if fast {
-				windowFast(w, wb, ix.X[lo:hi], ix.Y[lo:hi], zr, y)
-			} else {
-				windowRange(w, wb, ix.X[lo:hi], ix.Y[lo:hi], zr, 1, 1, y)
-			}
-		}
+	if !w.addCells(sc, wb, r0, r1, z, fast, y) {
+		return // stopped
 	}
 	// n holds the changes of the count from node to node.
 	c := int32(0)
@@ -229,6 +230,56 @@ func (w *windowSpan) span(sc *scratch, row, col0, col1 int, skip []bool, out []f
 			continue
 		}
 		out[k] = w.value(wb, k)
+	}
+}
+
+// addCells adds the samples of the cells of rows r0 to r1 in the runs of columns wb.cols to
+// the run's nodes on the line y, in the index's order, in pieces of at most windowCheck
+// samples; it looks at the run's context whenever it has taken that many samples (or met that
+// many runs of cells) since the last look, and says false when it is stopped.
+func (w *windowSpan) addCells(sc *scratch, wb *windowBuf, r0, r1 int, z []float64, fast bool, y float64) bool {
+	ix := w.ix
+	l := &ix.Layout
+	work := 0
+	goOn := func(done int) bool {
+		if work += done; work < windowCheck {
+			return true
+		}
+		work = 0
+		return !sc.stopped()
+	}
+	for r := r0; r <= r1; r++ {
+		for _, cr := range wb.cols {
+			lo, hi := ix.Start[r*l.Cols+cr[0]], ix.Start[r*l.Cols+cr[1]+1]
+			for ; lo < hi; lo += windowCheck {
+				end := min(hi, lo+windowCheck)
+				w.add(wb, lo, end, z, fast, y)
+				if !goOn(int(end - lo)) {
+					return false
+				}
+			}
+			if !goOn(1) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// add adds the samples from lo to hi in the index's order to the run's nodes on the line y.
+func (w *windowSpan) add(wb *windowBuf, lo, hi int32, z []float64, fast bool, y float64) {
+	ix := w.ix
+	var zr []float64
+	if z != nil {
+		zr = z[lo:hi]
+	}
+	switch {
+	case ix.QX != nil:
+		windowRange(w, wb, ix.QX[lo:hi], ix.QY[lo:hi], zr, ix.QuantumX, ix.QuantumY, y)
+	case fast:
+		windowFast(w, wb, ix.X[lo:hi], ix.Y[lo:hi], zr, y)
+	default:
+		windowRange(w, wb, ix.X[lo:hi], ix.Y[lo:hi], zr, 1, 1, y)
 	}
 }
 

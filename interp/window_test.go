@@ -3,12 +3,13 @@ package interp
 import (
 	"context"
 	"fmt"
-	"github.com/aidw/aidw/grid"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/aidw/aidw/grid"
+	"github.com/aidw/aidw/internal/testload"
 	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/sample"
 )
@@ -257,4 +258,59 @@ func testIndex(t testing.TB, p *Problem) *grid.Index {
 		t.Fatal(err)
 	}
 	return ix
+}
+
+// A run of nodes whose search area holds many samples (here 1 Mi, 64 times windowCheck) looks
+// at the run's context as it takes them, and while it puts the values in the index's order:
+// a worker that enters the span just before an interrupt (the engine's first look finds the
+// context live, the next one done) stops within windowCheck samples and leaves its nodes
+// unwritten, where it used to take every sample of the run first.
+func TestWindowSpanStops(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	s := &sample.Samples{}
+	for range 1 << 20 {
+		s.Add(rng.Float64()*1000, rng.Float64()*1000, rng.Float64())
+	}
+	tg := raster.NorthUp(400, 500, 600, 501, 16, 1)
+	s.MoveOrigin(tg.Centre())
+	for _, alg := range []string{"count:radius1=2000:radius2=2000", "maximum:radius1=2000:radius2=2000"} {
+		a, _, err := ParseAlgorithm(alg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prep, err := (&CPU{Threads: 1}).Prepare(context.Background(), &Problem{Samples: s, Target: tg, Alg: a})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if prep.(*cpuPrepared).span == nil {
+			t.Fatalf("%s: not computed as runs of nodes", alg)
+		}
+		compute := func(ctx context.Context) ([]float64, error) {
+			b := &Block{Rows: 1, Values: make([]float64, tg.Cols)}
+			for i := range b.Values {
+				b.Values[i] = math.NaN()
+			}
+			return b.Values, prep.Compute(ctx, b)
+		}
+		// the first time with the maximum's values still to be put in order, then with them
+		for _, when := range []string{"first", "second"} {
+			got, err := compute(testload.DoneAt(2))
+			if err != context.Canceled {
+				t.Fatalf("%s, %s run: %v, want context.Canceled", alg, when, err)
+			}
+			for k, v := range got {
+				if !math.IsNaN(v) {
+					t.Fatalf("%s, %s run: node %d computed (%g) after the interrupt", alg, when, k, v)
+				}
+			}
+			if when == "first" {
+				if _, err := compute(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if got, _ := compute(context.Background()); math.IsNaN(got[0]) {
+			t.Fatalf("%s: a run that is not stopped leaves node 0 unwritten", alg)
+		}
+	}
 }

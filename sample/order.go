@@ -37,6 +37,9 @@ func Canonicalize(ctx context.Context, s *Samples) error {
 	radixPass(ctx, n, func(i int) uint32 { return b.band(s.Y[i]) & (1<<lo - 1) }, func(i, at int) {
 		recs[at] = sampleRec{s.X[i], s.Y[i], s.Z[i]}
 	})
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
 	if cap(s.X) > n+n/8 {
 		// Room reserved for points a filter then dropped: leave it behind.
 		s.X, s.Y, s.Z = make([]float64, n), make([]float64, n), make([]float64, n)
@@ -45,6 +48,9 @@ func Canonicalize(ctx context.Context, s *Samples) error {
 		s.X[at], s.Y[at], s.Z[at] = recs[i].x, recs[i].y, recs[i].z
 	})
 	recs = nil
+	if ctx.Err() != nil {
+		return ctx.Err() // without collecting: the run ends
+	}
 	collectLarge(n) // as canonicalizeCompact does
 	sortBands(ctx, s, b)
 	return ctx.Err()
@@ -175,6 +181,9 @@ func canonicalizeCompact(ctx context.Context, s *Samples) {
 			h[b.band(q)>>loBits]++
 		}
 	})
+	if ctx.Err() != nil {
+		return // before taking room for the records
+	}
 	scanHistograms(hist)
 	// The records of high digit d are recs[bucket[d]:bucket[d+1]].
 	var bucket [1<<11 + 1]int
@@ -190,6 +199,9 @@ func canonicalizeCompact(ctx context.Context, s *Samples) {
 			off[d]++
 		}
 	})
+	if ctx.Err() != nil {
+		return
+	}
 	if cap(s.QX) > n+n/8 {
 		// Room reserved for points a filter then dropped: leave it behind.
 		s.QX, s.QY, s.Z = make([]int32, n), make([]int32, n), make([]float64, n)
@@ -204,7 +216,9 @@ func canonicalizeCompact(ctx context.Context, s *Samples) {
 		}
 	})
 	recs = nil
-	collectLarge(n)
+	if ctx.Err() == nil { // a cancelled run ends: collecting would only delay its exit
+		collectLarge(n)
+	}
 }
 
 // collectLarge collects the sort's records of n samples, when they are large, now: they are as

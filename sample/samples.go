@@ -5,6 +5,7 @@
 package sample
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -88,27 +89,58 @@ func (s *Samples) Expand() {
 // whole quanta, to the lattice point nearest (ox, oy), and stay exact; when the offsets would
 // no longer fit in int32 they are expanded to the plain form first.
 func (s *Samples) MoveOrigin(ox, oy float64) {
+	s.MoveOriginContext(context.Background(), ox, oy)
+}
+
+// MoveOriginContext is MoveOrigin, a pass over every sample, that a cancelled ctx stops
+// within moveChunk samples: it then returns ctx's error and leaves the samples part moved,
+// for a run that ends.
+func (s *Samples) MoveOriginContext(ctx context.Context, ox, oy float64) error {
 	if s.IsCompact() {
 		kx, newX := LatticePoint(ox, s.QuantumX)
 		ky, newY := LatticePoint(oy, s.QuantumY)
 		oldX, _ := LatticePoint(s.OriginX, s.QuantumX)
 		oldY, _ := LatticePoint(s.OriginY, s.QuantumY)
 		if dx, dy := oldX-kx, oldY-ky; shiftFits(s.QX, dx) && shiftFits(s.QY, dy) {
-			for i := range s.QX {
-				s.QX[i] += int32(dx)
-				s.QY[i] += int32(dy)
+			err := inChunks(ctx, len(s.QX), func(lo, hi int) {
+				for i := lo; i < hi; i++ {
+					s.QX[i] += int32(dx)
+					s.QY[i] += int32(dy)
+				}
+			})
+			if err == nil {
+				s.OriginX, s.OriginY = newX, newY
 			}
-			s.OriginX, s.OriginY = newX, newY
-			return
+			return err
 		}
 		s.Expand()
 	}
 	dx, dy := s.OriginX-ox, s.OriginY-oy
-	for i := range s.X {
-		s.X[i] += dx
-		s.Y[i] += dy
+	err := inChunks(ctx, len(s.X), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s.X[i] += dx
+			s.Y[i] += dy
+		}
+	})
+	if err == nil {
+		s.OriginX, s.OriginY = ox, oy
 	}
-	s.OriginX, s.OriginY = ox, oy
+	return err
+}
+
+// moveChunk is how many samples MoveOriginContext moves between looks at the context: about
+// a millisecond of work.
+const moveChunk = 1 << 20
+
+// inChunks calls fn on [0,n) in chunks of moveChunk, until ctx is cancelled.
+func inChunks(ctx context.Context, n int, fn func(lo, hi int)) error {
+	for lo := 0; lo < n; lo += moveChunk {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		fn(lo, min(lo+moveChunk, n))
+	}
+	return nil
 }
 
 // LatticePoint returns the point of the lattice of quantum q (the multiples of q) nearest v,

@@ -1,9 +1,12 @@
 package sample
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/aidw/aidw/internal/testload"
 )
 
 // compactSamples are n samples on the 0.01 lattice around (500000, 4000000), some repeated,
@@ -104,5 +107,41 @@ func TestBounds(t *testing.T) {
 	minX, minY, maxX, maxY := c.Bounds()
 	if got, want := [4]float64{minX, minY, maxX, maxY}, ref(c); !same(got, want) {
 		t.Errorf("compact: %v, want %v", got, want)
+	}
+}
+
+// Moving the origin, a pass over every sample, looks at the context every moveChunk samples:
+// an interrupt during the pass (the first look finds the context live, the second done)
+// stops it after exactly one chunk, plain and compact, and returns the context's error.
+func TestMoveOriginStops(t *testing.T) {
+	for _, compact := range []bool{false, true} {
+		s := &Samples{}
+		if compact {
+			s.QuantumX, s.QuantumY = 0.01, 0.01
+		}
+		for i := range 3 * moveChunk {
+			if compact {
+				s.QX, s.QY, s.Z = append(s.QX, int32(i%1000)), append(s.QY, 0), append(s.Z, 0)
+			} else {
+				s.Add(float64(i%1000), 0, 0)
+			}
+		}
+		before := make([]float64, s.Len())
+		for i := range before {
+			before[i], _ = s.XY(int32(i))
+		}
+		if err := s.MoveOriginContext(testload.DoneAt(2), 10, 0); err != context.Canceled {
+			t.Fatalf("compact %v: %v, want context.Canceled", compact, err)
+		}
+		moved := 0
+		for i, x0 := range before {
+			if x, _ := s.XY(int32(i)); x != x0 {
+				moved++
+			}
+		}
+		if moved != moveChunk || s.OriginX != 0 {
+			t.Errorf("compact %v: %d samples moved after the interrupt, origin %g: want the first chunk's %d, origin 0",
+				compact, moved, s.OriginX, moveChunk)
+		}
 	}
 }

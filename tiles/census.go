@@ -41,7 +41,7 @@ type Census struct {
 	rlo, rhi [2]float64
 }
 
-// TakeCensus reads every input (paths, as gdalio.ExpandInputs expands the sources) once, one
+// TakeCensus reads every input (paths, as inputs.Expand expands the sources) once, one
 // batch at a time (LAS and LAZ through lidar.File.Each, others through their reader's scan;
 // those need a first pass for the box that places the spill's buckets, which LAS headers
 // give). With spillDir it also writes the samples into a

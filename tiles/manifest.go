@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/aidw/aidw/gdalio"
+	"github.com/aidw/aidw/internal/outfile"
 	"github.com/aidw/aidw/raster"
 )
 
@@ -213,7 +214,7 @@ func (m *Manifest) Write(path string) error {
 	if err != nil {
 		return fmt.Errorf("manifest: %w", err)
 	}
-	return gdalio.WriteAtomic(path, append(b, '\n'))
+	return outfile.WriteAtomic(path, append(b, '\n'))
 }
 
 // ReadManifest reads a manifest and checks its version and its hash.
@@ -290,7 +291,7 @@ func WriteProof(tilePath, plan string, i int) error {
 	if err != nil {
 		return err
 	}
-	return gdalio.WriteAtomic(ProofPath(tilePath), append(b, '\n'))
+	return outfile.WriteAtomic(ProofPath(tilePath), append(b, '\n'))
 }
 
 // ErrForeign marks a tile raster of another plan or another tile.
@@ -425,10 +426,10 @@ type FileProof struct {
 // WriteFarField builds the far field of computer c's job (SaveFar, powers from tiles of side
 // nodes) and writes it to path atomically, returning its proof for the manifest.
 func WriteFarField(ctx context.Context, c *Computer, side int, path string, progress func(float64)) (*FileProof, error) {
-	gdalio.RemoveStale(path) // a killed plan's field, as large as this one
+	outfile.RemoveStale(path) // a killed plan's field, as large as this one
 	h := sha256.New()
 	var size int64
-	err := gdalio.WriteAtomicFrom(path, func(w io.Writer) error {
+	err := outfile.WriteAtomicFrom(path, func(w io.Writer) error {
 		cw := &countingWriter{w: io.MultiWriter(w, h)}
 		err := c.SaveFar(ctx, side, cw, progress)
 		size = cw.n

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/internal/lastest"
+	"github.com/aidw/aidw/internal/outfile"
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/raster"
 )
@@ -77,7 +77,7 @@ func TestFarFieldRefusedWhenDamaged(t *testing.T) {
 	if err := gone.Run(); err != nil {
 		t.Fatal(err)
 	}
-	stale := gdalio.TempNameOf(path, gone.Process.Pid)
+	stale := outfile.TempNameOf(path, gone.Process.Pid)
 	if err := os.WriteFile(stale, []byte("half a field"), 0o600); err != nil {
 		t.Fatal(err)
 	}

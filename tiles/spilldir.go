@@ -10,7 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/aidw/aidw/gdalio"
+	"github.com/aidw/aidw/internal/outfile"
 )
 
 // A plan over inputs that its tiles cannot read by region (text and OGR sources) keeps the
@@ -84,7 +84,7 @@ func (s *Spill) Save(dir string) error {
 	if err := gob.NewEncoder(&buf).Encode(&ix); err != nil {
 		return err
 	}
-	return gdalio.WriteAtomic(filepath.Join(dir, spillIndex), buf.Bytes())
+	return outfile.WriteAtomic(filepath.Join(dir, spillIndex), buf.Bytes())
 }
 
 // copyAtomic writes r to path through a temporary file beside it, synced and renamed.

@@ -18,7 +18,7 @@ import (
 // gridArgs is an `aidw grid` command line: gdal_grid's own flags with their meaning, plus
 // aidw's additions (-like, -threads, -device).
 type gridArgs struct {
-	srcs []string // one or more: files, directories, glob patterns (gdalio.ExpandInputs)
+	srcs []string // one or more: files, directories, glob patterns (inputs.Expand)
 	dst  string
 
 	alg                  string

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/internal/lastest"
+	"github.com/aidw/aidw/internal/outfile"
 	"github.com/aidw/aidw/tiles"
 )
 
@@ -219,7 +219,7 @@ func TestPlanIdempotentAndRefusals(t *testing.T) {
 	if err := gone.Run(); err != nil {
 		t.Fatal(err)
 	}
-	stale := gdalio.TempNameOf(tile1, gone.Process.Pid)
+	stale := outfile.TempNameOf(tile1, gone.Process.Pid)
 	if err := os.WriteFile(stale, []byte("half"), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -6,9 +6,11 @@
 package testload
 
 import (
+	"context"
 	"os"
 	"runtime"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -67,3 +69,28 @@ func threadCPU() time.Duration {
 func Bound(d time.Duration, before float64) time.Duration {
 	return time.Duration(float64(d) * max(before, Factor()))
 }
+
+// DoneAt returns a context that is done (Err, not Done) from its n-th look on, never when n
+// is 0: a run that an interrupt stops while it is inside a long piece of work, between two
+// looks, so that a test can check how much work it does after one, by counting what it
+// finished, and how often it looks (Looks).
+func DoneAt(n int) *Looking {
+	return &Looking{Context: context.Background(), at: int64(n)}
+}
+
+// Looking is DoneAt's context.
+type Looking struct {
+	context.Context
+	looks atomic.Int64
+	at    int64
+}
+
+func (c *Looking) Err() error {
+	if n := c.looks.Add(1); c.at > 0 && n >= c.at {
+		return context.Canceled
+	}
+	return nil
+}
+
+// Looks is how many times the context was looked at.
+func (c *Looking) Looks() int { return int(c.looks.Load()) }

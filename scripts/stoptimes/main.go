@@ -1,7 +1,9 @@
 // Command stoptimes measures how long a command takes to stop after SIGINT sent at given
 // moments of its run: for each moment it starts the command afresh in an empty working
-// directory, signals it, and prints the moment, the stop time, the exit status and whatever
-// the command left in that directory (an interrupted run must leave nothing).
+// directory, signals it, and prints the moment, the stop time, the CPU time the command spent
+// after the signal (user: its own work; system: with the kernel's freeing of its memory at the
+// exit), the exit status and whatever the command left in that directory (an interrupted run
+// must leave nothing).
 //
 //	go run ./scripts/stoptimes -at 0.5,1,2,4 -- aidw grid -a aidw ... /abs/in.las out.tif
 //
@@ -67,20 +69,42 @@ func once(after time.Duration, stacks bool, args []string) error {
 	if stacks {
 		sig = syscall.SIGQUIT
 	}
+	user0, sys0 := cpuTimes(cmd.Process.Pid)
 	sent := time.Now()
 	cmd.Process.Signal(sig)
 	<-exited
 	took := time.Since(sent)
+	user, sys := cmd.ProcessState.UserTime()-user0, cmd.ProcessState.SystemTime()-sys0
 	entries, _ := os.ReadDir(dir)
 	var left []string
 	for _, e := range entries {
 		left = append(left, e.Name())
 	}
-	fmt.Printf("at %5.2f s: stopped in %6.3f s, exit %d, left %v\n", after.Seconds(), took.Seconds(), cmd.ProcessState.ExitCode(), left)
+	fmt.Printf("at %5.2f s: stopped in %6.3f s (CPU after the signal: user %.2f s, system %.2f s), exit %d, left %v\n",
+		after.Seconds(), took.Seconds(), user.Seconds(), sys.Seconds(), cmd.ProcessState.ExitCode(), left)
 	if stacks {
 		fmt.Println(running(stderr.String()))
 	}
 	return nil
+}
+
+// cpuTimes is the user and system CPU time of process pid so far, from /proc (in clock ticks
+// of 10 ms): what the process spends after the signal is the total at its exit less these.
+// The user time is its own work, which load does not stretch; the system time includes the
+// kernel's freeing of its memory at the exit.
+func cpuTimes(pid int) (user, sys time.Duration) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0
+	}
+	// the fields after the command's name, in parentheses: utime and stime are the 12th and 13th
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 13 {
+		return 0, 0
+	}
+	u, _ := strconv.Atoi(f[11])
+	st, _ := strconv.Atoi(f[12])
+	return time.Duration(u) * 10 * time.Millisecond, time.Duration(st) * 10 * time.Millisecond
 }
 
 // running summarises a SIGQUIT dump: for each goroutine that is running or runnable, its

@@ -1,4 +1,4 @@
-package gdalio
+package outfile
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 // in a directory given as a source (a directory of LAS tiles, a folder of shapefiles). Files
 // are compared by device and inode (os.SameFile), so that a hard link, a symbolic link or
 // another spelling of the same path is caught; sources are the command line's, inputs what
-// ExpandInputs made of them (globs, directories). It reads no source.
+// inputs.Expand made of them (globs, directories). It reads no source.
 func CheckNotSource(dst string, sources, inputs []string) error {
 	dstInfo, dstErr := os.Stat(dst)
 	parent, parentErr := os.Stat(filepath.Dir(dst))

@@ -1,58 +1,95 @@
-package gdalio
+// Package outfile holds the chores of output files that call no GDAL: a file written whole
+// or not at all (through a temporary beside it, renamed into place), temporary names that
+// record their writer (host, PID, start) so that a later run removes what a killed one left,
+// and the check that a destination is none of the sources. gdalio's raster and vector writers,
+// the plan's manifests and spills, and the previews and plots share them.
+package outfile
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 )
 
-// WriteAtomic writes data to path through a temporary file beside it, renamed into place when
-// complete, so that a failure leaves no partial file and an existing one untouched.
-func WriteAtomic(path string, data []byte) error {
-	return WriteAtomicFrom(path, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
+// TempInfix marks the temporary files of a writer (gdalio.Writer, WriteAtomic):
+// <stem>.aidwtmp-<host>_<pid>_<start>_<random><ext> (see tempOwner), so that a killed run's
+// leftovers are recognisable, and the next run to the same destination on the same host
+// removes them once their writer is gone (see RemoveStale).
+const TempInfix = ".aidwtmp-"
+
+// tempSeq makes the names one process reserves distinct.
+var tempSeq atomic.Uint64
+
+// Reserve returns a unique temporary name beside path with the given extension, after
+// checking that the folder takes a file of that name; the file itself does not exist, so that
+// drivers that refuse an existing path (GPKG, Zarr) create it. The name holds this process's
+// host, PID and start time: no other live process on any host sharing the folder can want it,
+// and a dead process that had them left at most a file that the exclusive probe finds, so the
+// name is free until the driver takes it.
+func Reserve(path, ext string) (string, error) {
+	return reserveAs(localHost().self(), path, ext)
 }
 
-// WriteAtomicFrom is WriteAtomic of what write writes, which need not be in memory at once.
-func WriteAtomicFrom(path string, write func(w io.Writer) error) error {
-	tmp, err := reserve(path, filepath.Ext(path))
-	if err != nil {
-		return err
+func reserveAs(me tempOwner, path, ext string) (string, error) {
+	dir := filepath.Dir(path)
+	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	for {
+		name := filepath.Join(dir, stem+TempInfix+me.tempName(fmt.Sprintf("%x%x", tempSeq.Add(1), rand.Uint32()))+ext)
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("cannot write %s: %w", path, err)
+		}
+		f.Close()
+		if err := os.Remove(name); err != nil {
+			return "", fmt.Errorf("cannot write %s: %w", path, err)
+		}
+		return name, nil
 	}
-	// the reserved file is private (0600); the finished one is readable as any output
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err == nil {
-		err = write(f)
-		if cerr := f.Close(); err == nil {
-			err = cerr
+}
+
+// RemoveStale removes the temporary files that earlier runs to path on this host left behind
+// (killed before they could clean up): those whose writer is no longer a live process. A live
+// process's files, this one's included, and every other host's stay.
+func RemoveStale(path string) {
+	removeStaleAs(localHost(), path)
+}
+
+func removeStaleAs(h tempHost, path string) {
+	h.removeStale(filepath.Dir(path), strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))+TempInfix)
+}
+
+// RemoveStaleIn removes the entries of dir named prefix followed by a writer's owner (see
+// OwnName) that are stale on this host: its own dead writers'.
+func RemoveStaleIn(dir, prefix string) { localHost().removeStale(dir, prefix) }
+
+// removeStale removes the entries of dir named prefix followed by a writer's owner
+// (tempOwner) that h may remove: its own dead writers'.
+func (h tempHost) removeStale(dir, prefix string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok {
+			continue
+		}
+		if o, ok := parseTempOwner(rest); ok && h.stale(o) {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
 		}
 	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
 }
-
-// RemoveStale removes the temporary files of path that writers on this host left when killed
-// (their processes gone): a file too large to leave lying about, written before a run's
-// output, is cleaned up by the next run as a raster's temporaries are.
-func RemoveStale(path string) { removeStale(path) }
 
 // tempOwner identifies the writer of a temporary file, as its name records it: the host (its
 // name and PID namespace, so that containers with equal PIDs and pods whose workers are all
@@ -100,6 +137,10 @@ func sanitizeHost(name string) string {
 func (h tempHost) self() tempOwner {
 	return tempOwner{h.id, os.Getpid(), processStart(os.Getpid())}
 }
+
+// OwnName is the unique part of a temporary name of this process: host_pid_start_random, as
+// RemoveStaleIn reads it.
+func OwnName(random string) string { return localHost().self().tempName(random) }
 
 // tempName is the unique part of a temporary name: host_pid_start_random.
 func (o tempOwner) tempName(random string) string {
@@ -165,5 +206,5 @@ func processStart(pid int) uint64 {
 func TempNameOf(path string, pid int) string {
 	o := tempOwner{localHost().id, pid, 0}
 	stem := strings.TrimSuffix(path, filepath.Ext(path))
-	return stem + tempInfix + o.tempName("1f") + filepath.Ext(path)
+	return stem + TempInfix + o.tempName("1f") + filepath.Ext(path)
 }

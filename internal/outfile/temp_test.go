@@ -1,7 +1,8 @@
-package gdalio
+package outfile
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -66,4 +67,54 @@ func TestTemporariesOfTwoHostsWithEqualPIDs(t *testing.T) {
 	if got := dirFiles(t, dir); !slices.Equal(got, []string{names[aLive]}) {
 		t.Fatalf("host b left %v, want %v", got, names[aLive])
 	}
+}
+
+// TestRemoveStale: a run that was killed leaves its temporary files; the next run to the same
+// destination removes them when their writer is gone (its PID, or the PID reused by a later
+// process: PID 1 in containers), and never a live process's, nor another destination's, nor
+// one of an unknown host (issue 12, defect 12; issue 28).
+func TestRemoveStale(t *testing.T) {
+	dir := t.TempDir()
+	dst := filepath.Join(dir, "dem.tif")
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	me := localHost()
+	dead := tempOwner{me.id, cmd.Process.Pid, 1}
+	if localAlive(dead.pid, 0) {
+		t.Skipf("PID %d was reused at once", dead.pid)
+	}
+	self := me.self()
+	init := tempOwner{me.id, 1, self.start + 1} // PID 1 of an earlier container on this host
+	tmp := func(stem string, o tempOwner, rest string) string { return stem + TempInfix + o.tempName(rest) }
+	stale := []string{tmp("dem", dead, "1a2b.tif"), tmp("dem", dead, "1a2c.tif.aux.xml"), tmp("dem", init, "3.tif")}
+	live := []string{tmp("dem", self, "99.tif")}                                                     // this test's
+	other := []string{tmp("other", dead, "5.tif"), "dem_notes.txt", "dem" + TempInfix + "77-1f.tif"} // not dem.tif's, or of an unknown host
+	for _, f := range slices.Concat(stale, live, other) {
+		os.WriteFile(filepath.Join(dir, f), nil, 0o644)
+	}
+	zarr := filepath.Join(dir, tmp("dem", dead, "3.zarr")) // a killed Zarr output
+	os.Mkdir(zarr, 0o755)
+	os.WriteFile(filepath.Join(zarr, ".zgroup"), nil, 0o644)
+	RemoveStale(dst)
+	want := slices.Concat(live, other)
+	slices.Sort(want)
+	if got := dirFiles(t, dir); !slices.Equal(got, want) {
+		t.Fatalf("files %v, want %v", got, want)
+	}
+}
+
+func dirFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	slices.Sort(names)
+	return names
 }
