@@ -523,6 +523,9 @@ func RunWindow(ctx context.Context, c *Computer, win Tile, side int, sink interp
 		}
 		r.left++
 	}
+	w.ready = sync.NewCond(&w.mu)
+	written := make(chan error, 1)
+	go func() { written <- w.write(ctx) }()
 	var wg sync.WaitGroup
 	for _, eng := range c.cfg.Engines {
 		wg.Go(func() {
@@ -532,6 +535,13 @@ func RunWindow(ctx context.Context, c *Computer, win Tile, side int, sink interp
 		})
 	}
 	wg.Wait()
+	w.mu.Lock()
+	w.computed = true
+	w.ready.Broadcast()
+	w.mu.Unlock()
+	if err := <-written; err != nil {
+		cancel(err)
+	}
 	if err := context.Cause(ctx); err != nil {
 		return err
 	}
@@ -546,12 +556,19 @@ type windowRun struct {
 	sink  interp.BandSink
 	total float64
 
-	mu      sync.Mutex
-	next    int              // the next tile to take
-	rows    map[int]*tileRow // by first row
-	order   []int            // the rows of tiles' first rows, in order
-	written int              // rows of tiles handed to sink
-	done    float64          // nodes finished
+	mu       sync.Mutex
+	next     int              // the next tile to take
+	rows     map[int]*tileRow // by first row
+	order    []int            // the rows of tiles' first rows, in order
+	complete int              // rows of tiles complete, in order (those before are written or being written)
+	written  int              // rows of tiles the writer took
+	done     float64          // nodes finished
+	// ready tells the writer that a row of tiles is complete or that the engines stopped, and
+	// an engine that the writer took the row before its own; computed: the engines stopped;
+	// failed: the writer stopped.
+	ready    *sync.Cond
+	computed bool
+	failed   bool
 }
 
 // tileRow is a row of tiles being assembled: its bands, and how many tiles are missing.
@@ -599,7 +616,7 @@ func (w *windowRun) work(ctx context.Context, eng interp.Engine) error {
 		if err != nil {
 			return fmt.Errorf("tile at column %d, row %d: %w", tl.Col0, tl.Row0, err)
 		}
-		if err := w.place(tl, out); err != nil {
+		if err := w.place(ctx, tl, out); err != nil {
 			return err
 		}
 		if !more {
@@ -619,9 +636,11 @@ func (w *windowRun) progress(nodes float64) {
 	}
 }
 
-// place puts a finished tile into its row of tiles, and hands every complete row that is
-// next in order to the sink.
-func (w *windowRun) place(tl Tile, out [][]float64) error {
+// place puts a finished tile into its row of tiles, and marks every row that is complete and
+// next in order for the writer. A row of tiles is written while the next is computed: an
+// engine that completes a row waits until the writer took the one before, so that at most two
+// rows of tiles are held (one written, one assembled), as the memory plan counts.
+func (w *windowRun) place(ctx context.Context, tl Tile, out [][]float64) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	r := w.rows[tl.Row0]
@@ -638,17 +657,47 @@ func (w *windowRun) place(tl Tile, out [][]float64) error {
 		}
 	}
 	r.left--
+	for w.complete < len(w.order) && w.rows[w.order[w.complete]].left == 0 {
+		w.complete++
+		w.ready.Broadcast()
+	}
+	for w.written < w.complete-1 && !w.failed && ctx.Err() == nil {
+		w.ready.Wait()
+	}
+	return nil
+}
+
+// write hands the complete rows of tiles to the sink in order, one at a time, until every row
+// is written, the engines stopped or ctx is done (whose cause the run returns).
+func (w *windowRun) write(ctx context.Context) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	for w.written < len(w.order) {
+		if ctx.Err() != nil {
+			w.failed = true // no engine waits for a row to be taken
+			w.ready.Broadcast()
+			return nil
+		}
+		if w.written == w.complete {
+			if w.computed {
+				return nil // an engine failed: the run stops
+			}
+			w.ready.Wait()
+			continue
+		}
 		row0 := w.order[w.written]
 		r := w.rows[row0]
-		if r.left > 0 {
-			break
-		}
-		if err := w.sink(row0-w.win.Row0, r.rows, r.bands); err != nil {
-			return err
-		}
 		delete(w.rows, row0)
 		w.written++
+		w.ready.Broadcast()
+		w.mu.Unlock()
+		err := w.sink(row0-w.win.Row0, r.rows, r.bands)
+		w.mu.Lock()
+		if err != nil {
+			w.failed = true
+			w.ready.Broadcast()
+			return err
+		}
 	}
 	return nil
 }
