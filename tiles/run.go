@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -232,13 +233,21 @@ func (c *Computer) compute(ctx context.Context, eng interp.Engine, tl Tile, out 
 			}
 		}
 	}
-	region := c.Region(tl)
-	nearest := c.rule.Family == Nearest
 	var reach []float64
-	if nearest {
+	if c.rule.Family == Nearest {
 		reach = make([]float64, n)
 	}
-	for left := n; left > 0; {
+	return c.settle(ctx, eng, tl, out, pending, reach, c.Region(tl), first, true, progress)
+}
+
+// settle computes the tile's nodes pending from the samples of region (nil: every sample), the
+// first of them from first when non-nil, and again, from the regions that the halo check
+// asks for, those that it leaves pending, until none is; progress is told how many of the
+// tile's nodes are left after each round. With split, the nodes left after the first round
+// (near the tile's edges) go by edge (settleEdges).
+func (c *Computer) settle(ctx context.Context, eng interp.Engine, tl Tile, out [][]float64, pending []bool, reach []float64, region *[4]float64, first <-chan loaded, split bool, progress func(left int)) error {
+	nearest := c.rule.Family == Nearest
+	for left := len(pending); left > 0; {
 		var s *sample.Samples
 		var err error
 		if first != nil {
@@ -280,16 +289,83 @@ func (c *Computer) compute(ctx context.Context, eng interp.Engine, tl Tile, out 
 		} else {
 			clear(pending)
 		}
-		left = 0
-		for _, p := range pending {
-			if p {
-				left++
-			}
+		left = count(pending)
+		progress(left)
+		if split && left > 0 && next != nil && !c.rule.Triangles {
+			return c.settleEdges(ctx, eng, tl, out, pending, reach, *region, *next, progress)
 		}
 		region = next
-		progress(left)
 	}
 	return nil
+}
+
+// settleEdges computes the nodes left pending after a tile's first round from region: the few
+// whose neighbourhood reaches past it, along the tile's edges. Their union (next) spans the
+// tile, whose samples would all be loaded again for them: each edge's nodes (those nearest to
+// it) go from the union of their own reaches, a strip along it, unless the strips are no
+// smaller than next.
+func (c *Computer) settleEdges(ctx context.Context, eng interp.Engine, tl Tile, out [][]float64, pending []bool, reach []float64, region, next [4]float64, progress func(left int)) error {
+	var edges [4][]bool
+	var boxes [4]*[4]float64
+	for i, p := range pending {
+		if !p {
+			continue
+		}
+		r, k := i/tl.Cols, i%tl.Cols
+		e, d := 0, k // west, east, north, south
+		for j, dj := range [3]int{tl.Cols - 1 - k, r, tl.Rows - 1 - r} {
+			if dj < d {
+				e, d = j+1, dj
+			}
+		}
+		if edges[e] == nil {
+			edges[e] = make([]bool, len(pending))
+		}
+		edges[e][i] = true
+	}
+	area := func(b [4]float64) float64 { return (b[2] - b[0]) * (b[3] - b[1]) }
+	strips := 0.0
+	for e, do := range edges {
+		if do == nil {
+			continue
+		}
+		// the check of region again: every node of the edge stays pending, and the box
+		// returned holds their reaches
+		if boxes[e] = c.checkNodes(tl, region, slices.Clone(do), reach); boxes[e] == nil {
+			strips = math.Inf(1)
+			break
+		}
+		strips += area(*boxes[e])
+	}
+	if !(strips < area(next)) {
+		return c.settle(ctx, eng, tl, out, pending, reach, &next, nil, false, progress)
+	}
+	for e, do := range edges {
+		if do == nil {
+			continue
+		}
+		for i, p := range do {
+			if p {
+				pending[i] = false
+			}
+		}
+		if err := c.settle(ctx, eng, tl, out, do, reach, boxes[e], nil, false, func(int) {}); err != nil {
+			return err
+		}
+		progress(count(pending))
+	}
+	return nil
+}
+
+// count is the number of nodes pending.
+func count(pending []bool) int {
+	n := 0
+	for _, p := range pending {
+		if p {
+			n++
+		}
+	}
+	return n
 }
 
 // Region is the region whose samples a tile loads first: the box of its nodes grown by the
