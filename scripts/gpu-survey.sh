@@ -43,9 +43,11 @@ run)
 	side=$(python3 -c "import math; print(round(math.sqrt($points / 2.5)))")
 	for i in 0 1 2 3; do for j in 0 1 2 3; do
 		f=$work/survey/tile_${i}_${j}.las
-		[[ -s $f ]] || "$genlas" -n "$points" -size "$side" -x0 $((400000 + i * side)) -y0 $((5400000 + j * side)) \
-			-seed $((i * 4 + j + 11)) -o "$f.part" >/dev/null && mv "$f.part" "$f" 2>/dev/null || true
-		[[ -s $f ]] || { echo "making $f failed" >&2; exit 1; }
+		if [[ ! -s $f ]]; then
+			"$genlas" -n "$points" -size "$side" -x0 $((400000 + i * side)) -y0 $((5400000 + j * side)) \
+				-seed $((i * 4 + j + 11)) -o "$f.part" >/dev/null
+			mv "$f.part" "$f"
+		fi
 	done; done
 	echo "$(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; survey: 16 x $points points, $(du -sh "$work/survey" | cut -f1)"
 	echo
