@@ -180,7 +180,7 @@ func (r *run) runTiled(ctx context.Context, side int, budget int64) error {
 			fmt.Fprintf(r.warnings(), "The samples stream past the tiles on the CPU engine: %s's global form does not fit the memory budget.\n", alg.Name())
 		}
 		gdalio.LimitCache(tiles.CacheBytes)
-		memory.LimitHeap(budget + 256<<20)
+		memory.LimitHeap(cfg.Plan.HeapLimit(budget))
 	}
 	c, err := tiles.NewComputer(cfg, j.facts, j.census.Spill)
 	if err != nil {

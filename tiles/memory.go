@@ -23,7 +23,27 @@ const (
 	streamBytesPerNode = 144
 	// CacheBytes bounds GDAL's block cache in a run held to a budget.
 	CacheBytes = 128 << 20
+	// processBytes is what the process holds besides its Go heap and GDAL's cache: its code,
+	// the C libraries' own memory, the threads' stacks.
+	processBytes = 64 << 20
+	// liveShare is the share of the heap limit a run of a local form plans its live samples,
+	// tiles and rows for: the collector needs room above the live heap, else it runs at every
+	// allocation (the runtime holds the memory it freed until the limit asks it back, so the
+	// process's size follows the limit, not the live heap).
+	liveShare = 0.75
 )
+
+// HeapLimit is the collector's limit (memory.LimitHeap) that keeps a run of this plan within
+// budget bytes: the budget less GDAL's block cache and the process's own memory. A global
+// form's plan keeps the limit it was planned to (the budget and 256 MiB).
+func (p *MemoryPlan) HeapLimit(budget int64) int64 {
+	if p.Rule.Family == Global {
+		return budget + 256<<20
+	}
+	return heapLimit(budget)
+}
+
+func heapLimit(budget int64) int64 { return max(budget-CacheBytes-processBytes, budget/2) }
 
 // MemoryPlan is how a tiled run of a job computes its tiles: the algorithm's halo rule and,
 // for a global form, whether and how its samples stream past each tile's nodes; with a
@@ -82,9 +102,9 @@ func Fits(n int64, budget int64) bool { return float64(n)*BytesPerSample <= floa
 
 // budgetSide is the largest tile side (in nodes) whose run stays within the budget at the
 // job's mean density: two tiles' samples with their halos (one computed while the next is
-// read; BytesPerSample), a tile's bands and the row of tiles the writer takes. The process
-// needs about 300 MB besides: the runtime, GDAL and its block cache (CacheBytes), the spill's
-// buffers.
+// read; BytesPerSample), a tile's bands and two rows of tiles (one being written while the
+// next is assembled), within liveShare of the heap limit (heapLimit: the budget less GDAL's
+// block cache and the process's own memory).
 func budgetSide(t raster.Target, f *Facts, rule Rule, bands int, budget int64) (int, error) {
 	b := f.Rel
 	area := math.Max((b[2]-b[0])*(b[3]-b[1]), 1e-300)
@@ -97,18 +117,19 @@ func budgetSide(t raster.Target, f *Facts, rule Rule, bands int, budget int64) (
 	need := func(side int) float64 {
 		span := float64(side)*cell + 2*halo
 		points := density * span * span
-		rows := float64(side) * float64(t.Cols) * 8 * float64(bands)
+		rows := 2 * float64(side) * float64(t.Cols) * 8 * float64(bands)
 		tile := float64(side) * float64(side) * 8 * float64(bands+2)
 		return points*BytesPerSample + rows + tile
 	}
-	if need(16) > float64(budget) {
+	room := liveShare * float64(heapLimit(budget))
+	if need(16) > room {
 		return 0, fmt.Errorf("the memory budget of %s is too small for a tile of 16 x 16 nodes and its halo at this density (%.0f samples a tile): give a larger -memory",
 			bytesize.Text(float64(budget)), density*math.Pow(16*cell+2*halo, 2))
 	}
 	lo, hi := 16, max(t.Cols, t.Rows, 16)
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if need(mid) <= float64(budget) {
+		if need(mid) <= room {
 			lo = mid
 		} else {
 			hi = mid - 1

@@ -33,7 +33,11 @@ func registryBudget(p *MemoryPlan, n int) int64 {
 	if p.Rule.Family == Global && p.Stream == nil {
 		return 1 << 30
 	}
-	return int64(n) * BytesPerSample
+	if p.Rule.Family == Global {
+		return int64(n) * BytesPerSample
+	}
+	// a local form plans its samples within liveShare of the heap limit, half of so small a budget
+	return int64(float64(n) * BytesPerSample * 2 / liveShare)
 }
 
 // TestRegistryTiledAndPlanned runs every algorithm of the registry, in the forms its

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -234,13 +235,21 @@ func (c *Computer) compute(ctx context.Context, eng interp.Engine, tl Tile, out 
 			}
 		}
 	}
-	region := c.Region(tl)
-	nearest := c.rule.Family == Nearest
 	var reach []float64
-	if nearest {
+	if c.rule.Family == Nearest {
 		reach = make([]float64, n)
 	}
-	for left := n; left > 0; {
+	return c.settle(ctx, eng, tl, out, pending, reach, c.Region(tl), first, true, progress)
+}
+
+// settle computes the tile's nodes pending from the samples of region (nil: every sample), the
+// first of them from first when non-nil, and again, from the regions that the halo check
+// asks for, those that it leaves pending, until none is; progress is told how many of the
+// tile's nodes are left after each round. With split, the nodes left after the first round
+// (near the tile's edges) go by edge (settleEdges).
+func (c *Computer) settle(ctx context.Context, eng interp.Engine, tl Tile, out [][]float64, pending []bool, reach []float64, region *[4]float64, first <-chan loaded, split bool, progress func(left int)) error {
+	nearest := c.rule.Family == Nearest
+	for left := len(pending); left > 0; {
 		var s *sample.Samples
 		var err error
 		if first != nil {
@@ -282,16 +291,83 @@ func (c *Computer) compute(ctx context.Context, eng interp.Engine, tl Tile, out 
 		} else {
 			clear(pending)
 		}
-		left = 0
-		for _, p := range pending {
-			if p {
-				left++
-			}
+		left = count(pending)
+		progress(left)
+		if split && left > 0 && next != nil && !c.rule.Triangles {
+			return c.settleEdges(ctx, eng, tl, out, pending, reach, *region, *next, progress)
 		}
 		region = next
-		progress(left)
 	}
 	return nil
+}
+
+// settleEdges computes the nodes left pending after a tile's first round from region: the few
+// whose neighbourhood reaches past it, along the tile's edges. Their union (next) spans the
+// tile, whose samples would all be loaded again for them: each edge's nodes (those nearest to
+// it) go from the union of their own reaches, a strip along it, unless the strips are no
+// smaller than next.
+func (c *Computer) settleEdges(ctx context.Context, eng interp.Engine, tl Tile, out [][]float64, pending []bool, reach []float64, region, next [4]float64, progress func(left int)) error {
+	var edges [4][]bool
+	var boxes [4]*[4]float64
+	for i, p := range pending {
+		if !p {
+			continue
+		}
+		r, k := i/tl.Cols, i%tl.Cols
+		e, d := 0, k // west, east, north, south
+		for j, dj := range [3]int{tl.Cols - 1 - k, r, tl.Rows - 1 - r} {
+			if dj < d {
+				e, d = j+1, dj
+			}
+		}
+		if edges[e] == nil {
+			edges[e] = make([]bool, len(pending))
+		}
+		edges[e][i] = true
+	}
+	area := func(b [4]float64) float64 { return (b[2] - b[0]) * (b[3] - b[1]) }
+	strips := 0.0
+	for e, do := range edges {
+		if do == nil {
+			continue
+		}
+		// the check of region again: every node of the edge stays pending, and the box
+		// returned holds their reaches
+		if boxes[e] = c.checkNodes(tl, region, slices.Clone(do), reach); boxes[e] == nil {
+			strips = math.Inf(1)
+			break
+		}
+		strips += area(*boxes[e])
+	}
+	if !(strips < area(next)) {
+		return c.settle(ctx, eng, tl, out, pending, reach, &next, nil, false, progress)
+	}
+	for e, do := range edges {
+		if do == nil {
+			continue
+		}
+		for i, p := range do {
+			if p {
+				pending[i] = false
+			}
+		}
+		if err := c.settle(ctx, eng, tl, out, do, reach, boxes[e], nil, false, func(int) {}); err != nil {
+			return err
+		}
+		progress(count(pending))
+	}
+	return nil
+}
+
+// count is the number of nodes pending.
+func count(pending []bool) int {
+	n := 0
+	for _, p := range pending {
+		if p {
+			n++
+		}
+	}
+	return n
 }
 
 // Region is the region whose samples a tile loads first: the box of its nodes grown by the
@@ -525,6 +601,9 @@ func RunWindow(ctx context.Context, c *Computer, win Tile, side int, sink interp
 		}
 		r.left++
 	}
+	w.ready = sync.NewCond(&w.mu)
+	written := make(chan error, 1)
+	go func() { written <- w.write(ctx) }()
 	var wg sync.WaitGroup
 	for _, eng := range c.cfg.Engines {
 		wg.Go(func() {
@@ -534,6 +613,13 @@ func RunWindow(ctx context.Context, c *Computer, win Tile, side int, sink interp
 		})
 	}
 	wg.Wait()
+	w.mu.Lock()
+	w.computed = true
+	w.ready.Broadcast()
+	w.mu.Unlock()
+	if err := <-written; err != nil {
+		cancel(err)
+	}
 	if err := context.Cause(ctx); err != nil {
 		return err
 	}
@@ -548,12 +634,19 @@ type windowRun struct {
 	sink  interp.BandSink
 	total float64
 
-	mu      sync.Mutex
-	next    int              // the next tile to take
-	rows    map[int]*tileRow // by first row
-	order   []int            // the rows of tiles' first rows, in order
-	written int              // rows of tiles handed to sink
-	done    float64          // nodes finished
+	mu       sync.Mutex
+	next     int              // the next tile to take
+	rows     map[int]*tileRow // by first row
+	order    []int            // the rows of tiles' first rows, in order
+	complete int              // rows of tiles complete, in order (those before are written or being written)
+	written  int              // rows of tiles the writer took
+	done     float64          // nodes finished
+	// ready tells the writer that a row of tiles is complete or that the engines stopped, and
+	// an engine that the writer took the row before its own; computed: the engines stopped;
+	// failed: the writer stopped.
+	ready    *sync.Cond
+	computed bool
+	failed   bool
 }
 
 // tileRow is a row of tiles being assembled: its bands, and how many tiles are missing.
@@ -601,7 +694,7 @@ func (w *windowRun) work(ctx context.Context, eng interp.Engine) error {
 		if err != nil {
 			return fmt.Errorf("tile at column %d, row %d: %w", tl.Col0, tl.Row0, err)
 		}
-		if err := w.place(tl, out); err != nil {
+		if err := w.place(ctx, tl, out); err != nil {
 			return err
 		}
 		if !more {
@@ -621,9 +714,11 @@ func (w *windowRun) progress(nodes float64) {
 	}
 }
 
-// place puts a finished tile into its row of tiles, and hands every complete row that is
-// next in order to the sink.
-func (w *windowRun) place(tl Tile, out [][]float64) error {
+// place puts a finished tile into its row of tiles, and marks every row that is complete and
+// next in order for the writer. A row of tiles is written while the next is computed: an
+// engine that completes a row waits until the writer took the one before, so that at most two
+// rows of tiles are held (one written, one assembled), as the memory plan counts.
+func (w *windowRun) place(ctx context.Context, tl Tile, out [][]float64) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	r := w.rows[tl.Row0]
@@ -640,17 +735,47 @@ func (w *windowRun) place(tl Tile, out [][]float64) error {
 		}
 	}
 	r.left--
+	for w.complete < len(w.order) && w.rows[w.order[w.complete]].left == 0 {
+		w.complete++
+		w.ready.Broadcast()
+	}
+	for w.written < w.complete-1 && !w.failed && ctx.Err() == nil {
+		w.ready.Wait()
+	}
+	return nil
+}
+
+// write hands the complete rows of tiles to the sink in order, one at a time, until every row
+// is written, the engines stopped or ctx is done (whose cause the run returns).
+func (w *windowRun) write(ctx context.Context) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	for w.written < len(w.order) {
+		if ctx.Err() != nil {
+			w.failed = true // no engine waits for a row to be taken
+			w.ready.Broadcast()
+			return nil
+		}
+		if w.written == w.complete {
+			if w.computed {
+				return nil // an engine failed: the run stops
+			}
+			w.ready.Wait()
+			continue
+		}
 		row0 := w.order[w.written]
 		r := w.rows[row0]
-		if r.left > 0 {
-			break
-		}
-		if err := w.sink(row0-w.win.Row0, r.rows, r.bands); err != nil {
-			return err
-		}
 		delete(w.rows, row0)
 		w.written++
+		w.ready.Broadcast()
+		w.mu.Unlock()
+		err := w.sink(row0-w.win.Row0, r.rows, r.bands)
+		w.mu.Lock()
+		if err != nil {
+			w.failed = true
+			w.ready.Broadcast()
+			return err
+		}
 	}
 	return nil
 }
