@@ -13,6 +13,7 @@
 # device call: 128 comparisons took 480 s there, so split it; groups may run side by side as
 # separate processes once one call has unpacked the binary and written the samples, e.g.
 # `scripts/gpu-e2e.sh none` then `for g in clustered duplicated; do scripts/gpu-e2e.sh $g & done`)
+# FORMS=<regex> keeps only the -a strings of gdal_grid's forms that match it.
 # Needs AIDW_PTX (a PTX file the driver accepts) when the binary's embedded PTX is stale.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -134,6 +135,7 @@ for set in uniform clustered duplicated collinear; do
 		count:radius1=15:radius2=15 average_distance:radius1=20:radius2=20 average_distance_pts:radius1=20:radius2=20 \
 		average_distance_pts:radius1=12:radius2=25:min_points=40:nodata=-2 invdist:radius1=30:radius2=20 \
 		invdist:power=3:smoothing=1:radius1=25:radius2=25:min_points=2; do
+		[[ $alg =~ ${FORMS:-.} ]] || continue
 		exact "$set-${alg//:/_}" -a "$alg" -txe 0 1000 -tye 0 1000 -outsize 200 200 -ot Float64 "/tmp/aidw-e2e/$set.csv"
 	done
 done
