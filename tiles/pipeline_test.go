@@ -54,15 +54,7 @@ func TestTiledWritesWhileComputing(t *testing.T) {
 	}
 	want := inMemory(t, paths, gdalio.SourceOptions{}, target, alg)
 	ctx := context.Background()
-	census, err := TakeCensus(ctx, paths, gdalio.SourceOptions{}, true, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer census.Close()
-	facts, err := census.Facts(target)
-	if err != nil {
-		t.Fatal(err)
-	}
+	census, facts := spilledCensus(t, paths, target)
 	const side = 8
 	eng := rowWatch{&interp.CPU{Threads: 1}, side, make(chan struct{}), &sync.Once{}}
 	c, err := NewComputer(Config{Target: target, Alg: alg, Engines: []interp.Engine{eng}}, facts, census.Spill)

@@ -79,15 +79,7 @@ func TestRegistryTiledAndPlanned(t *testing.T) {
 func planned(t *testing.T, paths []string, target raster.Target, alg interp.Algorithm) ([][]float64, *MemoryPlan) {
 	t.Helper()
 	ctx := context.Background()
-	census, err := TakeCensus(ctx, paths, gdalio.SourceOptions{}, true, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer census.Close()
-	facts, err := census.Facts(target)
-	if err != nil {
-		t.Fatal(err)
-	}
+	census, facts := spilledCensus(t, paths, target)
 	bands := len(interp.BandNames(alg))
 	p, err := PlanFor(target, facts, alg, bands, registryBudget(NewPlan(target, facts, alg), facts.N))
 	if err != nil {

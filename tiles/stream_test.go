@@ -80,15 +80,7 @@ func runWindow(ctx context.Context, c *Computer, win Tile, side int) ([][]float6
 // and returns its proof.
 func planFar(t *testing.T, paths []string, target raster.Target, alg interp.Algorithm, path string) FileProof {
 	t.Helper()
-	census, err := TakeCensus(context.Background(), paths, gdalio.SourceOptions{}, true, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer census.Close()
-	facts, err := census.Facts(target)
-	if err != nil {
-		t.Fatal(err)
-	}
+	census, facts := spilledCensus(t, paths, target)
 	c, err := NewComputer(Config{Target: target, Alg: alg, Threads: 2}, facts, census.Spill)
 	if err != nil {
 		t.Fatal(err)
@@ -432,4 +424,20 @@ func TestTiledInexactTextEqualsInMemory(t *testing.T) {
 		}
 		sameBits(t, a+" on inexact text", got, inMemory(t, paths, gdalio.SourceOptions{}, target, alg))
 	}
+}
+
+// spilledCensus takes the census of the files paths with their samples spilled, as a tiled run
+// does, and its facts about target; the census closes with the test.
+func spilledCensus(t *testing.T, paths []string, target raster.Target) (*Census, *Facts) {
+	t.Helper()
+	census, err := TakeCensus(context.Background(), paths, gdalio.SourceOptions{}, true, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { census.Close() })
+	facts, err := census.Facts(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return census, facts
 }
