@@ -20,8 +20,11 @@ import (
 	"github.com/aidw/aidw/raster"
 )
 
-// ManifestVersion is the version of the manifest's JSON shape.
-const ManifestVersion = 3
+// ManifestVersion is the version of the plan's files: the manifest's JSON shape and the
+// layouts of what it names (plan.samples/'s index, plan.farfield). Version 4: the far field
+// and a spill index of varints; a plan of an older aidw is refused by its version rather
+// than as an unreadable index.
+const ManifestVersion = 4
 
 // Manifest is a planned tiled job: everything a worker needs to compute one tile on its own,
 // on any machine that sees the inputs at the same paths, and everything the mosaic needs to
@@ -230,7 +233,7 @@ func ReadManifest(path string) (*Manifest, error) {
 		return nil, fmt.Errorf("%s is not an aidw plan: %w", path, err)
 	}
 	if m.Version != ManifestVersion {
-		return nil, fmt.Errorf("%s: plan version %d; this aidw reads version %d", path, m.Version, ManifestVersion)
+		return nil, fmt.Errorf("%s: plan version %d; this aidw reads version %d: plan again with this aidw", path, m.Version, ManifestVersion)
 	}
 	h, err := m.ComputeHash()
 	if err != nil {

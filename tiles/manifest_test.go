@@ -52,6 +52,15 @@ func TestManifestRoundTrip(t *testing.T) {
 	if _, err := ReadManifest(path); err == nil || !strings.Contains(err.Error(), "edited") {
 		t.Fatalf("edited manifest: %v", err)
 	}
+	// a plan of an older aidw, whose plan.samples/ and far field this one cannot read
+	old := *m
+	old.Version = ManifestVersion - 1
+	if err := old.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadManifest(path); err == nil || !strings.Contains(err.Error(), "plan again") {
+		t.Fatalf("older plan: %v", err)
+	}
 	// a tile's own grid is its window of the target's
 	sub := ts[5].Target(tg)
 	x, y := sub.Node(0, 0, 0, 0)
