@@ -24,8 +24,7 @@ const (
 	// CacheBytes bounds GDAL's block cache in a run held to a budget.
 	CacheBytes = 128 << 20
 	// processBytes is what the process holds besides its Go heap and GDAL's cache: its code,
-	// the C libraries' own memory, the threads' stacks (a run of 8 x 8 nodes peaks at 57 MiB;
-	// 1e9 points under -memory 4GB peaked 38 MiB over the budget with 64 MiB here).
+	// the C libraries' own memory, the threads' stacks (a run of 8 x 8 nodes peaks at 57 MiB).
 	processBytes = 128 << 20
 	// liveShare is the share of the heap limit a run of a local form plans its live samples,
 	// tiles and rows for: the collector needs room above the live heap, else it runs at every
