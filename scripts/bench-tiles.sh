@@ -20,6 +20,7 @@ go build -o "$work/aidw" ./cmd/aidw
 go build -o "$work/genlas" ./scripts/genlas
 out=$root/bench/results/$case.md
 alg=(-device cpu -a aidw:max_points=12 -tr 1 1 -ot Float32)
+load_at_start=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # timed LABEL CMD...: runs CMD under /usr/bin/time and prints "LABEL wall_s peak_MiB cpu_s load
 # load_after" (cpu_s: user + system; load: the one-minute load average before and after the run)
@@ -41,7 +42,7 @@ header() {
   echo "# $1"
   echo
   echo "- date: $(date -u +%F), commit: $(git rev-parse --short HEAD)$(git diff --quiet -- . ':!bench/results' || echo ' (uncommitted changes)')"
-  echo "- machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(free -g | awk '/Mem:/{print $2}') GiB; load average at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "- machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(free -g | awk '/Mem:/{print $2}') GiB; load average at the start: $load_at_start"
   echo "- command: \`scripts/bench-tiles.sh $case\`; wall time and peak RSS from /usr/bin/time"
   echo
 }

@@ -24,8 +24,8 @@ const (
 	// CacheBytes bounds GDAL's block cache in a run held to a budget.
 	CacheBytes = 128 << 20
 	// processBytes is what the process holds besides its Go heap and GDAL's cache: its code,
-	// the C libraries' own memory, the threads' stacks.
-	processBytes = 64 << 20
+	// the C libraries' own memory, the threads' stacks (a run of 8 x 8 nodes peaks at 57 MiB).
+	processBytes = 128 << 20
 	// liveShare is the share of the heap limit a run of a local form plans its live samples,
 	// tiles and rows for: the collector needs room above the live heap, else it runs at every
 	// allocation (the runtime holds the memory it freed until the limit asks it back, so the

@@ -694,9 +694,7 @@ func (w *windowRun) work(ctx context.Context, eng interp.Engine) error {
 		if err != nil {
 			return fmt.Errorf("tile at column %d, row %d: %w", tl.Col0, tl.Row0, err)
 		}
-		if err := w.place(ctx, tl, out); err != nil {
-			return err
-		}
+		w.place(ctx, tl, out)
 		if !more {
 			return nil
 		}
@@ -718,7 +716,7 @@ func (w *windowRun) progress(nodes float64) {
 // next in order for the writer. A row of tiles is written while the next is computed: an
 // engine that completes a row waits until the writer took the one before, so that at most two
 // rows of tiles are held (one written, one assembled), as the memory plan counts.
-func (w *windowRun) place(ctx context.Context, tl Tile, out [][]float64) error {
+func (w *windowRun) place(ctx context.Context, tl Tile, out [][]float64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	r := w.rows[tl.Row0]
@@ -742,7 +740,6 @@ func (w *windowRun) place(ctx context.Context, tl Tile, out [][]float64) error {
 	for w.written < w.complete-1 && !w.failed && ctx.Err() == nil {
 		w.ready.Wait()
 	}
-	return nil
 }
 
 // write hands the complete rows of tiles to the sink in order, one at a time, until every row
