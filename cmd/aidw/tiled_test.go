@@ -76,14 +76,14 @@ func TestGridMemoryBudget(t *testing.T) {
 	if code, _, stderr := runAidw(t, append(append(grid, "-q"), in, want)...); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	code, stdout, stderr := runAidw(t, append(grid, "-memory", "200KB", in, got)...)
+	code, stdout, stderr := runAidw(t, append(grid, "-memory", "400KB", in, got)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if !strings.Contains(stdout, "100 - done.") {
 		t.Fatalf("no progress to the end: %q", stdout)
 	}
-	sameRaster(t, "-memory 200KB", readRaster(t, got, 1), readRaster(t, want, 1))
+	sameRaster(t, "-memory 400KB", readRaster(t, got, 1), readRaster(t, want, 1))
 }
 
 // -memory runs the global forms whose samples do not fit the budget by streaming the samples
