@@ -126,16 +126,7 @@ func budgetSide(t raster.Target, f *Facts, rule Rule, bands int, budget int64) (
 		return 0, fmt.Errorf("the memory budget of %s is too small for a tile of 16 x 16 nodes and its halo at this density (%.0f samples a tile): give a larger -memory",
 			bytesize.Text(float64(budget)), density*math.Pow(16*cell+2*halo, 2))
 	}
-	lo, hi := 16, max(t.Cols, t.Rows, 16)
-	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if need(mid) <= room {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	return lo, nil
+	return largestSide(need, room, max(t.Cols, t.Rows, 16)), nil
 }
 
 // cellSize is the larger step of t's nodes.
