@@ -274,8 +274,14 @@ const (
 // whole when written, but a file system can still lose its end (a node that fails before its
 // writes reach the shared storage, a copy cut short), and GDAL opens many a truncated GeoTIFF.
 type Proof struct {
-	Plan   string `json:"plan"`
-	Tile   int    `json:"tile"`
+	Plan string `json:"plan"`
+	Tile int    `json:"tile"`
+	FileProof
+}
+
+// FileProof is what the plan records of a file written for it (a tile raster, the far
+// field): its size and SHA-256, checked when it is read.
+type FileProof struct {
 	Size   int64  `json:"size"`
 	SHA256 string `json:"sha256"`
 }
@@ -286,11 +292,11 @@ func ProofPath(tilePath string) string { return tilePath + ".done" }
 // WriteProof records, atomically, that the tile raster at tilePath, tile i of the plan with
 // hash plan, is complete as it is now.
 func WriteProof(tilePath, plan string, i int) error {
-	size, sum, err := fileSum(tilePath)
+	fp, err := fileProof(tilePath)
 	if err != nil {
 		return err
 	}
-	b, err := json.Marshal(Proof{plan, i, size, sum})
+	b, err := json.Marshal(Proof{plan, i, fp})
 	if err != nil {
 		return err
 	}
@@ -315,31 +321,31 @@ func CheckProof(tilePath, plan string, i int) error {
 	if p.Plan != plan || p.Tile != i {
 		return ErrForeign
 	}
-	size, sum, err := fileSum(tilePath)
+	now, err := fileProof(tilePath)
 	switch {
 	case err != nil:
 		return err
-	case size != p.Size:
-		return fmt.Errorf("%d bytes, %d when written", size, p.Size)
-	case sum != p.SHA256:
+	case now.Size != p.Size:
+		return fmt.Errorf("%d bytes, %d when written", now.Size, p.Size)
+	case now.SHA256 != p.SHA256:
 		return fmt.Errorf("its checksum is not the one recorded when written")
 	}
 	return nil
 }
 
-// fileSum is the size and hex SHA-256 of a file.
-func fileSum(path string) (int64, string, error) {
+// fileProof is the size and hex SHA-256 of a file.
+func fileProof(path string) (FileProof, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, "", err
+		return FileProof{}, err
 	}
 	defer f.Close()
 	h := sha256.New()
 	n, err := io.Copy(h, f)
 	if err != nil {
-		return 0, "", fmt.Errorf("reading %s: %w", path, err)
+		return FileProof{}, fmt.Errorf("reading %s: %w", path, err)
 	}
-	return n, hex.EncodeToString(h.Sum(nil)), nil
+	return FileProof{n, hex.EncodeToString(h.Sum(nil))}, nil
 }
 
 // Fingerprint tells an input changed after planning from the one planned, cheaply: its size,
@@ -417,13 +423,6 @@ func SpillDir(manifestPath string) string {
 // FarFieldPath is the saved far field of a plan: <plan stem>.farfield beside the plan.
 func FarFieldPath(manifestPath string) string {
 	return strings.TrimSuffix(manifestPath, filepath.Ext(manifestPath)) + ".farfield"
-}
-
-// FileProof is what the manifest records of a file the plan wrote for its tiles: its size
-// and SHA-256, which a worker checks as it reads it.
-type FileProof struct {
-	Size   int64  `json:"size"`
-	SHA256 string `json:"sha256"`
 }
 
 // WriteFarField builds the far field of computer c's job (SaveFar, powers from tiles of side
