@@ -30,11 +30,11 @@ func checkCoordinates(ctx context.Context, s *sample.Samples, t raster.Target) e
 	}
 	far := func(v float64) bool { return !(math.Abs(v) <= maxOffset) } // NaN is far
 	if s.IsCompact() && s.Len() > 0 {
-		qx0, qx1, err := quantaRange(ctx, s.QX)
+		qx0, qx1, err := sample.QuantaRange(ctx, s.QX)
 		if err != nil {
 			return err
 		}
-		qy0, qy1, err := quantaRange(ctx, s.QY)
+		qy0, qy1, err := sample.QuantaRange(ctx, s.QY)
 		if err != nil {
 			return err
 		}
@@ -62,23 +62,6 @@ func checkCoordinates(ctx context.Context, s *sample.Samples, t raster.Target) e
 		}
 	}
 	return checkTarget(s, t)
-}
-
-// quantaRange is the least and the greatest of q (not empty), read checkChunk at a time
-// between looks at ctx.
-func quantaRange(ctx context.Context, q []int32) (lo, hi int32, err error) {
-	lo, hi = q[0], q[0]
-	for len(q) > 0 {
-		if err := ctx.Err(); err != nil {
-			return 0, 0, err
-		}
-		c := q[:min(len(q), checkChunk)]
-		for _, v := range c {
-			lo, hi = min(lo, v), max(hi, v)
-		}
-		q = q[len(c):]
-	}
-	return lo, hi, nil
 }
 
 // checkTarget refuses a target whose corners lie farther than maxOffset from the samples'

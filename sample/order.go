@@ -170,7 +170,7 @@ func (b qBands) band(q int32) uint32 { return (uint32(q) - uint32(b.min)) >> b.s
 // every sample. The loops are written out rather than given function values to call a sample.
 func canonicalizeCompact(ctx context.Context, s *Samples) {
 	n := s.Len()
-	lo, hi := minMax(s.QY)
+	lo, hi, _ := QuantaRange(context.Background(), s.QY) // whole: the bands must hold every quantum
 	b := newQBands(lo, hi, n)
 	loBits := uint(b.bits / 2)
 	chunks := chunkCount(n)

@@ -128,8 +128,8 @@ func (s *Samples) MoveOriginContext(ctx context.Context, ox, oy float64) error {
 	return err
 }
 
-// moveChunk is how many samples MoveOriginContext moves between looks at the context: about
-// a millisecond of work.
+// moveChunk is how many samples a pass over them (MoveOriginContext, QuantaRange) covers
+// between looks at the context: about a millisecond of work.
 const moveChunk = 1 << 20
 
 // inChunks calls fn on [0,n) in chunks of moveChunk, until ctx is cancelled.
@@ -181,8 +181,8 @@ func (s *Samples) RelBounds() (minX, minY, maxX, maxY float64) {
 		if s.Len() == 0 {
 			return math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 		}
-		x0, x1 := minMax(s.QX)
-		y0, y1 := minMax(s.QY)
+		x0, x1, _ := QuantaRange(context.Background(), s.QX)
+		y0, y1, _ := QuantaRange(context.Background(), s.QY)
 		minX, maxX = float64(x0)*s.QuantumX, float64(x1)*s.QuantumX
 		minY, maxY = float64(y0)*s.QuantumY, float64(y1)*s.QuantumY
 	} else {
@@ -212,13 +212,18 @@ func extremes(v []float64) (lo, hi float64) {
 	return lo, hi
 }
 
-// minMax is slices.Min and slices.Max of a non-empty v in one pass.
-func minMax(v []int32) (lo, hi int32) {
-	lo, hi = v[0], v[0]
-	for _, q := range v {
-		lo, hi = min(lo, q), max(hi, q)
-	}
-	return lo, hi
+// QuantaRange is slices.Min and slices.Max of non-empty quanta q in one pass, which a
+// cancelled ctx stops within moveChunk values (its error returned).
+func QuantaRange(ctx context.Context, q []int32) (lo, hi int32, err error) {
+	lo, hi = q[0], q[0]
+	err = inChunks(ctx, len(q), func(a, b int) {
+		l, h := lo, hi // locals: the closure's captured pair would be read and written through memory
+		for _, v := range q[a:b] {
+			l, h = min(l, v), max(h, v)
+		}
+		lo, hi = l, h
+	})
+	return lo, hi, err
 }
 
 // RelativeFits refuses a sample that float64 cannot hold relative to the samples' origin (the
