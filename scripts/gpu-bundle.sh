@@ -18,6 +18,8 @@ ldd "$b/aidw" | awk '/=>/ {print $1, $3}' |
 	grep -vE '^(libc|libm|libpthread|libdl|librt|libresolv|libcuda)\.so|^ld-linux' |
 	while read -r name path; do cp -L "$path" "$b/lib/$name"; done
 cp /usr/share/proj/proj.db "$b/proj/"
+# gdal_translate, for the scripts that compare rasters on the device (LD_LIBRARY_PATH=lib)
+cp /usr/bin/gdal_translate "$b/"
 cp -r /usr/share/gdal/. "$b/gdal/"
-tar -C "$b" -cf - aidw lib proj gdal | xz -6 -T0 >.carry/e2e.tar.xz
+tar -C "$b" -cf - aidw gdal_translate lib proj gdal | xz -6 -T0 >.carry/e2e.tar.xz
 ls -l .carry/e2e.tar.xz

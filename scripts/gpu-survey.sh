@@ -10,6 +10,7 @@
 #   POINTS   points a file (62500000); the side of a file's square follows at 2.5 points/m²
 #   GPUS     the GPU counts of the rows ("1 4"; counts beyond the host's are left out)
 #   MEMORY   the budget of the tiled rows (8GB)
+#   PROFILES a folder: each row writes its Go CPU profile there (AIDW_CPUPROFILE)
 #   DEVICE   gpu; cpu runs the same rows on the CPU engine (one row a budget), to try the script
 #            on a machine without a GPU, with AIDW the aidw to run (else the bundle's)
 set -euo pipefail
@@ -41,14 +42,19 @@ run)
 		counts=(cpu)
 	fi
 	side=$(python3 -c "import math; print(round(math.sqrt($points / 2.5)))")
+	# genlas is one thread: the 16 files are made side by side
 	for i in 0 1 2 3; do for j in 0 1 2 3; do
 		f=$work/survey/tile_${i}_${j}.las
-		if [[ ! -s $f ]]; then
+		[[ -s $f ]] && continue
+		while [[ $(jobs -rp | wc -l) -ge $(nproc) ]]; do wait -n; done
+		{
 			"$genlas" -n "$points" -size "$side" -x0 $((400000 + i * side)) -y0 $((5400000 + j * side)) \
 				-seed $((i * 4 + j + 11)) -o "$f.part" >/dev/null
 			mv "$f.part" "$f"
-		fi
+		} &
 	done; done
+	wait
+	[[ $(ls "$work"/survey/tile_*.las | wc -l) -eq 16 ]] || { echo "genlas failed" >&2; exit 1; }
 	echo "$(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB; survey: 16 x $points points, $(du -sh "$work/survey" | cut -f1)"
 	echo
 	echo "aidw grid -device $device [-gpus N] -a aidw:max_points=12 -tr 1 1 -ot Float32 -of ENVI [-memory $memory] survey/ dem.img"
@@ -63,8 +69,9 @@ run)
 		local gpus=()
 		[[ $n == cpu ]] || gpus=(-gpus "$n")
 		local out=$work/dem_${label// /_}_$n.img
-		local m
-		m=$(python3 - "$aidw" grid -q -device "$device" "${gpus[@]}" -a aidw:max_points=12 -tr 1 1 -ot Float32 -of ENVI "$@" "$work/survey" "$out" <<'EOF'
+		local m prof=()
+		[[ -z ${PROFILES:-} ]] || prof=(env "AIDW_CPUPROFILE=$PROFILES/${label//[ -]/_}_$n.prof")
+		m=$(python3 - "${prof[@]}" "$aidw" grid -q -device "$device" "${gpus[@]}" -a aidw:max_points=12 -tr 1 1 -ot Float32 -of ENVI "$@" "$work/survey" "$out" <<'EOF'
 import resource, subprocess, sys, time
 t = time.time()
 if subprocess.run(sys.argv[1:]).returncode != 0:

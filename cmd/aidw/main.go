@@ -38,7 +38,11 @@ func main() {
 	// process mid-run, so that temporary files are removed (see exitCode).
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	setMemoryLimit()
-	err := newApp().RunContext(ctx, os.Args)
+	stopProfile, err := startProfile()
+	if err == nil {
+		err = newApp().RunContext(ctx, os.Args)
+		stopProfile()
+	}
 	var se signalError
 	if err != nil && errors.As(context.Cause(ctx), &se) {
 		err = se

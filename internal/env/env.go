@@ -19,6 +19,7 @@ type Var struct {
 // scripts'.
 var Vars = []Var{
 	{"AIDW_DEBUG", "cmd/aidw", "set to anything: an internal error (exit 2) prints its Go stack after the one ERROR line"},
+	{"AIDW_CPUPROFILE", "cmd/aidw", "a file: the command writes a Go CPU profile of its whole run there (`go tool pprof`), for runs on hosts without Go"},
 	{"AIDW_PTX", "kernels (cuda build)", "a PTX file the GPU engine loads instead of the one compiled in"},
 	{"AIDW_GPU_FLOAT64", "kernels (cuda build)", "1: the GPU sums the global weights in float64 (within 1e-12 of the CPU engine, slower)"},
 	{"AIDW_GPU_TIMES", "kernels (cuda build)", "1: each GPU prints, once its problem is done, how long it took to index the samples and to compute the nodes, and how much of that was gdal's quadtree order on the host"},
