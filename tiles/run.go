@@ -275,7 +275,7 @@ func (c *Computer) settle(ctx context.Context, eng interp.Engine, tl Tile, out [
 		if region == nil {
 			r = nil // every sample loaded: nothing to check
 		}
-		err = c.computeNodes(ctx, eng, tl, s, c.facts.Job(c.rule, region), pending, out, r)
+		err = c.computeNodes(ctx, eng, tl, s, c.facts.Job(c.rule, region), pending, out, r, region)
 		if errors.Is(err, errTieOrder) && region != nil {
 			// a tie between samples of a quadtree leaf that reaches past the region: the
 			// whole job's samples might split it, so the nodes go again from a wider region
@@ -390,6 +390,11 @@ func (c *Computer) Region(tl Tile) *[4]float64 {
 	return nil
 }
 
+// edgeDistance is the distance from (ax, ay) inside region to the region's edge.
+func edgeDistance(ax, ay float64, region [4]float64) float64 {
+	return math.Min(math.Min(ax-region[0], region[2]-ax), math.Min(ay-region[1], region[3]-ay))
+}
+
 // tiny is a margin that keeps a box's edge strictly away from the samples a halo must hold.
 func tiny(b [4]float64) float64 {
 	return 1e-9 * (1 + math.Max(math.Max(math.Abs(b[0]), math.Abs(b[2])), math.Max(math.Abs(b[1]), math.Abs(b[3]))))
@@ -429,7 +434,7 @@ func (c *Computer) checkNodes(tl Tile, region [4]float64, pending []bool, reach 
 				continue
 			}
 			ax, ay := t.Node(tl.Col0+k, tl.Row0+r, 0, 0)
-			edge := math.Min(math.Min(ax-region[0], region[2]-ax), math.Min(ay-region[1], region[3]-ay))
+			edge := edgeDistance(ax, ay, region)
 			if reach[i] < edge-tiny(region) {
 				pending[i] = false
 				continue
@@ -458,8 +463,9 @@ func (c *Computer) checkNodes(tl Tile, region [4]float64, pending []bool, reach 
 
 // computeNodes computes the nodes do of the tile from samples s with the CPU engine, on the
 // whole target (so that nodes lie where the in-memory run puts them), rows at a time; reach,
-// when non-nil, receives each node's reach (see interp.Block.Reach).
-func (c *Computer) computeNodes(ctx context.Context, eng interp.Engine, tl Tile, s *sample.Samples, job *interp.Job, do []bool, out [][]float64, reach []float64) error {
+// when non-nil, receives each node's reach (see interp.Block.Reach) for the halo check against
+// region.
+func (c *Computer) computeNodes(ctx context.Context, eng interp.Engine, tl Tile, s *sample.Samples, job *interp.Job, do []bool, out [][]float64, reach []float64, region *[4]float64) error {
 	any := false
 	for _, d := range do {
 		any = any || d
@@ -477,7 +483,7 @@ func (c *Computer) computeNodes(ctx context.Context, eng interp.Engine, tl Tile,
 		eng = &interp.CPU{Threads: c.cfg.Threads}
 	case reach != nil && !cpu:
 		// only the CPU engine tells a node's reach: the k nearest tell it for the others
-		c.knnReach(ctx, tl, s, do, reach)
+		c.knnReach(ctx, tl, s, do, reach, *region)
 		reach = nil
 	}
 	prep, release, err := c.prepare(ctx, eng, p)
@@ -779,8 +785,10 @@ func (w *windowRun) write(ctx context.Context) error {
 
 // knnReach sets the reach of the nodes do of tile tl from samples s as the CPU engine tells it
 // for the nearest family: the distance of the K-th nearest sample (at least Extra), +Inf when
-// there are fewer; computed on every core.
-func (c *Computer) knnReach(ctx context.Context, tl Tile, s *sample.Samples, do []bool, reach []float64) {
+// there are fewer; computed on every core. A node that the cells' counts alone prove far
+// enough inside region for the halo check (checkNodes) gets that bound instead, which passes
+// the check as its reach would: most of a tile's nodes, whose k nearest then need no search.
+func (c *Computer) knnReach(ctx context.Context, tl Tile, s *sample.Samples, do []bool, reach []float64, region [4]float64) {
 	t := c.cfg.Target
 	ix, err := grid.Of(ctx, s)
 	if err != nil {
@@ -806,6 +814,12 @@ func (c *Computer) knnReach(ctx context.Context, tl Tile, s *sample.Samples, do 
 						continue
 					}
 					x, y := t.Node(tl.Col0+k, tl.Row0+r, s.OriginX, s.OriginY)
+					ax, ay := t.Node(tl.Col0+k, tl.Row0+r, 0, 0)
+					limit := edgeDistance(ax, ay, region) - tiny(region)
+					if b, ok := ix.KNNBound(x, y, c.rule.K, limit); ok && c.rule.Extra < limit {
+						reach[i] = math.Max(b, c.rule.Extra)
+						continue
+					}
 					nb = ix.KNN(x, y, c.rule.K, math.Inf(1), nb)
 					reach[i] = math.Inf(1)
 					if len(nb) == c.rule.K {
