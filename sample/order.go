@@ -1,6 +1,7 @@
 package sample
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"math/bits"
@@ -211,8 +212,9 @@ func canonicalizeCompact(ctx context.Context, s *Samples) {
 		first, _ := slices.BinarySearch(bucket[:], lo)
 		last, _ := slices.BinarySearch(bucket[:], hi)
 		var off [1 << 11]int
+		var long []keyedRec
 		for d := first; d < min(last, 1<<11); d++ {
-			b.sortBucket(s, recs[bucket[d]:bucket[d+1]], bucket[d], loBits, &off)
+			b.sortBucket(s, recs[bucket[d]:bucket[d+1]], bucket[d], loBits, &off, &long)
 		}
 	})
 	recs = nil
@@ -232,8 +234,8 @@ func collectLarge(n int) {
 }
 
 // sortBucket puts the records of one high digit, by the low digit, into the samples from at on,
-// and sorts their runs of one band.
-func (b qBands) sortBucket(s *Samples, recs []compactRec, at int, loBits uint, off *[1 << 11]int) {
+// and sorts their runs of one band; long holds the records of a long run while it is sorted.
+func (b qBands) sortBucket(s *Samples, recs []compactRec, at int, loBits uint, off *[1 << 11]int, long *[]keyedRec) {
 	if len(recs) == 0 {
 		return
 	}
@@ -265,7 +267,7 @@ func (b qBands) sortBucket(s *Samples, recs []compactRec, at int, loBits uint, o
 		case b.shift == 0 && hi-lo <= 64:
 			sortRow(qx[lo:hi], z[lo:hi]) // a band of one y
 		default:
-			compactRun{qx[lo:hi], qy[lo:hi], z[lo:hi]}.sort()
+			compactRun{qx[lo:hi], qy[lo:hi], z[lo:hi]}.sort(long)
 		}
 		lo = hi
 	}
@@ -301,11 +303,18 @@ type compactRun struct {
 	z      []float64
 }
 
-// sort sorts the run: by insertion, written out for the short runs of a band, unless it is
-// long (samples on a few rows).
-func (r compactRun) sort() {
+// keyedRec is a compact sample whose y and x are one key in their order, the high half y.
+type keyedRec struct {
+	key uint64
+	z   float64
+}
+
+// sort sorts the run: by insertion, written out for the short runs of a band, else (samples on
+// a few rows, or a band across a wide survey: a row of a 5 km tile holds hundreds) by a
+// comparison sort of keyed records in long, its room.
+func (r compactRun) sort(long *[]keyedRec) {
 	if len(r.qx) > 64 {
-		sort.Sort(r)
+		r.sortKeyed(long)
 		return
 	}
 	for i := 1; i < len(r.qx); i++ {
@@ -323,20 +332,26 @@ func (r compactRun) sort() {
 	}
 }
 
-func (r compactRun) Len() int { return len(r.qx) }
-func (r compactRun) Less(i, j int) bool {
-	if r.qy[i] != r.qy[j] {
-		return r.qy[i] < r.qy[j]
+// sortKeyed sorts the run through keyed records: a comparison of one integer where the
+// interface's Less read two slices twice.
+func (r compactRun) sortKeyed(long *[]keyedRec) {
+	recs := slices.Grow((*long)[:0], len(r.qx))[:len(r.qx)]
+	*long = recs
+	for i := range recs {
+		recs[i] = keyedRec{uint64(uint32(r.qy[i])^1<<31)<<32 | uint64(uint32(r.qx[i])^1<<31), r.z[i]}
 	}
-	if r.qx[i] != r.qx[j] {
-		return r.qx[i] < r.qx[j]
+	slices.SortFunc(recs, func(a, b keyedRec) int {
+		if a.key != b.key {
+			if a.key < b.key {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(totalOrder(a.z), totalOrder(b.z))
+	})
+	for i, rec := range recs {
+		r.qy[i], r.qx[i], r.z[i] = int32(uint32(rec.key>>32)^1<<31), int32(uint32(rec.key)^1<<31), rec.z
 	}
-	return totalOrder(r.z[i]) < totalOrder(r.z[j])
-}
-func (r compactRun) Swap(i, j int) {
-	r.qx[i], r.qx[j] = r.qx[j], r.qx[i]
-	r.qy[i], r.qy[j] = r.qy[j], r.qy[i]
-	r.z[i], r.z[j] = r.z[j], r.z[i]
 }
 
 // sortRun sorts samples by (y, x, z) in total order: by insertion, written out, as runs are
