@@ -16,8 +16,8 @@ import (
 // records, the index) in mappings of its own, outside the Go heap, so that a process that
 // ends can hand their pages back on several threads at once (Release). A process's exit frees
 // its pages on the one exiting thread: 1e8 LAS points' 4-5 GB of 4 KiB pages cost 0.40-0.56 s
-// of system time, over a second of wall time beside 4 busy processes on 2 cores, where that
-// thread gets 2/5 of a core and Release's workers, being more, get more.
+// of system time, over a second of wall time beside 4 busy processes on 2 cores, of which that
+// thread gets a fifth and Release's workers, being more, get more.
 //
 // Arrays smaller than the arena's least size come from the Go heap, and so does everything of
 // a nil *Arena: a run without an arena (a library caller, a tile) is as before. An array made
@@ -85,6 +85,9 @@ func Free[T any](a *Arena, s []T) bool {
 
 // Bytes is how much a maps now.
 func (a *Arena) Bytes() int {
+	if a == nil {
+		return 0
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	n := 0
@@ -130,8 +133,8 @@ func unmap(b []byte) {
 }
 
 // releaseWorkers and releaseChunk split Release: a chunk is a few milliseconds of the kernel's
-// freeing; beside 4 busy processes on 2 cores, 8 threads get 4/3 of a core where the exiting
-// thread got 2/5 of one.
+// freeing. The scheduler shares the cores by thread within a session: beside 4 busy processes
+// on 2 cores, 8 threads are due 2/3 of the cores, where the one exiting thread is due 1/5.
 const (
 	releaseWorkers = 8
 	releaseChunk   = 64 << 20
