@@ -228,7 +228,9 @@ func canonicalizeCompact(ctx context.Context, s *Samples) {
 // dropRecords lets the sort's records go now, when they are large: unmapped when arena a
 // holds them, else collected, so that what comes next (the index) reuses their pages instead
 // of faulting in as many new ones, where the pacer would let the heap grow to twice the
-// samples and records first. Small sorts (a tile's, a chunk's) leave it to the pacer.
+// samples and records first. Small sorts (a tile's, a chunk's) leave it to the pacer. (An
+// index in the arena maps pages of its own: the whole run of 1e8 points took 47.8-48.1 s of
+// CPU against 46.9-48.8 s on the heap.)
 func dropRecords[T any](a *memory.Arena, recs []T) {
 	if !memory.Free(a, recs) && len(recs) >= 1<<20 {
 		runtime.GC()
