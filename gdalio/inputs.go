@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/aidw/aidw/internal/memory"
 	"github.com/aidw/aidw/sample"
 )
 
@@ -65,7 +66,7 @@ func ReadInputs(ctx context.Context, paths []string, opt SourceOptions) ([]Sourc
 		}
 		names[i] = inputName(g)
 	}
-	merged, err := mergeInputs(inputs, names)
+	merged, err := mergeInputs(memory.ArenaOf(ctx), inputs, names)
 	if err != nil {
 		return nil, err
 	}
@@ -85,8 +86,8 @@ func ReadInputs(ctx context.Context, paths []string, opt SourceOptions) ([]Sourc
 }
 
 // mergeInputs joins the inputs' sources band by band, in absolute coordinates. names name the
-// inputs in messages.
-func mergeInputs(inputs [][]Source, names []string) ([]Source, error) {
+// inputs in messages; a is the arena the inputs' arrays may be in.
+func mergeInputs(a *memory.Arena, inputs [][]Source, names []string) ([]Source, error) {
 	if len(inputs) == 1 {
 		for _, s := range inputs[0] {
 			// Compact samples keep their origin, on their lattice.
@@ -109,7 +110,7 @@ func mergeInputs(inputs [][]Source, names []string) ([]Source, error) {
 			band[i] = in[b]
 		}
 		var err error
-		if out[b], err = mergeBand(band, names); err != nil {
+		if out[b], err = mergeBand(a, band, names); err != nil {
 			return nil, err
 		}
 	}
@@ -117,7 +118,7 @@ func mergeInputs(inputs [][]Source, names []string) ([]Source, error) {
 }
 
 // mergeBand joins one band's sources: samples, CRS, skip counts and extent.
-func mergeBand(band []Source, names []string) (Source, error) {
+func mergeBand(a *memory.Arena, band []Source, names []string) (Source, error) {
 	out := Source{Name: fmt.Sprintf("%s and %d more", band[0].Name, len(band)-1)}
 	total := 0
 	for _, s := range band {
@@ -134,7 +135,7 @@ func mergeBand(band []Source, names []string) (Source, error) {
 			m.Y = append(m.Y, y+s.Samples.OriginY)
 		}
 		m.Z = append(m.Z, s.Samples.Z...)
-		*s.Samples = sample.Samples{} // let the input's copy go as soon as it is merged
+		s.Samples.Free(a) // let the input's copy go as soon as it is merged
 		if s.Skipped > 0 {
 			out.Skipped += s.Skipped
 			reasons = append(reasons, names[i]+": "+s.SkipReason)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/aidw/aidw/inputs"
 	"github.com/aidw/aidw/internal/lastest"
+	"github.com/aidw/aidw/internal/memory"
 	"github.com/aidw/aidw/lidar"
 	"github.com/aidw/aidw/sample"
 )
@@ -209,5 +210,27 @@ func TestReadInputsText(t *testing.T) {
 	}
 	if _, err := ReadInputs(context.Background(), []string{a, b}, SourceOptions{Spat: &[4]float64{0, 0, 1, 1}}); err == nil || !strings.Contains(err.Error(), "no usable samples") {
 		t.Errorf("nothing in -spat: %v", err)
+	}
+}
+
+// Inputs merged into one set leave nothing in the run's arena: the LAS input's arrays are
+// unmapped once copied (the merged samples are on the heap, their sort's records unmapped).
+func TestReadInputsMergedFreeArena(t *testing.T) {
+	dir := t.TempDir()
+	f := lastest.NewFile(2, 1, 3000, 9)
+	f.VLRs = []lastest.Record{{User: "LASF_Projection", ID: 34735, Data: lastest.GeoKeys(1024, 1, 3072, 32633)}}
+	las := lastest.WriteFile(t, dir, "a.las", f.Encode())
+	csv := filepath.Join(dir, "b.csv")
+	os.WriteFile(csv, []byte("x,y,z\n500000.5,4000001,3\n500001,4000002,1\n"), 0o644)
+	a := memory.NewArena(1)
+	got, err := ReadInputs(memory.WithArena(context.Background(), a), []string{las, csv}, SourceOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := got[0].Samples.Len(); n != 3002 {
+		t.Fatalf("%d samples merged, want 3002", n)
+	}
+	if b := a.Bytes(); b != 0 {
+		t.Errorf("the arena still maps %d bytes after the merge", b)
 	}
 }

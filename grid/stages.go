@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+
+	"github.com/aidw/aidw/internal/memory"
 )
 
 // maxDigitBits bounds the radix digit so a pass's bucket table (2 KiB of counters) stays in L1.
@@ -146,8 +148,9 @@ func orderByRow[T coord](ctx context.Context, x, y []T, sx, sy float64, l Layout
 		}
 		from[c] = i
 	}
-	order, start = make([]int32, n), make([]int32, l.Cells()+1)
-	px, py = make([]T, n), make([]T, n)
+	a := memory.ArenaOf(ctx) // the index of a run whose arrays the process's end releases
+	order, start = memory.Make[int32](a, n, n), memory.Make[int32](a, l.Cells()+1, l.Cells()+1)
+	px, py = memory.Make[T](a, n, n), memory.Make[T](a, n, n)
 	filled := make([]bool, l.Rows)
 	forChunks(chunks, chunks, func(c, _, _ int) {
 		var cols []int32 // the columns of one row's samples

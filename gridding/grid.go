@@ -13,6 +13,7 @@ import (
 
 	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/inputs"
+	"github.com/aidw/aidw/internal/memory"
 	"github.com/aidw/aidw/internal/outfile"
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/raster"
@@ -64,8 +65,10 @@ func Grid(ctx context.Context, o *Options) (err error) {
 	return r.gridInMemory(ctx)
 }
 
-// gridInMemory is a run whose samples are read into memory at once.
+// gridInMemory is a run whose samples are read into memory at once, their big arrays in
+// Options.Arena.
 func (r *run) gridInMemory(ctx context.Context) error {
+	ctx = memory.WithArena(ctx, r.Arena)
 	var tmpl *gdalio.Template
 	var err error
 	if r.Like != "" {
@@ -309,9 +312,11 @@ func gridBands(ctx context.Context, eng interp.Engine, alg interp.Algorithm, tar
 		if progress != nil {
 			sourceProgress = func(f float64) { progress((float64(i) + f) / float64(len(sources))) }
 		}
+		mark := memory.ArenaOf(ctx).Mark()
 		if err := interp.GridBands(ctx, eng, p, sink, sourceProgress); err != nil {
 			return fmt.Errorf("gridding %s: %w", s.Name, err)
 		}
+		memory.ArenaOf(ctx).FreeSince(mark) // the source's index, done with
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"io"
 
 	"github.com/aidw/aidw/gdalio"
+	"github.com/aidw/aidw/internal/memory"
 )
 
 // Options are one gridding run: gdal_grid's options, with their meaning, and aidw's own. The
@@ -50,6 +51,12 @@ type Options struct {
 	TileSide     int      // -tile: a tiled run of tiles this many nodes a side
 	Memory       int64    // -memory: a tiled run held to this many bytes; 0: half the free memory
 	Version      string   // the program and version the raster's metadata records (AIDW_VERSION)
+
+	// Arena, when set, holds the large arrays of a run read into memory at once (its
+	// samples, their sort's records, each source's index) outside the Go heap, for a caller
+	// that ends the process after the run and calls Arena.Release first: its workers free
+	// those pages on several threads, which the exit frees on one. nil: the Go heap.
+	Arena *memory.Arena
 
 	// Stdin is what a source "-" or /vsistdin/ reads (text streamed, LAS spilled to TMPDIR);
 	// nil: the process's standard input.

@@ -44,7 +44,7 @@ func BenchmarkReadLAZ(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			proto := newSamples([]Header{f.Header}, true)
+			proto := newSamples(nil, []Header{f.Header}, true)
 			d, err := newPointDecoder(f.Header, c.filter, proto)
 			if err != nil {
 				b.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/aidw/aidw/internal/memory"
 	"github.com/aidw/aidw/sample"
 )
 
@@ -279,7 +280,7 @@ func readChunks(ctx context.Context, chunks []span, recLen int, d *pointDecoder,
 		total += c.n
 		biggest = max(biggest, c.n)
 	}
-	dst.Grow(total)
+	dst.GrowIn(memory.ArenaOf(ctx), total)
 	nonFinite := make([]int, len(chunks))
 	g := gatherer{kept: make([]int, len(chunks)), to: base, move: func(to, c, k int) {
 		if at := base + chunks[c].first; at != to {
@@ -397,10 +398,12 @@ func ReadFiles(ctx context.Context, open Opener, paths []string, flt Filter, che
 			return nil, err
 		}
 	}
-	c.Samples = newSamples(c.Headers, true)
+	a := memory.ArenaOf(ctx)
+	c.Samples = newSamples(a, c.Headers, true)
 	err := c.readInto(ctx, open, paths, flt)
 	if errors.Is(err, ErrOffLattice) {
-		c.Samples = newSamples(c.Headers, false)
+		c.Samples.Free(a)
+		c.Samples = newSamples(a, c.Headers, false)
 		err = c.readInto(ctx, open, paths, flt)
 	}
 	if err != nil {
@@ -444,8 +447,8 @@ func ReadFile(ctx context.Context, open Opener, path string, flt Filter, dst *sa
 // the headers' scales and offsets put every point on one lattice, with the origin at the
 // lattice point nearest the centre of the headers' bounds. It makes room for every point the
 // headers declare, so that appending file after file never moves the samples (which would
-// hold two copies at once).
-func newSamples(headers []Header, compact bool) *sample.Samples {
+// hold two copies at once), in arena a (see memory.Make).
+func newSamples(a *memory.Arena, headers []Header, compact bool) *sample.Samples {
 	s := &sample.Samples{}
 	total := 0
 	var box [4]float64
@@ -468,9 +471,10 @@ func newSamples(headers []Header, compact bool) *sample.Samples {
 		fits(box[0], box[2], s.QuantumX) && fits(box[1], box[3], s.QuantumY) {
 		_, s.OriginX = sample.LatticePoint((box[0]+box[2])/2, s.QuantumX)
 		_, s.OriginY = sample.LatticePoint((box[1]+box[3])/2, s.QuantumY)
-		s.QX, s.QY, s.Z = make([]int32, 0, total), make([]int32, 0, total), make([]float64, 0, total)
-		return s
+	} else {
+		*s = sample.Samples{}
 	}
-	*s = sample.Samples{X: make([]float64, 0, total), Y: make([]float64, 0, total), Z: make([]float64, 0, total)}
+	s.GrowIn(a, total)
+	s.Truncate(0)
 	return s
 }

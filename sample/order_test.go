@@ -3,10 +3,13 @@ package sample
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/aidw/aidw/internal/memory"
 )
 
 // canonicalCmp is the canonical order by definition: y, x, z, each by the total order of its bits.
@@ -41,34 +44,61 @@ func TestCanonicalizeCompact(t *testing.T) {
 		{"chunks of 1 Mi", 3<<20 + 5, 1 << 22, 1 << 22, false},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			s := &Samples{QuantumX: 0.01, QuantumY: 0.001, OriginX: 5, OriginY: -7}
-			var want [][3]float64
-			capacity := c.n
-			if c.reserveCap {
-				capacity = 2 * c.n
-			}
-			s.QX, s.QY, s.Z = make([]int32, 0, capacity), make([]int32, 0, capacity), make([]float64, 0, capacity)
-			zs := []float64{math.Copysign(0, -1), 0, math.NaN(), 1, -1, 2.5}
-			for range c.n {
-				qx := int32(rng.Int64N(int64(c.xRange))) - c.xRange/2
-				qy := int32(rng.Int64N(int64(c.yRange))) - c.yRange/2
-				z := zs[rng.IntN(len(zs))]
-				s.QX, s.QY, s.Z = append(s.QX, qx), append(s.QY, qy), append(s.Z, z)
-				want = append(want, [3]float64{float64(qx), float64(qy), z})
-			}
-			slices.SortStableFunc(want, canonicalCmp)
-			Canonicalize(context.Background(), s)
-			if s.Len() != c.n {
-				t.Fatalf("%d samples after sorting, want %d", s.Len(), c.n)
-			}
-			for i, w := range want {
-				got := [3]float64{float64(s.QX[i]), float64(s.QY[i]), s.Z[i]}
-				if got[0] != w[0] || got[1] != w[1] || math.Float64bits(got[2]) != math.Float64bits(w[2]) {
-					t.Fatalf("sample %d is %v, want %v", i, got, w)
-				}
-			}
-		})
+		for _, arena := range []*memory.Arena{nil, memory.NewArena(1)} {
+			t.Run(fmt.Sprintf("%s, arena %t", c.name, arena != nil), func(t *testing.T) {
+				canonicalizeCompactCase(t, rng, arena, c.n, c.yRange, c.xRange, c.reserveCap)
+			})
+		}
+	}
+}
+
+// canonicalizeCompactCase sorts n random compact samples in arena a (which then holds the
+// samples alone) and checks them against a comparison sort.
+func canonicalizeCompactCase(t *testing.T, rng *rand.Rand, a *memory.Arena, n int, yRange, xRange int32, reserveCap bool) {
+	c := struct {
+		n              int
+		yRange, xRange int32
+	}{n, yRange, xRange}
+	s := &Samples{QuantumX: 0.01, QuantumY: 0.001, OriginX: 5, OriginY: -7}
+	var want [][3]float64
+	capacity := c.n
+	if reserveCap {
+		capacity = 2 * c.n
+	}
+	s.GrowIn(a, capacity)
+	s.Truncate(0)
+	zs := []float64{math.Copysign(0, -1), 0, math.NaN(), 1, -1, 2.5}
+	for range c.n {
+		qx := int32(rng.Int64N(int64(c.xRange))) - c.xRange/2
+		qy := int32(rng.Int64N(int64(c.yRange))) - c.yRange/2
+		z := zs[rng.IntN(len(zs))]
+		s.QX, s.QY, s.Z = append(s.QX, qx), append(s.QY, qy), append(s.Z, z)
+		want = append(want, [3]float64{float64(qx), float64(qy), z})
+	}
+	slices.SortStableFunc(want, canonicalCmp)
+	Canonicalize(memory.WithArena(context.Background(), a), s)
+	if s.Len() != c.n {
+		t.Fatalf("%d samples after sorting, want %d", s.Len(), c.n)
+	}
+	for i, w := range want {
+		got := [3]float64{float64(s.QX[i]), float64(s.QY[i]), s.Z[i]}
+		if got[0] != w[0] || got[1] != w[1] || math.Float64bits(got[2]) != math.Float64bits(w[2]) {
+			t.Fatalf("sample %d is %v, want %v", i, got, w)
+		}
+	}
+	checkArenaHolds(t, a, s)
+}
+
+// checkArenaHolds checks that arena a (if any) maps the samples' arrays and nothing else: the
+// sort's records and the arrays it left behind are unmapped.
+func checkArenaHolds(t *testing.T, a *memory.Arena, s *Samples) {
+	t.Helper()
+	if a == nil {
+		return
+	}
+	want := 8*cap(s.Z) + 8*cap(s.X) + 8*cap(s.Y) + 4*cap(s.QX) + 4*cap(s.QY)
+	if got := a.Bytes(); got != want {
+		t.Errorf("the arena maps %d bytes, want the samples' %d", got, want)
 	}
 }
 
@@ -76,7 +106,10 @@ func TestCanonicalizeCompact(t *testing.T) {
 func TestCanonicalizePlain(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, n := range []int{2, 70, 100_000, 5<<19 + 3} { // the last in chunks of 1 Mi
+		a := memory.NewArena(1)
 		s := &Samples{}
+		s.GrowIn(a, n+n/4) // room a filter left: the sort leaves it behind
+		s.Truncate(0)
 		var want [][3]float64
 		for range n {
 			p := [3]float64{float64(rng.IntN(50)) - 25, float64(rng.IntN(n/10+3)) / 4, float64(rng.IntN(4))}
@@ -87,13 +120,14 @@ func TestCanonicalizePlain(t *testing.T) {
 			want = append(want, p)
 		}
 		slices.SortStableFunc(want, canonicalCmp)
-		Canonicalize(context.Background(), s)
+		Canonicalize(memory.WithArena(context.Background(), a), s)
 		for i, w := range want {
 			got := [3]float64{s.X[i], s.Y[i], s.Z[i]}
 			if canonicalCmp(got, w) != 0 {
 				t.Fatalf("n=%d: sample %d is %v, want %v", n, i, got, w)
 			}
 		}
+		checkArenaHolds(t, a, s)
 	}
 }
 

@@ -1,7 +1,7 @@
 // Package sample holds the scattered points that every reader produces and every engine
 // consumes: a structure of arrays relative to a local origin, plain float64 or compact
-// integer offsets. It imports nothing of aidw, so readers and engines share it without
-// depending on each other.
+// integer offsets. It imports nothing of aidw but internal/memory (whose arena may hold its
+// arrays), so readers and engines share it without depending on each other.
 package sample
 
 import (

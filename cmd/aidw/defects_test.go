@@ -71,7 +71,7 @@ func TestPanicRemovesTemporaryFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = protect(func() error { return runGrid(context.Background(), a, panicWriter{}, io.Discard) })
+	err = protect(func() error { return runGrid(context.Background(), a, nil, panicWriter{}, io.Discard) })
 	openProgress.Store(nil) // the panicking writer's progress line: nothing to end
 	var ie *internalError
 	if !errors.As(err, &ie) {
@@ -383,7 +383,7 @@ func TestWhereOnCSV(t *testing.T) {
 func TestUsageAndUnknownCommand(t *testing.T) {
 	// every command that parses its own arguments (plan and mosaic exited 0: issue 27, defect 6)
 	var cmds []string
-	for _, c := range newApp().Commands {
+	for _, c := range newApp(nil).Commands {
 		if c.SkipFlagParsing {
 			cmds = append(cmds, c.Name)
 		}

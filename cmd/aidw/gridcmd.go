@@ -6,10 +6,12 @@ import (
 
 	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/gridding"
+	"github.com/aidw/aidw/internal/memory"
 )
 
-// runGrid is `aidw grid`: the flags as options, and one call.
-func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
+// runGrid is `aidw grid`: the flags as options, and one call; arena (nil for none) holds
+// the big arrays of an in-memory run.
+func runGrid(ctx context.Context, a *gridArgs, arena *memory.Arena, stdout, stderr io.Writer) error {
 	if err := gdalio.SetConfig(a.config); err != nil {
 		return err
 	}
@@ -17,6 +19,7 @@ func runGrid(ctx context.Context, a *gridArgs, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	o.Arena = arena
 	return gridding.Grid(ctx, o)
 }
 

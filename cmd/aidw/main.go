@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/aidw/aidw/gdalio"
+	"github.com/aidw/aidw/internal/memory"
 	"github.com/aidw/aidw/internal/quote"
 	"github.com/aidw/aidw/interp"
 )
@@ -38,17 +39,27 @@ func main() {
 	// process mid-run, so that temporary files are removed (see exitCode).
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	setMemoryLimit()
+	arena := memory.NewArena(arenaLeast)
 	stopProfile, err := startProfile()
 	if err == nil {
-		err = newApp().RunContext(ctx, os.Args)
+		err = newApp(arena).RunContext(ctx, os.Args)
 		stopProfile()
 	}
 	var se signalError
 	if err != nil && errors.As(context.Cause(ctx), &se) {
 		err = se
 	}
-	os.Exit(exitCode(err, os.Stderr))
+	code := exitCode(err, os.Stderr)
+	// The outputs are published or removed: hand the run's big arrays back on several
+	// threads, which the exit would free on one, for a stop within a second beside busy
+	// processes.
+	arena.Release()
+	os.Exit(code)
 }
+
+// arenaLeast is the smallest array an in-memory run keeps in its arena: its samples' and
+// index's arrays from about a million samples on, not the many small arrays of its phases.
+const arenaLeast = 4 << 20
 
 // errUsage ends a command called without arguments, after its usage: exit 1, no ERROR line.
 var errUsage = errors.New("usage")
@@ -129,7 +140,9 @@ func oneLine(s string) string {
 	return first
 }
 
-func newApp() *cli.App {
+// newApp is the command line; arena, when not nil, holds an in-memory grid run's big arrays
+// (see gridding.Options.Arena).
+func newApp(arena *memory.Arena) *cli.App {
 	cli.VersionPrinter = func(c *cli.Context) { fmt.Fprintln(c.App.Writer, versionString()) }
 	return &cli.App{
 		Name:    "aidw",
@@ -155,7 +168,7 @@ func newApp() *cli.App {
 					if err != nil {
 						return err
 					}
-					return protect(func() error { return runGrid(c.Context, a, messages(c, a.dst), c.App.ErrWriter) })
+					return protect(func() error { return runGrid(c.Context, a, arena, messages(c, a.dst), c.App.ErrWriter) })
 				}),
 			argsCommand("plan", "plan a tiled job for many machines: a manifest of tiles that aidw grid --manifest computes one by one",
 				planUsage, nil, func(c *cli.Context, args []string) error {

@@ -32,6 +32,9 @@ func TestInterruptEveryPhase(t *testing.T) {
 		t.Fatalf("plan: exit %d: %s", code, stderr)
 	}
 	mosaic := deflatePlan(t, las, filepath.Join(dir, "nearest.json"))
+	// samples whose arrays go to the command's arena (arenaLeast), released on the way out
+	big := filepath.Join(dir, "big")
+	lastest.Survey(t, big, 1_000_000, 4, false)
 	// the preparation of global AIDW (k nearest, far operators, charges, far fields) ends at
 	// the progress's first dot; the copy of a COG begins when its second temporary appears
 	preparing := func(out, _ string) bool { return strings.HasSuffix(out, "0") }
@@ -48,6 +51,7 @@ func TestInterruptEveryPhase(t *testing.T) {
 		{"far field in memory, later", []string{"grid", "-a", "aidw", "-outsize", "400", "300", src, "o.tif"}, preparing, 150 * time.Millisecond, 3 * time.Second / 10},
 		{"far field tiled", []string{"grid", "-a", "aidw", "-outsize", "400", "300", "-memory", "4MB", src, "o.tif"}, preparing, 0, 3 * time.Second / 10},
 		{"plan worker on a global AIDW tile", []string{"grid", "--manifest", plan, "--tile", "0"}, preparing, 0, 3 * time.Second / 10},
+		{"LAS in memory, its arrays in the arena", []string{"grid", "-a", "maximum:radius1=2:radius2=2", "-outsize", "3000", "2000", big, "o.tif"}, preparing, 0, 3 * time.Second / 10},
 		{"mosaic to DEFLATE GTiff", []string{"mosaic", "-co", "COMPRESS=DEFLATE", mosaic, "o.tif"}, halfway, 0, time.Second / 2},
 		{"mosaic to DEFLATE COG, in the copy", []string{"mosaic", "-q", "-of", "COG", "-co", "COMPRESS=DEFLATE", mosaic, "o.tif"}, copying, 0, time.Second / 2},
 	} {

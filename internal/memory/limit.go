@@ -2,7 +2,8 @@
 // free memory, the memory cgroup it runs in (v2 memory.max, v1 memory.limit_in_bytes: every
 // Kubernetes pod with a limit, Slurm's --mem, docker and podman --memory) and GOMEMLIMIT.
 // A budget taken from /proc/meminfo alone is the whole machine's, and a process over its
-// cgroup's limit is killed with no message.
+// cgroup's limit is killed with no message. It also holds a run's big arrays outside the
+// Go heap (Arena), for a process that frees them on several threads before it exits.
 package memory
 
 import (
