@@ -106,12 +106,10 @@ func Fits(n int64, budget int64) bool { return float64(n)*BytesPerSample <= floa
 // next is assembled), within liveShare of the heap limit (heapLimit: the budget less GDAL's
 // block cache and the process's own memory).
 func budgetSide(t raster.Target, f *Facts, rule Rule, bands int, budget int64) (int, error) {
-	b := f.Rel
-	area := math.Max((b[2]-b[0])*(b[3]-b[1]), 1e-300)
-	density := float64(f.N) / area
+	density := f.density()
 	halo := rule.Halo + rule.Extra
 	if rule.Family == Nearest {
-		halo += 2 * math.Sqrt(float64(rule.K)/(math.Pi*density))
+		halo = rule.nearestHalo(density)
 	}
 	cell := cellSize(t)
 	need := func(side int) float64 {
@@ -127,6 +125,29 @@ func budgetSide(t raster.Target, f *Facts, rule Rule, bands int, budget int64) (
 			bytesize.Text(float64(budget)), density*math.Pow(16*cell+2*halo, 2))
 	}
 	return largestSide(need, room, max(t.Cols, t.Rows, 16)), nil
+}
+
+// density is the job's mean number of samples a unit of area.
+func (f *Facts) density() float64 {
+	b := f.Rel
+	return float64(f.N) / math.Max((b[2]-b[0])*(b[3]-b[1]), 1e-300)
+}
+
+// nearestHalo is the halo of a tile of the nearest family at the job's mean density: the
+// radius that holds 4K samples on average, and Extra. Uniform samples leave few nodes
+// whose K nearest lie beyond it (about 1e-10 of the outermost nodes for K = 12).
+func (r Rule) nearestHalo(density float64) float64 {
+	return r.Halo + r.Extra + 2*math.Sqrt(float64(r.K)/(math.Pi*density))
+}
+
+// firstHalo is the halo a tile of the nearest family loads first: nearestHalo, whose few
+// nodes left pending go again with samples loaded a second time; for triangles, which grow
+// their region by doubling (checkNodes) and often need less, the radius of 2K samples.
+func (r Rule) firstHalo(density float64) float64 {
+	if r.Triangles {
+		return r.Extra + math.Sqrt(2*float64(r.K)/(math.Pi*density))
+	}
+	return r.nearestHalo(density)
 }
 
 // cellSize is the larger step of t's nodes.
