@@ -21,10 +21,13 @@ import (
 //
 // A record is a sample in one of two forms: compact (LAS points on one lattice: int32 offsets
 // in quanta from the spill's origin, then the float64 value: 16 bytes) or plain (absolute
-// float64 x, y, value, and the sample's place in the input: 32 bytes). Each bucket fills a
-// buffer of records in input order and appends it to the one spill file as a block when full.
+// float64 x, y, value, and the sample's place in the input: 32 bytes). A writer (one per input
+// being read) fills a buffer of records a bucket, in input order, and appends it to the one
+// spill file as a block when full.
 type Spill struct {
-	f       *os.File
+	f *os.File
+	// mu guards end and the buckets while writers write
+	mu      sync.Mutex
 	end     int64 // the file's length
 	compact bool
 	// ordered: the samples keep their input order (a single vector or text input, as the
@@ -40,15 +43,14 @@ type Spill struct {
 	nx, ny               int
 	perX, perY           float64 // buckets per unit of x and y
 	buckets              []bucket
-	seq                  uint64 // samples written so far
+	seq                  uint64 // samples written so far (by writers closed)
 	jobOriginX, jobOrigY float64
 }
 
-// bucket is a cell of the spill's grid: the blocks of records on disk, the records not yet
-// written, and the box of its samples (absolute), which a load tests against its region.
+// bucket is a cell of the spill's grid: the blocks of records on disk, and the box of its
+// samples (absolute), which a load tests against its region.
 type bucket struct {
 	blocks []block
-	buf    []byte
 	box    [4]float64
 	n      int
 }
@@ -68,7 +70,7 @@ const (
 	// bucketRecords is how many records a bucket holds before it writes them as a block.
 	bucketRecords = 1024
 	// spillBuckets is about how many buckets cover the job: enough that a tile reads little
-	// beyond its region, few enough that their buffers stay small (a few tens of MiB).
+	// beyond its region, few enough that a writer's buffers stay small (a few tens of MiB).
 	spillBuckets = 4096
 )
 
@@ -116,18 +118,44 @@ func (s *Spill) record() int {
 }
 
 // bucketOf is the bucket of the absolute point (x, y): the grid's cell, clamped to the grid.
-func (s *Spill) bucketOf(x, y float64) *bucket {
+func (s *Spill) bucketOf(x, y float64) int {
 	i := int((x - s.box[0]) * s.perX)
 	j := int((y - s.box[1]) * s.perY)
 	i = min(max(i, 0), s.nx-1) // NaN and ±Inf give some int; clamped all the same
 	j = min(max(j, 0), s.ny-1)
-	return &s.buckets[j*s.nx+i]
+	return j*s.nx + i
+}
+
+// spillWriter writes the samples of one input into the spill: records go into its own
+// buffer of each bucket, and a full buffer to the file as a block. Several writers may write
+// at once (inputs read side by side) when the spill is compact: a bucket's blocks then come
+// in any order, which the canonical order of a load makes no matter.
+type spillWriter struct {
+	s     *Spill
+	bufs  [][]byte
+	boxes [][4]float64
+	n     []int
+	// first is the place of the writer's first sample among the spill's, added how many it wrote
+	first, added uint64
+}
+
+// writer starts a writer, whose samples follow those of the writers closed before.
+func (s *Spill) writer() *spillWriter {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := &spillWriter{s: s, bufs: make([][]byte, len(s.buckets)), boxes: make([][4]float64, len(s.buckets)),
+		n: make([]int, len(s.buckets)), first: s.seq}
+	for i := range w.boxes {
+		w.boxes[i] = [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	}
+	return w
 }
 
 // add writes a batch of samples: compact ones relative to the spill's origin lattice (checked
 // by the caller), plain ones in absolute coordinates as XY + origin. Records are written
 // straight into the buckets' buffers.
-func (s *Spill) add(b *sample.Samples) error {
+func (w *spillWriter) add(b *sample.Samples) error {
+	s := w.s
 	rec := s.record()
 	le := binary.LittleEndian
 	if s.relative() && b.Len() > 0 && (b.OriginX != s.originX || b.OriginY != s.originY) {
@@ -137,11 +165,12 @@ func (s *Spill) add(b *sample.Samples) error {
 		x, y := b.XY(i)
 		ax, ay := x+b.OriginX, y+b.OriginY
 		k := s.bucketOf(ax, ay)
-		if k.buf == nil {
-			k.buf = make([]byte, 0, bucketRecords*rec)
+		buf := w.bufs[k]
+		if buf == nil {
+			buf = make([]byte, 0, bucketRecords*rec)
 		}
-		n := len(k.buf)
-		r := k.buf[n : n+rec]
+		n := len(buf)
+		r := buf[n : n+rec]
 		if s.compact {
 			le.PutUint32(r[0:], uint32(b.QX[i]))
 			le.PutUint32(r[4:], uint32(b.QY[i]))
@@ -154,25 +183,26 @@ func (s *Spill) add(b *sample.Samples) error {
 			le.PutUint64(r[0:], math.Float64bits(rx))
 			le.PutUint64(r[8:], math.Float64bits(ry))
 			le.PutUint64(r[16:], math.Float64bits(b.Z[i]))
-			le.PutUint64(r[24:], s.seq)
+			le.PutUint64(r[24:], w.first+w.added)
 		}
-		s.seq++
-		k.buf = k.buf[:n+rec]
-		k.n++
-		if ax < k.box[0] {
-			k.box[0] = ax
+		w.added++
+		w.bufs[k] = buf[:n+rec]
+		w.n[k]++
+		box := &w.boxes[k]
+		if ax < box[0] {
+			box[0] = ax
 		}
-		if ay < k.box[1] {
-			k.box[1] = ay
+		if ay < box[1] {
+			box[1] = ay
 		}
-		if ax > k.box[2] {
-			k.box[2] = ax
+		if ax > box[2] {
+			box[2] = ax
 		}
-		if ay > k.box[3] {
-			k.box[3] = ay
+		if ay > box[3] {
+			box[3] = ay
 		}
-		if len(k.buf) == cap(k.buf) {
-			if err := s.flush(k); err != nil {
+		if len(w.bufs[k]) == cap(w.bufs[k]) {
+			if err := w.flush(k); err != nil {
 				return err
 			}
 		}
@@ -180,32 +210,50 @@ func (s *Spill) add(b *sample.Samples) error {
 	return nil
 }
 
-// flush appends a bucket's buffered records to the file as a block.
-func (s *Spill) flush(k *bucket) error {
-	if len(k.buf) == 0 {
+// flush appends bucket k's buffered records to the file as a block.
+func (w *spillWriter) flush(k int) error {
+	buf := w.bufs[k]
+	if len(buf) == 0 {
 		return nil
 	}
-	if _, err := s.f.WriteAt(k.buf, s.end); err != nil {
+	s := w.s
+	bl := block{n: len(buf) / s.record()}
+	if !s.compact {
+		bl.first, bl.last = binary.LittleEndian.Uint64(buf[24:]), binary.LittleEndian.Uint64(buf[len(buf)-8:])
+	}
+	s.mu.Lock()
+	bl.off = s.end
+	s.end += int64(len(buf))
+	s.buckets[k].blocks = append(s.buckets[k].blocks, bl)
+	s.mu.Unlock()
+	if _, err := s.f.WriteAt(buf, bl.off); err != nil {
 		return fmt.Errorf("writing the spill file of the tiled run: %w", err)
 	}
-	bl := block{off: s.end, n: len(k.buf) / s.record()}
-	if !s.compact {
-		bl.first, bl.last = binary.LittleEndian.Uint64(k.buf[24:]), binary.LittleEndian.Uint64(k.buf[len(k.buf)-8:])
-	}
-	k.blocks = append(k.blocks, bl)
-	s.end += int64(len(k.buf))
-	k.buf = k.buf[:0]
+	w.bufs[k] = buf[:0]
 	return nil
 }
 
-// finish writes every bucket's last records and lets the buffers go.
-func (s *Spill) finish() error {
-	for i := range s.buckets {
-		if err := s.flush(&s.buckets[i]); err != nil {
+// close writes every bucket's last records, adds the writer's counts and boxes to the
+// buckets', and lets the buffers go.
+func (w *spillWriter) close() error {
+	for k := range w.bufs {
+		if err := w.flush(k); err != nil {
 			return err
 		}
-		s.buckets[i].buf = nil
 	}
+	s := w.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, n := range w.n {
+		if n == 0 {
+			continue
+		}
+		b, wb := &s.buckets[k], w.boxes[k]
+		b.n += n
+		b.box = [4]float64{min(b.box[0], wb[0]), min(b.box[1], wb[1]), max(b.box[2], wb[2]), max(b.box[3], wb[3])}
+	}
+	s.seq += w.added
+	w.bufs = nil
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -440,4 +441,54 @@ func spilledCensus(t *testing.T, paths []string, target raster.Target) (*Census,
 		t.Fatal(err)
 	}
 	return census, facts
+}
+
+// The census reads compact LAS inputs side by side: it finds what one reader finds, input by
+// input, and spills the same samples into the same buckets (in another order within them,
+// which a load's canonical order undoes). Two surveys of one area overlap, on the 1 m
+// lattice, where points share a place.
+func TestCensusReadersAgree(t *testing.T) {
+	dir := t.TempDir()
+	paths := append(lastest.Survey(t, filepath.Join(dir, "a"), 20000, 3, true), lastest.Survey(t, filepath.Join(dir, "b"), 20000, 4, true)...)
+	target := raster.NorthUp(450000-3, 5400000-2, 450000+205, 5400000+152, 61, 47)
+	take := func(readers int) (*Census, *Facts) {
+		c, err := takeCensus(context.Background(), paths, gdalio.SourceOptions{}, true, "", readers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		f, err := c.Facts(target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c, f
+	}
+	one, oneFacts := take(1)
+	for _, readers := range []int{2, 4} {
+		c, f := take(readers)
+		if *f != *oneFacts || c.SRS != one.SRS || c.Extent != one.Extent || !slices.Equal(c.Files, one.Files) {
+			t.Fatalf("%d readers: facts %+v, files %+v; one reader: %+v, %+v", readers, *f, c.Files, *oneFacts, one.Files)
+		}
+		if c.Spill.seq != one.Spill.seq || c.Spill.end != one.Spill.end {
+			t.Errorf("%d readers: %d samples in %d bytes spilled; one reader: %d in %d", readers, c.Spill.seq, c.Spill.end, one.Spill.seq, one.Spill.end)
+		}
+		for k := range one.Spill.buckets {
+			got, want := &c.Spill.buckets[k], &one.Spill.buckets[k]
+			if got.n != want.n || got.box != want.box {
+				t.Fatalf("%d readers: bucket %d holds %d samples in %v; one reader: %d in %v", readers, k, got.n, got.box, want.n, want.box)
+			}
+			pick := func(i int) bool { return i == k }
+			a, err := c.Spill.load(context.Background(), nil, pick)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := one.Spill.load(context.Background(), nil, pick)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(a.QX, b.QX) || !slices.Equal(a.QY, b.QY) || !slices.Equal(a.Z, b.Z) || a.OriginX != b.OriginX || a.OriginY != b.OriginY {
+				t.Fatalf("%d readers: bucket %d loads other samples than one reader's", readers, k)
+			}
+		}
+	}
 }
