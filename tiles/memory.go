@@ -102,8 +102,8 @@ func Fits(n int64, budget int64) bool { return float64(n)*BytesPerSample <= floa
 
 // budgetSide is the largest tile side (in nodes) whose run stays within the budget at the
 // job's mean density: two tiles' samples with their halos (one computed while the next is
-// read; BytesPerSample), a tile's bands and two rows of tiles (one being written while the
-// next is assembled), within liveShare of the heap limit (heapLimit: the budget less GDAL's
+// read; BytesPerSample), a tile's bands, the block of its rows being computed (blockBytes)
+// and two rows of tiles (one being written while the next is assembled), within liveShare of the heap limit (heapLimit: the budget less GDAL's
 // block cache and the process's own memory).
 func budgetSide(t raster.Target, f *Facts, rule Rule, bands int, budget int64) (int, error) {
 	density := f.density()
@@ -117,7 +117,7 @@ func budgetSide(t raster.Target, f *Facts, rule Rule, bands int, budget int64) (
 		points := density * span * span
 		rows := 2 * float64(side) * float64(t.Cols) * 8 * float64(bands)
 		tile := float64(side) * float64(side) * 8 * float64(bands+2)
-		return points*BytesPerSample + rows + tile
+		return points*BytesPerSample + rows + tile + blockBytes(Tile{Cols: side, Rows: side}, t.Cols, bands)
 	}
 	room := liveShare * float64(heapLimit(budget))
 	if need(16) > room {
@@ -148,6 +148,23 @@ func (r Rule) firstHalo(density float64) float64 {
 		return r.Extra + math.Sqrt(2*float64(r.K)/(math.Pi*density))
 	}
 	return r.nearestHalo(density)
+}
+
+// blockNodes is about how many of a tile's nodes are computed at a time (computeNodes): enough
+// to keep every core busy, few enough that the block's rows, which span the target's width,
+// stay small beside the tile.
+const blockNodes = 1 << 18
+
+// blockRows is how many rows of a tile are computed at a time: about blockNodes of its nodes,
+// within raster.BlockRows of the target's cols.
+func blockRows(tl Tile, cols int) int {
+	return max(1, min(blockNodes/max(tl.Cols, 1), raster.BlockRows(cols), tl.Rows))
+}
+
+// blockBytes is what a block of tile tl's rows holds: a value, a reach and a skip flag a node
+// of the target's cols, and bands-1 more values.
+func blockBytes(tl Tile, cols, bands int) float64 {
+	return float64(blockRows(tl, cols)) * float64(cols) * float64(8*bands+9)
 }
 
 // cellSize is the larger step of t's nodes.

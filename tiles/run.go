@@ -513,7 +513,7 @@ func (c *Computer) computeNodes(ctx context.Context, eng interp.Engine, tl Tile,
 		return err
 	}
 	defer release()
-	step := min(max(1, raster.BlockRows(t.Cols)), tl.Rows)
+	step := blockRows(tl, t.Cols)
 	vals := make([]float64, step*t.Cols)
 	extra := make([][]float64, c.nbands-1)
 	for k := range extra {

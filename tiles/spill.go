@@ -262,107 +262,151 @@ func (s *Spill) setOrigin(x, y float64) { s.jobOriginX, s.jobOrigY = x, y }
 
 // Load implements Source: the samples strictly inside region (nil: all), in the job's order
 // (canonical, or the input's), relative to the job's origin. The buckets the region meets are
-// read on every core, each into its own span of the samples, which are then closed up.
+// read on every core: those it holds whole straight into the samples, the others' samples
+// inside it first, so that memory follows the samples kept, not the buckets read.
 func (s *Spill) Load(ctx context.Context, region *[4]float64) (*sample.Samples, error) {
 	return s.load(ctx, region, nil)
 }
 
+// spillPart is a bucket a load reads, and its records read: those inside the region, or,
+// when the region holds the bucket whole, all of them, straight into the samples' span.
+type spillPart struct {
+	k   *bucket
+	got records
+}
+
+// records are samples as a load reads them: compact (qx, qy) or plain (x, y, and the place
+// in the input when the order is the input's), and the values.
+type records struct {
+	qx, qy []int32
+	x, y   []float64
+	z      []float64
+	seqs   []uint64
+}
+
 // load is Load of the buckets that pick takes (nil: every one).
 func (s *Spill) load(ctx context.Context, region *[4]float64, pick func(bucket int) bool) (*sample.Samples, error) {
-	type part struct {
-		k        *bucket
-		at, kept int
-		inside   bool
-	}
-	var parts []part
-	total := 0
+	var whole, cut []spillPart
+	n := 0
 	for i := range s.buckets {
 		k := &s.buckets[i]
 		if k.n == 0 || region != nil && !Intersects(k.box, *region) || pick != nil && !pick(i) {
 			continue
 		}
-		inside := region == nil || k.box[0] > region[0] && k.box[2] < region[2] && k.box[1] > region[1] && k.box[3] < region[3]
-		parts = append(parts, part{k: k, at: total, inside: inside})
-		total += k.n
-	}
-	out := &sample.Samples{}
-	var seqs []uint64
-	if s.compact {
-		out.OriginX, out.OriginY, out.QuantumX, out.QuantumY = s.originX, s.originY, s.quantumX, s.quantumY
-		out.QX, out.QY = make([]int32, total), make([]int32, total)
-	} else {
-		out.X, out.Y = make([]float64, total), make([]float64, total)
-		if s.ordered {
-			seqs = make([]uint64, total)
+		if region == nil || k.box[0] > region[0] && k.box[2] < region[2] && k.box[1] > region[1] && k.box[3] < region[3] {
+			whole = append(whole, spillPart{k: k})
+			n += k.n
+		} else {
+			cut = append(cut, spillPart{k: k})
 		}
 	}
-	out.Z = make([]float64, total)
-	rec := s.record()
-	le := binary.LittleEndian
-	err := s.readBlocks(ctx, len(parts), func(i int) []block { return parts[i].k.blocks }, func(i int, buf []byte) {
-		p := &parts[i]
-		j := p.at + p.kept
-		for r := 0; r < len(buf); r += rec {
-			if s.compact {
-				qx, qy := int32(le.Uint32(buf[r:])), int32(le.Uint32(buf[r+4:]))
-				if !p.inside {
-					x, y := float64(qx)*s.quantumX+s.originX, float64(qy)*s.quantumY+s.originY
-					if !(x > region[0] && x < region[2] && y > region[1] && y < region[3]) {
-						continue
-					}
-				}
-				out.QX[j], out.QY[j], out.Z[j] = qx, qy, math.Float64frombits(le.Uint64(buf[r+8:]))
-				j++
-				continue
-			}
-			x, y := math.Float64frombits(le.Uint64(buf[r:])), math.Float64frombits(le.Uint64(buf[r+8:]))
-			ax, ay := x, y
-			if s.relative() {
-				ax, ay = x+s.originX, y+s.originY
-			}
-			if !p.inside && !(ax > region[0] && ax < region[2] && ay > region[1] && ay < region[3]) {
-				continue
-			}
-			out.X[j], out.Y[j], out.Z[j] = x, y, math.Float64frombits(le.Uint64(buf[r+16:]))
-			if seqs != nil {
-				seqs[j] = le.Uint64(buf[r+24:])
-			}
-			j++
-		}
-		p.kept = j - p.at
-	})
-	if err != nil {
+	// the cut buckets' samples inside the region first: then every sample's place is known
+	if err := s.readParts(ctx, cut, region); err != nil {
 		return nil, err
 	}
-	// close the spans up, in bucket order
-	n := 0
-	for _, p := range parts {
-		if p.at != n {
-			if s.compact {
-				copy(out.QX[n:], out.QX[p.at:p.at+p.kept])
-				copy(out.QY[n:], out.QY[p.at:p.at+p.kept])
-			} else {
-				copy(out.X[n:], out.X[p.at:p.at+p.kept])
-				copy(out.Y[n:], out.Y[p.at:p.at+p.kept])
-				if seqs != nil {
-					copy(seqs[n:], seqs[p.at:p.at+p.kept])
-				}
-			}
-			copy(out.Z[n:], out.Z[p.at:p.at+p.kept])
-		}
-		n += p.kept
+	for _, p := range cut {
+		n += len(p.got.z)
 	}
-	out.Truncate(n)
-	if s.relative() {
+	all := records{z: make([]float64, n)}
+	if s.compact {
+		all.qx, all.qy = make([]int32, n), make([]int32, n)
+	} else {
+		all.x, all.y = make([]float64, n), make([]float64, n)
+		if s.ordered {
+			all.seqs = make([]uint64, n)
+		}
+	}
+	// The order of the samples before the job's order is theirs no matter: canonical order
+	// depends on the set of samples only, and the input's on their places.
+	at := 0
+	for i := range whole {
+		whole[i].got = all.span(at, whole[i].k.n)
+		at += whole[i].k.n
+	}
+	for _, p := range cut {
+		at += all.place(at, &p.got)
+	}
+	cut = nil
+	if err := s.readParts(ctx, whole, nil); err != nil {
+		return nil, err
+	}
+	out := &sample.Samples{QX: all.qx, QY: all.qy, X: all.x, Y: all.y, Z: all.z}
+	if s.compact {
+		out.OriginX, out.OriginY, out.QuantumX, out.QuantumY = s.originX, s.originY, s.quantumX, s.quantumY
+	} else if s.relative() {
 		out.OriginX, out.OriginY = s.originX, s.originY
 	}
 	if s.ordered {
-		inputOrder(out, seqs[:n])
+		inputOrder(out, all.seqs)
 	} else if err := sample.Canonicalize(ctx, out); err != nil {
 		return nil, err
 	}
 	out.MoveOrigin(s.jobOriginX, s.jobOrigY)
 	return out, nil
+}
+
+// readParts reads the records of parts on every core, appending each to its part's: those
+// strictly inside region, or all of them (nil).
+func (s *Spill) readParts(ctx context.Context, parts []spillPart, region *[4]float64) error {
+	rec := s.record()
+	le := binary.LittleEndian
+	inside := func(x, y float64) bool {
+		return region == nil || x > region[0] && x < region[2] && y > region[1] && y < region[3]
+	}
+	return s.readBlocks(ctx, len(parts), func(i int) []block { return parts[i].k.blocks }, func(i int, buf []byte) {
+		r := &parts[i].got
+		for o := 0; o < len(buf); o += rec {
+			if s.compact {
+				qx, qy := int32(le.Uint32(buf[o:])), int32(le.Uint32(buf[o+4:]))
+				if inside(float64(qx)*s.quantumX+s.originX, float64(qy)*s.quantumY+s.originY) {
+					r.qx, r.qy = append(r.qx, qx), append(r.qy, qy)
+					r.z = append(r.z, math.Float64frombits(le.Uint64(buf[o+8:])))
+				}
+				continue
+			}
+			x, y := math.Float64frombits(le.Uint64(buf[o:])), math.Float64frombits(le.Uint64(buf[o+8:]))
+			ax, ay := x, y
+			if s.relative() {
+				ax, ay = x+s.originX, y+s.originY
+			}
+			if inside(ax, ay) {
+				r.x, r.y = append(r.x, x), append(r.y, y)
+				r.z = append(r.z, math.Float64frombits(le.Uint64(buf[o+16:])))
+				if s.ordered {
+					r.seqs = append(r.seqs, le.Uint64(buf[o+24:]))
+				}
+			}
+		}
+	})
+}
+
+// span is r's n records from at on, empty: appending to it fills them in place.
+func (r *records) span(at, n int) records {
+	return records{qx: spanOf(r.qx, at, n), qy: spanOf(r.qy, at, n), x: spanOf(r.x, at, n), y: spanOf(r.y, at, n),
+		z: spanOf(r.z, at, n), seqs: spanOf(r.seqs, at, n)}
+}
+
+func spanOf[T any](v []T, at, n int) []T {
+	if v == nil {
+		return nil
+	}
+	return v[at : at : at+n]
+}
+
+// place copies records o into r from at on, and says how many.
+func (r *records) place(at int, o *records) int {
+	if r.qx != nil {
+		copy(r.qx[at:], o.qx)
+		copy(r.qy[at:], o.qy)
+	}
+	if r.x != nil {
+		copy(r.x[at:], o.x)
+		copy(r.y[at:], o.y)
+	}
+	if r.seqs != nil {
+		copy(r.seqs[at:], o.seqs)
+	}
+	return copy(r.z[at:], o.z)
 }
 
 // readBlocks reads the blocks of parts on every core, a part to a worker at a time, and hands
