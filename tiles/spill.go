@@ -297,7 +297,7 @@ func (s *Spill) load(ctx context.Context, region *[4]float64, pick func(bucket i
 			whole = append(whole, spillPart{k: k})
 			n += k.n
 		} else {
-			cut = append(cut, spillPart{k: k})
+			cut = append(cut, spillPart{k: k, got: s.records(int(float64(k.n)*overlap(k.box, *region)) + 64)})
 		}
 	}
 	// the cut buckets' samples inside the region first: then every sample's place is known
@@ -307,15 +307,8 @@ func (s *Spill) load(ctx context.Context, region *[4]float64, pick func(bucket i
 	for _, p := range cut {
 		n += len(p.got.z)
 	}
-	all := records{z: make([]float64, n)}
-	if s.compact {
-		all.qx, all.qy = make([]int32, n), make([]int32, n)
-	} else {
-		all.x, all.y = make([]float64, n), make([]float64, n)
-		if s.ordered {
-			all.seqs = make([]uint64, n)
-		}
-	}
+	all := s.records(n)
+	all.truncate(n)
 	// The order of the samples before the job's order is theirs no matter: canonical order
 	// depends on the set of samples only, and the input's on their places.
 	at := 0
@@ -378,6 +371,46 @@ func (s *Spill) readParts(ctx context.Context, parts []spillPart, region *[4]flo
 			}
 		}
 	})
+}
+
+// records makes room for n records of the spill's form, none yet.
+func (s *Spill) records(n int) records {
+	r := records{z: make([]float64, 0, n)}
+	if s.compact {
+		r.qx, r.qy = make([]int32, 0, n), make([]int32, 0, n)
+	} else {
+		r.x, r.y = make([]float64, 0, n), make([]float64, 0, n)
+		if s.ordered {
+			r.seqs = make([]uint64, 0, n)
+		}
+	}
+	return r
+}
+
+// truncate sets the number of records to n, within their room.
+func (r *records) truncate(n int) {
+	r.z = r.z[:n]
+	if r.qx != nil {
+		r.qx, r.qy = r.qx[:n], r.qy[:n]
+	}
+	if r.x != nil {
+		r.x, r.y = r.x[:n], r.y[:n]
+	}
+	if r.seqs != nil {
+		r.seqs = r.seqs[:n]
+	}
+}
+
+// overlap is the share of box b's area inside region r (of its width or height, for a box
+// of one point's width or height): the share of a bucket's samples a load keeps, about.
+func overlap(b, r [4]float64) float64 {
+	share := func(lo, hi, rlo, rhi float64) float64 {
+		if hi <= lo {
+			return 1
+		}
+		return max(0, min(hi, rhi)-max(lo, rlo)) / (hi - lo)
+	}
+	return share(b[0], b[2], r[0], r[2]) * share(b[1], b[3], r[1], r[3])
 }
 
 // span is r's n records from at on, empty: appending to it fills them in place.

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -490,5 +491,43 @@ func TestCensusReadersAgree(t *testing.T) {
 				t.Fatalf("%d readers: bucket %d loads other samples than one reader's", readers, k)
 			}
 		}
+	}
+}
+
+// A load from the spill takes room for the samples it keeps, not for every sample of the
+// buckets it reads: it took the latter, and when they were more than an eighth more, the
+// canonical order made the samples again to their own size, three copies at once.
+func TestSpillLoadMemoryFollowsKept(t *testing.T) {
+	paths := lastest.Survey(t, t.TempDir(), 1000000, 5, false)
+	target := raster.NorthUp(450000, 5400000, 450000+200, 5400000+150, 200, 150)
+	census, _ := spilledCensus(t, paths, target)
+	// a region six buckets wide (a tile's is ten at 1e9 samples), whose buckets hold a fifth
+	// more samples than it
+	region := [4]float64{450000 + 80.3, 5400000 + 60.1, 450000 + 96.9, 5400000 + 76.4}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	s, err := census.Spill.Load(context.Background(), &region)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := 0
+	for _, k := range census.Spill.buckets {
+		if k.n > 0 && Intersects(k.box, region) {
+			read += k.n
+		}
+	}
+	kept := s.Len()
+	got := float64(after.TotalAlloc-before.TotalAlloc) / float64(kept)
+	t.Logf("%d samples kept of %d read: %.1f bytes allocated a sample kept", kept, read, got)
+	if read < kept*6/5 {
+		t.Fatalf("the region cuts too few buckets to tell: %d samples read for %d kept", read, kept)
+	}
+	// the samples (16 bytes a compact one), the canonical order's records (16), the cut
+	// buckets' samples read before their places are known (16 a sample of theirs), and the
+	// blocks read; before, 16 a sample read, then 16 and 16 again
+	if got > 48 {
+		t.Errorf("a load allocated %.1f bytes a sample kept, more than 48", got)
 	}
 }
