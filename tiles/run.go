@@ -424,6 +424,7 @@ func (c *Computer) checkNodes(tl Tile, region [4]float64, pending []bool, reach 
 	}
 	workers := min(c.threads(), tl.Rows)
 	parts := make([]part, workers)
+	margin := tiny(region)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := range parts {
@@ -437,7 +438,7 @@ func (c *Computer) checkNodes(tl Tile, region [4]float64, pending []bool, reach 
 					}
 					ax, ay := t.Node(tl.Col0+k, tl.Row0+r, 0, 0)
 					edge := math.Min(math.Min(ax-region[0], region[2]-ax), math.Min(ay-region[1], region[3]-ay))
-					if reach[i] < edge-tiny(region) {
+					if reach[i] < edge-margin {
 						pending[i] = false
 						continue
 					}
@@ -445,7 +446,7 @@ func (c *Computer) checkNodes(tl Tile, region [4]float64, pending []bool, reach 
 						p.all = true
 						continue
 					}
-					d := reach[i]*(1+1e-6) + tiny(region)
+					d := reach[i]*(1+1e-6) + margin
 					if c.rule.Triangles {
 						// A triangle's circle is wide where the loaded samples end (a sliver on
 						// their hull) and narrows as more are loaded: grow by doubling, not to
