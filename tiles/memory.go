@@ -15,7 +15,8 @@ import (
 const (
 	// BytesPerSample is what a loaded sample costs in a tile at the peak: the compact samples
 	// and their index (about 32 bytes) for the tile computed, and the next tile's samples
-	// being read and sorted (about 48); gdalio's lidarPeakBytes is 70 in memory.
+	// being read and sorted (at most 48: the samples, those of the buckets its region cuts
+	// read first, the sort's records); gdalio's lidarPeakBytes is 70 in memory.
 	BytesPerSample = 80
 	// streamBytesPerNode is what a node of a streamed tile holds besides its sums
 	// (interp.StreamForm.NodeBytes): its place relative to the origin and in the raster, the
