@@ -432,7 +432,13 @@ func TestTiledInexactTextEqualsInMemory(t *testing.T) {
 // does, and its facts about target; the census closes with the test.
 func spilledCensus(t *testing.T, paths []string, target raster.Target) (*Census, *Facts) {
 	t.Helper()
-	census, err := TakeCensus(context.Background(), paths, gdalio.SourceOptions{}, true, "")
+	return spilledCensusBy(t, paths, target, censusReaders)
+}
+
+// spilledCensusBy is spilledCensus with readers inputs read side by side.
+func spilledCensusBy(t *testing.T, paths []string, target raster.Target, readers int) (*Census, *Facts) {
+	t.Helper()
+	census, err := takeCensus(context.Background(), paths, gdalio.SourceOptions{}, true, "", readers)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -452,21 +458,9 @@ func TestCensusReadersAgree(t *testing.T) {
 	dir := t.TempDir()
 	paths := append(lastest.Survey(t, filepath.Join(dir, "a"), 20000, 3, true), lastest.Survey(t, filepath.Join(dir, "b"), 20000, 4, true)...)
 	target := raster.NorthUp(450000-3, 5400000-2, 450000+205, 5400000+152, 61, 47)
-	take := func(readers int) (*Census, *Facts) {
-		c, err := takeCensus(context.Background(), paths, gdalio.SourceOptions{}, true, "", readers)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		f, err := c.Facts(target)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c, f
-	}
-	one, oneFacts := take(1)
+	one, oneFacts := spilledCensusBy(t, paths, target, 1)
 	for _, readers := range []int{2, 4} {
-		c, f := take(readers)
+		c, f := spilledCensusBy(t, paths, target, readers)
 		if *f != *oneFacts || c.SRS != one.SRS || c.Extent != one.Extent || !slices.Equal(c.Files, one.Files) {
 			t.Fatalf("%d readers: facts %+v, files %+v; one reader: %+v, %+v", readers, *f, c.Files, *oneFacts, one.Files)
 		}
