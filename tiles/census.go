@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"sync"
+	"sync/atomic"
 
 	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/lidar"
@@ -29,17 +31,45 @@ type Census struct {
 	// LAS inputs are read relative to the lattice point nearest the centre of the headers'
 	// box, as the in-memory run reads them.
 	readX, readY float64
-	n            int
-	// compact samples: the quanta and the extremes in quanta from (readX, readY)'s lattice
-	// point (plain samples' extremes are the files' boxes)
+	// formed: the first batch gave the job's form: compact samples with these quanta, or
+	// plain
+	formed             bool
 	compact            bool
 	quantumX, quantumY float64
 	batchX, batchY     float64 // compact batches' origin (the lattice point); plain: the first's
-	qlo, qhi           [2]int64
+	tally
+}
+
+// tally is what the census counts of the samples, input by input: their number and extremes.
+type tally struct {
+	n int
+	// compact samples: the extremes in quanta from (readX, readY)'s lattice point (plain
+	// samples' extremes are the files' boxes)
+	qlo, qhi [2]int64
 	// plain samples' extremes relative to their batches' origin: those of a single input
 	// (whose batches share the reader's origin) give the in-memory run's box exactly
 	rlo, rhi [2]float64
 }
+
+func newTally() tally {
+	return tally{qlo: [2]int64{math.MaxInt64, math.MaxInt64}, qhi: [2]int64{math.MinInt64, math.MinInt64},
+		rlo: [2]float64{math.Inf(1), math.Inf(1)}, rhi: [2]float64{math.Inf(-1), math.Inf(-1)}}
+}
+
+// add adds the tally of other inputs.
+func (t *tally) add(o tally) {
+	t.n += o.n
+	t.qlo = [2]int64{min(t.qlo[0], o.qlo[0]), min(t.qlo[1], o.qlo[1])}
+	t.qhi = [2]int64{max(t.qhi[0], o.qhi[0]), max(t.qhi[1], o.qhi[1])}
+	t.rlo = [2]float64{min(t.rlo[0], o.rlo[0]), min(t.rlo[1], o.rlo[1])}
+	t.rhi = [2]float64{max(t.rhi[0], o.rhi[0]), max(t.rhi[1], o.rhi[1])}
+}
+
+// censusReaders is how many LAS inputs the census reads side by side once their form is known:
+// a reader decodes on every core but hands its batches over one at a time, and the spill's
+// work on a batch (its buckets, the copy into the file's pages) is then the slower part. Each
+// holds its spill writer's buffers, up to spillBuckets x 16 KiB.
+const censusReaders = 2
 
 // TakeCensus reads every input (paths, as inputs.Expand expands the sources) once, one
 // batch at a time (LAS and LAZ through lidar.File.Each, others through their reader's scan;
@@ -48,10 +78,13 @@ type Census struct {
 // Spill there ("" for the system's temporary directory); without, only LAS inputs are allowed,
 // since a plan's tiles read them directly.
 func TakeCensus(ctx context.Context, paths []string, opt gdalio.SourceOptions, spill bool, spillDir string) (*Census, error) {
-	c := &Census{opt: opt, las: true,
-		Extent: [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)},
-		qlo:    [2]int64{math.MaxInt64, math.MaxInt64}, qhi: [2]int64{math.MinInt64, math.MinInt64},
-		rlo: [2]float64{math.Inf(1), math.Inf(1)}, rhi: [2]float64{math.Inf(-1), math.Inf(-1)}}
+	return takeCensus(ctx, paths, opt, spill, spillDir, censusReaders)
+}
+
+// takeCensus is TakeCensus with readers inputs read side by side once their form allows.
+func takeCensus(ctx context.Context, paths []string, opt gdalio.SourceOptions, spill bool, spillDir string, readers int) (*Census, error) {
+	c := &Census{opt: opt, las: true, tally: newTally(),
+		Extent: [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}}
 	nLAS := 0
 	for _, p := range paths {
 		if lidar.IsLAS(p) {
@@ -69,52 +102,45 @@ func TakeCensus(ctx context.Context, paths []string, opt gdalio.SourceOptions, s
 	if err != nil {
 		return nil, err
 	}
-	first := true
-	for _, p := range paths {
-		f := InputFile{Path: p, Box: [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}}
-		take := func(b *sample.Samples) error {
-			if b.Len() == 0 {
-				return nil
-			}
-			if err := c.form(b, first, p); err != nil {
-				return err
-			}
-			if first && spill {
-				ordered := !c.las && len(paths) == 1
-				if c.Spill, err = newSpill(spillDir, box, c.compact, ordered, c.batchX, c.batchY, c.quantumX, c.quantumY); err != nil {
-					return err
-				}
-			}
-			first = false
-			f.Points += b.Len()
-			c.measure(b, &f.Box)
-			if c.Spill != nil {
-				return c.Spill.add(b)
-			}
+	newSpill := func() error {
+		if !spill {
 			return nil
 		}
-		var srs string
-		if c.las {
-			srs, err = gdalio.ScanLAS(ctx, p, opt, c.readX, c.readY, take)
-		} else {
-			srs, err = c.scanOther(ctx, p, take)
-		}
-		if err != nil {
+		ordered := !c.las && len(paths) == 1
+		c.Spill, err = newSpill(spillDir, box, c.compact, ordered, c.batchX, c.batchY, c.quantumX, c.quantumY)
+		return err
+	}
+	scans := make([]inputScan, len(paths))
+	// one input after the other until the first batch gives the job's form (and the spill);
+	// then compact LAS inputs side by side, whose spill writers may write in any order
+	i := 0
+	for ; i < len(paths) && (i == 0 || !c.formed || !c.las || !c.compact); i++ {
+		scans[i] = c.scan(ctx, paths[i], newSpill)
+		if err := c.merge(&scans[i]); err != nil {
 			c.Close()
 			return nil, err
 		}
-		switch {
-		case srs == "" || srs == c.SRS:
-		case c.SRS == "":
-			c.SRS = srs
-		case !gdalio.SameSRS(srs, c.SRS):
-			c.Close()
-			return nil, fmt.Errorf("%s is not in the CRS of the inputs before it: grid inputs of one CRS together", p)
-		}
-		c.Files = append(c.Files, f)
 	}
-	if c.Spill != nil {
-		if err := c.Spill.finish(); err != nil {
+	rest := scans[i:]
+	var next atomic.Int64
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for range min(readers, len(rest)) {
+		wg.Go(func() {
+			for !failed.Load() {
+				k := int(next.Add(1) - 1)
+				if k >= len(rest) {
+					return
+				}
+				if rest[k] = c.scan(ctx, paths[i+k], nil); rest[k].err != nil {
+					failed.Store(true) // the inputs after it are not started
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for k := range rest {
+		if err := c.merge(&rest[k]); err != nil {
 			c.Close()
 			return nil, err
 		}
@@ -128,6 +154,80 @@ func TakeCensus(ctx context.Context, paths []string, opt gdalio.SourceOptions, s
 		c.Extent = c.box()
 	}
 	return c, nil
+}
+
+// inputScan is what the census learns of one input.
+type inputScan struct {
+	file  InputFile
+	tally tally
+	srs   string
+	err   error
+	// done: the input was read (the inputs after one that failed are not)
+	done bool
+}
+
+// scan reads input p, one batch at a time, into its tally and the spill; begin, when
+// non-nil, makes the spill once the first batch of the job gave its form.
+func (c *Census) scan(ctx context.Context, p string, begin func() error) inputScan {
+	in := inputScan{file: InputFile{Path: p, Box: [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}},
+		tally: newTally(), done: true}
+	var w *spillWriter
+	take := func(b *sample.Samples) error {
+		if b.Len() == 0 {
+			return nil
+		}
+		first := !c.formed
+		if err := c.form(b, first, p); err != nil {
+			return err
+		}
+		if first {
+			c.formed = true
+			if err := begin(); err != nil {
+				return err
+			}
+		}
+		if w == nil && c.Spill != nil {
+			w = c.Spill.writer()
+		}
+		in.file.Points += b.Len()
+		c.measure(&in.tally, b, &in.file.Box)
+		if w != nil {
+			return w.add(b)
+		}
+		return nil
+	}
+	if c.las {
+		in.srs, in.err = gdalio.ScanLAS(ctx, p, c.opt, c.readX, c.readY, take)
+	} else {
+		in.srs, in.err = c.scanOther(ctx, p, take)
+	}
+	if w != nil {
+		if err := w.close(); in.err == nil {
+			in.err = err
+		}
+	}
+	return in
+}
+
+// merge adds input in's findings to the census, or fails with its error.
+func (c *Census) merge(in *inputScan) error {
+	if in.err != nil {
+		return in.err
+	}
+	if !in.done {
+		return nil
+	}
+	p := in.file.Path
+	switch {
+	case in.srs == "" || in.srs == c.SRS:
+	case c.SRS == "":
+		c.SRS = in.srs
+	case !gdalio.SameSRS(in.srs, c.SRS):
+		return fmt.Errorf("%s is not in the CRS of the inputs before it: grid inputs of one CRS together", p)
+	}
+	c.Files = append(c.Files, in.file)
+	c.tally.add(in.tally)
+	return nil
 }
 
 // box is the samples' box (absolute): the union of the inputs' boxes.
@@ -215,10 +315,10 @@ func (c *Census) form(b *sample.Samples, first bool, path string) error {
 	return nil
 }
 
-// measure counts batch b and widens the extremes and the input's box (absolute, as
+// measure counts batch b into t and widens t's extremes and the input's box (absolute, as
 // sample.Samples.Bounds computes a box: the extremes relative to the origin, then the origin).
-func (c *Census) measure(b *sample.Samples, box *[4]float64) {
-	c.n += b.Len()
+func (c *Census) measure(t *tally, b *sample.Samples, box *[4]float64) {
+	t.n += b.Len()
 	var lo, hi [2]float64
 	if c.compact {
 		qlo, qhi := [2]int32{math.MaxInt32, math.MaxInt32}, [2]int32{math.MinInt32, math.MinInt32}
@@ -226,16 +326,16 @@ func (c *Census) measure(b *sample.Samples, box *[4]float64) {
 			qlo = [2]int32{min(qlo[0], b.QX[i]), min(qlo[1], b.QY[i])}
 			qhi = [2]int32{max(qhi[0], b.QX[i]), max(qhi[1], b.QY[i])}
 		}
-		c.qlo = [2]int64{min(c.qlo[0], int64(qlo[0])), min(c.qlo[1], int64(qlo[1]))}
-		c.qhi = [2]int64{max(c.qhi[0], int64(qhi[0])), max(c.qhi[1], int64(qhi[1]))}
+		t.qlo = [2]int64{min(t.qlo[0], int64(qlo[0])), min(t.qlo[1], int64(qlo[1]))}
+		t.qhi = [2]int64{max(t.qhi[0], int64(qhi[0])), max(t.qhi[1], int64(qhi[1]))}
 		lo = [2]float64{float64(qlo[0])*c.quantumX + c.batchX, float64(qlo[1])*c.quantumY + c.batchY}
 		hi = [2]float64{float64(qhi[0])*c.quantumX + c.batchX, float64(qhi[1])*c.quantumY + c.batchY}
 	} else {
 		lo, hi = [2]float64{math.Inf(1), math.Inf(1)}, [2]float64{math.Inf(-1), math.Inf(-1)}
 		for i := range int32(b.Len()) {
 			x, y := b.XY(i)
-			c.rlo = [2]float64{min(c.rlo[0], x), min(c.rlo[1], y)}
-			c.rhi = [2]float64{max(c.rhi[0], x), max(c.rhi[1], y)}
+			t.rlo = [2]float64{min(t.rlo[0], x), min(t.rlo[1], y)}
+			t.rhi = [2]float64{max(t.rhi[0], x), max(t.rhi[1], y)}
 			x, y = x+b.OriginX, y+b.OriginY
 			lo = [2]float64{min(lo[0], x), min(lo[1], y)}
 			hi = [2]float64{max(hi[0], x), max(hi[1], y)}

@@ -15,7 +15,8 @@ import (
 const (
 	// BytesPerSample is what a loaded sample costs in a tile at the peak: the compact samples
 	// and their index (about 32 bytes) for the tile computed, and the next tile's samples
-	// being read and sorted (about 48); gdalio's lidarPeakBytes is 70 in memory.
+	// being read and sorted (at most 48: the samples, those of the buckets its region cuts
+	// read first, the sort's records); gdalio's lidarPeakBytes is 70 in memory.
 	BytesPerSample = 80
 	// streamBytesPerNode is what a node of a streamed tile holds besides its sums
 	// (interp.StreamForm.NodeBytes): its place relative to the origin and in the raster, the
@@ -102,16 +103,14 @@ func Fits(n int64, budget int64) bool { return float64(n)*BytesPerSample <= floa
 
 // budgetSide is the largest tile side (in nodes) whose run stays within the budget at the
 // job's mean density: two tiles' samples with their halos (one computed while the next is
-// read; BytesPerSample), a tile's bands and two rows of tiles (one being written while the
-// next is assembled), within liveShare of the heap limit (heapLimit: the budget less GDAL's
+// read; BytesPerSample), a tile's bands, the block of its rows being computed (blockBytes)
+// and two rows of tiles (one being written while the next is assembled), within liveShare of the heap limit (heapLimit: the budget less GDAL's
 // block cache and the process's own memory).
 func budgetSide(t raster.Target, f *Facts, rule Rule, bands int, budget int64) (int, error) {
-	b := f.Rel
-	area := math.Max((b[2]-b[0])*(b[3]-b[1]), 1e-300)
-	density := float64(f.N) / area
+	density := f.density()
 	halo := rule.Halo + rule.Extra
 	if rule.Family == Nearest {
-		halo += 2 * math.Sqrt(float64(rule.K)/(math.Pi*density))
+		halo = rule.nearestHalo(density)
 	}
 	cell := cellSize(t)
 	need := func(side int) float64 {
@@ -119,7 +118,7 @@ func budgetSide(t raster.Target, f *Facts, rule Rule, bands int, budget int64) (
 		points := density * span * span
 		rows := 2 * float64(side) * float64(t.Cols) * 8 * float64(bands)
 		tile := float64(side) * float64(side) * 8 * float64(bands+2)
-		return points*BytesPerSample + rows + tile
+		return points*BytesPerSample + rows + tile + blockBytes(Tile{Cols: side, Rows: side}, t.Cols, bands)
 	}
 	room := liveShare * float64(heapLimit(budget))
 	if need(16) > room {
@@ -127,6 +126,46 @@ func budgetSide(t raster.Target, f *Facts, rule Rule, bands int, budget int64) (
 			bytesize.Text(float64(budget)), density*math.Pow(16*cell+2*halo, 2))
 	}
 	return largestSide(need, room, max(t.Cols, t.Rows, 16)), nil
+}
+
+// density is the job's mean number of samples a unit of area.
+func (f *Facts) density() float64 {
+	b := f.Rel
+	return float64(f.N) / math.Max((b[2]-b[0])*(b[3]-b[1]), 1e-300)
+}
+
+// nearestHalo is the halo of a tile of the nearest family at the job's mean density: the
+// radius that holds 4K samples on average, and Extra. Uniform samples leave few nodes
+// whose K nearest lie beyond it (about 1e-10 of the outermost nodes for K = 12).
+func (r Rule) nearestHalo(density float64) float64 {
+	return r.Halo + r.Extra + 2*math.Sqrt(float64(r.K)/(math.Pi*density))
+}
+
+// firstHalo is the halo a tile of the nearest family loads first: nearestHalo, whose few
+// nodes left pending go again with samples loaded a second time; for triangles, which grow
+// their region by doubling (checkNodes) and often need less, the radius of 2K samples.
+func (r Rule) firstHalo(density float64) float64 {
+	if r.Triangles {
+		return r.Extra + math.Sqrt(2*float64(r.K)/(math.Pi*density))
+	}
+	return r.nearestHalo(density)
+}
+
+// blockNodes is about how many of a tile's nodes are computed at a time (computeNodes): enough
+// to keep every core busy, few enough that the block's rows, which span the target's width,
+// stay small beside the tile.
+const blockNodes = 1 << 18
+
+// blockRows is how many rows of a tile are computed at a time: about blockNodes of its nodes,
+// within raster.BlockRows of the target's cols.
+func blockRows(tl Tile, cols int) int {
+	return max(1, min(blockNodes/max(tl.Cols, 1), raster.BlockRows(cols), tl.Rows))
+}
+
+// blockBytes is what a block of tile tl's rows holds: a value, a reach and a skip flag a node
+// of the target's cols, and bands-1 more values.
+func blockBytes(tl Tile, cols, bands int) float64 {
+	return float64(blockRows(tl, cols)) * float64(cols) * float64(8*bands+9)
 }
 
 // cellSize is the larger step of t's nodes.

@@ -380,11 +380,7 @@ func (c *Computer) Region(tl Tile) *[4]float64 {
 		r := Grow(box, c.rule.Halo*(1+1e-6)+tiny(box))
 		return &r
 	case Nearest:
-		// a first guess: the distance at which the job's mean density gives 2K samples
-		b := c.facts.Rel
-		area := math.Max((b[2]-b[0])*(b[3]-b[1]), 0)
-		h := math.Sqrt(2*float64(c.rule.K)*area/(math.Pi*float64(c.facts.N))) + c.rule.Extra
-		r := Grow(box, h*(1+1e-6)+tiny(box))
+		r := Grow(box, c.rule.firstHalo(c.facts.density())*(1+1e-6)+tiny(box))
 		return &r
 	}
 	return nil
@@ -425,32 +421,57 @@ func (c *Computer) mask(tl Tile, pending []bool) error {
 // from which they are computed again.
 func (c *Computer) checkNodes(tl Tile, region [4]float64, pending []bool, reach []float64) *[4]float64 {
 	t := c.cfg.Target
+	// rows at a time on every core: a tile's millions of nodes would otherwise leave the
+	// other cores idle between its computation and the next tile's
+	type part struct {
+		grow [4]float64
+		all  bool
+	}
+	workers := min(c.threads(), tl.Rows)
+	parts := make([]part, workers)
+	margin := tiny(region)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range parts {
+		wg.Go(func() {
+			p := part{grow: [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}}
+			for r := int(next.Add(1) - 1); r < tl.Rows; r = int(next.Add(1) - 1) {
+				for k := range tl.Cols {
+					i := r*tl.Cols + k
+					if !pending[i] {
+						continue
+					}
+					ax, ay := t.Node(tl.Col0+k, tl.Row0+r, 0, 0)
+					edge := edgeDistance(ax, ay, region)
+					if reach[i] < edge-margin {
+						pending[i] = false
+						continue
+					}
+					if math.IsInf(reach[i], 1) {
+						p.all = true
+						continue
+					}
+					d := reach[i]*(1+1e-6) + margin
+					if c.rule.Triangles {
+						// A triangle's circle is wide where the loaded samples end (a sliver on
+						// their hull) and narrows as more are loaded: grow by doubling, not to
+						// the reach.
+						d = math.Min(d, 2*edge)
+					}
+					g := p.grow
+					p.grow = [4]float64{math.Min(g[0], ax-d), math.Min(g[1], ay-d), math.Max(g[2], ax+d), math.Max(g[3], ay+d)}
+				}
+			}
+			parts[w] = p
+		})
+	}
+	wg.Wait()
 	grow := [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
 	all := false
-	for r := range tl.Rows {
-		for k := range tl.Cols {
-			i := r*tl.Cols + k
-			if !pending[i] {
-				continue
-			}
-			ax, ay := t.Node(tl.Col0+k, tl.Row0+r, 0, 0)
-			edge := edgeDistance(ax, ay, region)
-			if reach[i] < edge-tiny(region) {
-				pending[i] = false
-				continue
-			}
-			if math.IsInf(reach[i], 1) {
-				all = true
-				continue
-			}
-			d := reach[i]*(1+1e-6) + tiny(region)
-			if c.rule.Triangles {
-				// A triangle's circle is wide where the loaded samples end (a sliver on their
-				// hull) and narrows as more are loaded: grow by doubling, not to the reach.
-				d = math.Min(d, 2*edge)
-			}
-			grow = [4]float64{math.Min(grow[0], ax-d), math.Min(grow[1], ay-d), math.Max(grow[2], ax+d), math.Max(grow[3], ay+d)}
-		}
+	for _, p := range parts {
+		g := p.grow
+		grow = [4]float64{math.Min(grow[0], g[0]), math.Min(grow[1], g[1]), math.Max(grow[2], g[2]), math.Max(grow[3], g[3])}
+		all = all || p.all
 	}
 	b := c.facts.Bounds
 	if all || c.rule.Triangles && grow[0] < b[0] && grow[1] < b[1] && grow[2] > b[2] && grow[3] > b[3] {
@@ -459,6 +480,14 @@ func (c *Computer) checkNodes(tl Tile, region [4]float64, pending []bool, reach 
 		return nil
 	}
 	return &grow
+}
+
+// threads is how many goroutines the run's CPU work takes: Threads, else every core.
+func (c *Computer) threads() int {
+	if c.cfg.Threads > 0 {
+		return c.cfg.Threads
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 // computeNodes computes the nodes do of the tile from samples s with the CPU engine, on the
@@ -491,7 +520,7 @@ func (c *Computer) computeNodes(ctx context.Context, eng interp.Engine, tl Tile,
 		return err
 	}
 	defer release()
-	step := min(max(1, raster.BlockRows(t.Cols)), tl.Rows)
+	step := blockRows(tl, t.Cols)
 	vals := make([]float64, step*t.Cols)
 	extra := make([][]float64, c.nbands-1)
 	for k := range extra {
@@ -794,13 +823,10 @@ func (c *Computer) knnReach(ctx context.Context, tl Tile, s *sample.Samples, do 
 	if err != nil {
 		return // the caller sees ctx's error
 	}
+	margin := tiny(region)
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	threads := c.cfg.Threads
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	for range threads {
+	for range c.threads() {
 		wg.Go(func() {
 			var nb []grid.Neighbor
 			for ctx.Err() == nil {
@@ -815,7 +841,7 @@ func (c *Computer) knnReach(ctx context.Context, tl Tile, s *sample.Samples, do 
 					}
 					x, y := t.Node(tl.Col0+k, tl.Row0+r, s.OriginX, s.OriginY)
 					ax, ay := t.Node(tl.Col0+k, tl.Row0+r, 0, 0)
-					limit := edgeDistance(ax, ay, region) - tiny(region)
+					limit := edgeDistance(ax, ay, region) - margin
 					if b, ok := ix.KNNBound(x, y, c.rule.K, limit); ok && c.rule.Extra < limit {
 						reach[i] = math.Max(b, c.rule.Extra)
 						continue

@@ -21,10 +21,13 @@ import (
 //
 // A record is a sample in one of two forms: compact (LAS points on one lattice: int32 offsets
 // in quanta from the spill's origin, then the float64 value: 16 bytes) or plain (absolute
-// float64 x, y, value, and the sample's place in the input: 32 bytes). Each bucket fills a
-// buffer of records in input order and appends it to the one spill file as a block when full.
+// float64 x, y, value, and the sample's place in the input: 32 bytes). A writer (one per input
+// being read) fills a buffer of records a bucket, in input order, and appends it to the one
+// spill file as a block when full.
 type Spill struct {
-	f       *os.File
+	f *os.File
+	// mu guards end and the buckets while writers write
+	mu      sync.Mutex
 	end     int64 // the file's length
 	compact bool
 	// ordered: the samples keep their input order (a single vector or text input, as the
@@ -40,15 +43,14 @@ type Spill struct {
 	nx, ny               int
 	perX, perY           float64 // buckets per unit of x and y
 	buckets              []bucket
-	seq                  uint64 // samples written so far
+	seq                  uint64 // samples written so far (by writers closed)
 	jobOriginX, jobOrigY float64
 }
 
-// bucket is a cell of the spill's grid: the blocks of records on disk, the records not yet
-// written, and the box of its samples (absolute), which a load tests against its region.
+// bucket is a cell of the spill's grid: the blocks of records on disk, and the box of its
+// samples (absolute), which a load tests against its region.
 type bucket struct {
 	blocks []block
-	buf    []byte
 	box    [4]float64
 	n      int
 }
@@ -68,7 +70,7 @@ const (
 	// bucketRecords is how many records a bucket holds before it writes them as a block.
 	bucketRecords = 1024
 	// spillBuckets is about how many buckets cover the job: enough that a tile reads little
-	// beyond its region, few enough that their buffers stay small (a few tens of MiB).
+	// beyond its region, few enough that a writer's buffers stay small (a few tens of MiB).
 	spillBuckets = 4096
 )
 
@@ -116,18 +118,44 @@ func (s *Spill) record() int {
 }
 
 // bucketOf is the bucket of the absolute point (x, y): the grid's cell, clamped to the grid.
-func (s *Spill) bucketOf(x, y float64) *bucket {
+func (s *Spill) bucketOf(x, y float64) int {
 	i := int((x - s.box[0]) * s.perX)
 	j := int((y - s.box[1]) * s.perY)
 	i = min(max(i, 0), s.nx-1) // NaN and ±Inf give some int; clamped all the same
 	j = min(max(j, 0), s.ny-1)
-	return &s.buckets[j*s.nx+i]
+	return j*s.nx + i
+}
+
+// spillWriter writes the samples of one input into the spill: records go into its own
+// buffer of each bucket, and a full buffer to the file as a block. Several writers may write
+// at once (inputs read side by side) when the spill is compact: a bucket's blocks then come
+// in any order, which the canonical order of a load makes no matter.
+type spillWriter struct {
+	s     *Spill
+	bufs  [][]byte
+	boxes [][4]float64
+	n     []int
+	// first is the place of the writer's first sample among the spill's, added how many it wrote
+	first, added uint64
+}
+
+// writer starts a writer, whose samples follow those of the writers closed before.
+func (s *Spill) writer() *spillWriter {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := &spillWriter{s: s, bufs: make([][]byte, len(s.buckets)), boxes: make([][4]float64, len(s.buckets)),
+		n: make([]int, len(s.buckets)), first: s.seq}
+	for i := range w.boxes {
+		w.boxes[i] = [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	}
+	return w
 }
 
 // add writes a batch of samples: compact ones relative to the spill's origin lattice (checked
 // by the caller), plain ones in absolute coordinates as XY + origin. Records are written
 // straight into the buckets' buffers.
-func (s *Spill) add(b *sample.Samples) error {
+func (w *spillWriter) add(b *sample.Samples) error {
+	s := w.s
 	rec := s.record()
 	le := binary.LittleEndian
 	if s.relative() && b.Len() > 0 && (b.OriginX != s.originX || b.OriginY != s.originY) {
@@ -137,11 +165,12 @@ func (s *Spill) add(b *sample.Samples) error {
 		x, y := b.XY(i)
 		ax, ay := x+b.OriginX, y+b.OriginY
 		k := s.bucketOf(ax, ay)
-		if k.buf == nil {
-			k.buf = make([]byte, 0, bucketRecords*rec)
+		buf := w.bufs[k]
+		if buf == nil {
+			buf = make([]byte, 0, bucketRecords*rec)
 		}
-		n := len(k.buf)
-		r := k.buf[n : n+rec]
+		n := len(buf)
+		r := buf[n : n+rec]
 		if s.compact {
 			le.PutUint32(r[0:], uint32(b.QX[i]))
 			le.PutUint32(r[4:], uint32(b.QY[i]))
@@ -154,25 +183,26 @@ func (s *Spill) add(b *sample.Samples) error {
 			le.PutUint64(r[0:], math.Float64bits(rx))
 			le.PutUint64(r[8:], math.Float64bits(ry))
 			le.PutUint64(r[16:], math.Float64bits(b.Z[i]))
-			le.PutUint64(r[24:], s.seq)
+			le.PutUint64(r[24:], w.first+w.added)
 		}
-		s.seq++
-		k.buf = k.buf[:n+rec]
-		k.n++
-		if ax < k.box[0] {
-			k.box[0] = ax
+		w.added++
+		w.bufs[k] = buf[:n+rec]
+		w.n[k]++
+		box := &w.boxes[k]
+		if ax < box[0] {
+			box[0] = ax
 		}
-		if ay < k.box[1] {
-			k.box[1] = ay
+		if ay < box[1] {
+			box[1] = ay
 		}
-		if ax > k.box[2] {
-			k.box[2] = ax
+		if ax > box[2] {
+			box[2] = ax
 		}
-		if ay > k.box[3] {
-			k.box[3] = ay
+		if ay > box[3] {
+			box[3] = ay
 		}
-		if len(k.buf) == cap(k.buf) {
-			if err := s.flush(k); err != nil {
+		if len(w.bufs[k]) == cap(w.bufs[k]) {
+			if err := w.flush(k); err != nil {
 				return err
 			}
 		}
@@ -180,32 +210,50 @@ func (s *Spill) add(b *sample.Samples) error {
 	return nil
 }
 
-// flush appends a bucket's buffered records to the file as a block.
-func (s *Spill) flush(k *bucket) error {
-	if len(k.buf) == 0 {
+// flush appends bucket k's buffered records to the file as a block.
+func (w *spillWriter) flush(k int) error {
+	buf := w.bufs[k]
+	if len(buf) == 0 {
 		return nil
 	}
-	if _, err := s.f.WriteAt(k.buf, s.end); err != nil {
+	s := w.s
+	bl := block{n: len(buf) / s.record()}
+	if !s.compact {
+		bl.first, bl.last = binary.LittleEndian.Uint64(buf[24:]), binary.LittleEndian.Uint64(buf[len(buf)-8:])
+	}
+	s.mu.Lock()
+	bl.off = s.end
+	s.end += int64(len(buf))
+	s.buckets[k].blocks = append(s.buckets[k].blocks, bl)
+	s.mu.Unlock()
+	if _, err := s.f.WriteAt(buf, bl.off); err != nil {
 		return fmt.Errorf("writing the spill file of the tiled run: %w", err)
 	}
-	bl := block{off: s.end, n: len(k.buf) / s.record()}
-	if !s.compact {
-		bl.first, bl.last = binary.LittleEndian.Uint64(k.buf[24:]), binary.LittleEndian.Uint64(k.buf[len(k.buf)-8:])
-	}
-	k.blocks = append(k.blocks, bl)
-	s.end += int64(len(k.buf))
-	k.buf = k.buf[:0]
+	w.bufs[k] = buf[:0]
 	return nil
 }
 
-// finish writes every bucket's last records and lets the buffers go.
-func (s *Spill) finish() error {
-	for i := range s.buckets {
-		if err := s.flush(&s.buckets[i]); err != nil {
+// close writes every bucket's last records, adds the writer's counts and boxes to the
+// buckets', and lets the buffers go.
+func (w *spillWriter) close() error {
+	for k := range w.bufs {
+		if err := w.flush(k); err != nil {
 			return err
 		}
-		s.buckets[i].buf = nil
 	}
+	s := w.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, n := range w.n {
+		if n == 0 {
+			continue
+		}
+		b, wb := &s.buckets[k], w.boxes[k]
+		b.n += n
+		b.box = [4]float64{min(b.box[0], wb[0]), min(b.box[1], wb[1]), max(b.box[2], wb[2]), max(b.box[3], wb[3])}
+	}
+	s.seq += w.added
+	w.bufs = nil
 	return nil
 }
 
@@ -214,107 +262,184 @@ func (s *Spill) setOrigin(x, y float64) { s.jobOriginX, s.jobOrigY = x, y }
 
 // Load implements Source: the samples strictly inside region (nil: all), in the job's order
 // (canonical, or the input's), relative to the job's origin. The buckets the region meets are
-// read on every core, each into its own span of the samples, which are then closed up.
+// read on every core: those it holds whole straight into the samples, the others' samples
+// inside it first, so that memory follows the samples kept, not the buckets read.
 func (s *Spill) Load(ctx context.Context, region *[4]float64) (*sample.Samples, error) {
 	return s.load(ctx, region, nil)
 }
 
+// spillPart is a bucket a load reads, and its records read: those inside the region, or,
+// when the region holds the bucket whole, all of them, straight into the samples' span.
+type spillPart struct {
+	k   *bucket
+	got records
+}
+
+// records are samples as a load reads them: compact (qx, qy) or plain (x, y, and the place
+// in the input when the order is the input's), and the values.
+type records struct {
+	qx, qy []int32
+	x, y   []float64
+	z      []float64
+	seqs   []uint64
+}
+
 // load is Load of the buckets that pick takes (nil: every one).
 func (s *Spill) load(ctx context.Context, region *[4]float64, pick func(bucket int) bool) (*sample.Samples, error) {
-	type part struct {
-		k        *bucket
-		at, kept int
-		inside   bool
-	}
-	var parts []part
-	total := 0
+	var whole, cut []spillPart
+	n := 0
 	for i := range s.buckets {
 		k := &s.buckets[i]
 		if k.n == 0 || region != nil && !Intersects(k.box, *region) || pick != nil && !pick(i) {
 			continue
 		}
-		inside := region == nil || k.box[0] > region[0] && k.box[2] < region[2] && k.box[1] > region[1] && k.box[3] < region[3]
-		parts = append(parts, part{k: k, at: total, inside: inside})
-		total += k.n
-	}
-	out := &sample.Samples{}
-	var seqs []uint64
-	if s.compact {
-		out.OriginX, out.OriginY, out.QuantumX, out.QuantumY = s.originX, s.originY, s.quantumX, s.quantumY
-		out.QX, out.QY = make([]int32, total), make([]int32, total)
-	} else {
-		out.X, out.Y = make([]float64, total), make([]float64, total)
-		if s.ordered {
-			seqs = make([]uint64, total)
+		if region == nil || k.box[0] > region[0] && k.box[2] < region[2] && k.box[1] > region[1] && k.box[3] < region[3] {
+			whole = append(whole, spillPart{k: k})
+			n += k.n
+		} else {
+			cut = append(cut, spillPart{k: k, got: s.records(int(float64(k.n)*overlap(k.box, *region)) + 64)})
 		}
 	}
-	out.Z = make([]float64, total)
-	rec := s.record()
-	le := binary.LittleEndian
-	err := s.readBlocks(ctx, len(parts), func(i int) []block { return parts[i].k.blocks }, func(i int, buf []byte) {
-		p := &parts[i]
-		j := p.at + p.kept
-		for r := 0; r < len(buf); r += rec {
-			if s.compact {
-				qx, qy := int32(le.Uint32(buf[r:])), int32(le.Uint32(buf[r+4:]))
-				if !p.inside {
-					x, y := float64(qx)*s.quantumX+s.originX, float64(qy)*s.quantumY+s.originY
-					if !(x > region[0] && x < region[2] && y > region[1] && y < region[3]) {
-						continue
-					}
-				}
-				out.QX[j], out.QY[j], out.Z[j] = qx, qy, math.Float64frombits(le.Uint64(buf[r+8:]))
-				j++
-				continue
-			}
-			x, y := math.Float64frombits(le.Uint64(buf[r:])), math.Float64frombits(le.Uint64(buf[r+8:]))
-			ax, ay := x, y
-			if s.relative() {
-				ax, ay = x+s.originX, y+s.originY
-			}
-			if !p.inside && !(ax > region[0] && ax < region[2] && ay > region[1] && ay < region[3]) {
-				continue
-			}
-			out.X[j], out.Y[j], out.Z[j] = x, y, math.Float64frombits(le.Uint64(buf[r+16:]))
-			if seqs != nil {
-				seqs[j] = le.Uint64(buf[r+24:])
-			}
-			j++
-		}
-		p.kept = j - p.at
-	})
-	if err != nil {
+	// the cut buckets' samples inside the region first: then every sample's place is known
+	if err := s.readParts(ctx, cut, region); err != nil {
 		return nil, err
 	}
-	// close the spans up, in bucket order
-	n := 0
-	for _, p := range parts {
-		if p.at != n {
-			if s.compact {
-				copy(out.QX[n:], out.QX[p.at:p.at+p.kept])
-				copy(out.QY[n:], out.QY[p.at:p.at+p.kept])
-			} else {
-				copy(out.X[n:], out.X[p.at:p.at+p.kept])
-				copy(out.Y[n:], out.Y[p.at:p.at+p.kept])
-				if seqs != nil {
-					copy(seqs[n:], seqs[p.at:p.at+p.kept])
-				}
-			}
-			copy(out.Z[n:], out.Z[p.at:p.at+p.kept])
-		}
-		n += p.kept
+	for _, p := range cut {
+		n += len(p.got.z)
 	}
-	out.Truncate(n)
-	if s.relative() {
+	all := s.records(n)
+	all.truncate(n)
+	// The order of the samples before the job's order is theirs no matter: canonical order
+	// depends on the set of samples only, and the input's on their places.
+	at := 0
+	for i := range whole {
+		whole[i].got = all.span(at, whole[i].k.n)
+		at += whole[i].k.n
+	}
+	for _, p := range cut {
+		at += all.place(at, &p.got)
+	}
+	cut = nil
+	if err := s.readParts(ctx, whole, nil); err != nil {
+		return nil, err
+	}
+	out := &sample.Samples{QX: all.qx, QY: all.qy, X: all.x, Y: all.y, Z: all.z}
+	if s.compact {
+		out.OriginX, out.OriginY, out.QuantumX, out.QuantumY = s.originX, s.originY, s.quantumX, s.quantumY
+	} else if s.relative() {
 		out.OriginX, out.OriginY = s.originX, s.originY
 	}
 	if s.ordered {
-		inputOrder(out, seqs[:n])
+		inputOrder(out, all.seqs)
 	} else if err := sample.Canonicalize(ctx, out); err != nil {
 		return nil, err
 	}
 	out.MoveOrigin(s.jobOriginX, s.jobOrigY)
 	return out, nil
+}
+
+// readParts reads the records of parts on every core, appending each to its part's: those
+// strictly inside region, or all of them (nil).
+func (s *Spill) readParts(ctx context.Context, parts []spillPart, region *[4]float64) error {
+	rec := s.record()
+	le := binary.LittleEndian
+	inside := func(x, y float64) bool {
+		return region == nil || x > region[0] && x < region[2] && y > region[1] && y < region[3]
+	}
+	return s.readBlocks(ctx, len(parts), func(i int) []block { return parts[i].k.blocks }, func(i int, buf []byte) {
+		r := &parts[i].got
+		for o := 0; o < len(buf); o += rec {
+			if s.compact {
+				qx, qy := int32(le.Uint32(buf[o:])), int32(le.Uint32(buf[o+4:]))
+				if inside(float64(qx)*s.quantumX+s.originX, float64(qy)*s.quantumY+s.originY) {
+					r.qx, r.qy = append(r.qx, qx), append(r.qy, qy)
+					r.z = append(r.z, math.Float64frombits(le.Uint64(buf[o+8:])))
+				}
+				continue
+			}
+			x, y := math.Float64frombits(le.Uint64(buf[o:])), math.Float64frombits(le.Uint64(buf[o+8:]))
+			ax, ay := x, y
+			if s.relative() {
+				ax, ay = x+s.originX, y+s.originY
+			}
+			if inside(ax, ay) {
+				r.x, r.y = append(r.x, x), append(r.y, y)
+				r.z = append(r.z, math.Float64frombits(le.Uint64(buf[o+16:])))
+				if s.ordered {
+					r.seqs = append(r.seqs, le.Uint64(buf[o+24:]))
+				}
+			}
+		}
+	})
+}
+
+// records makes room for n records of the spill's form, none yet.
+func (s *Spill) records(n int) records {
+	r := records{z: make([]float64, 0, n)}
+	if s.compact {
+		r.qx, r.qy = make([]int32, 0, n), make([]int32, 0, n)
+	} else {
+		r.x, r.y = make([]float64, 0, n), make([]float64, 0, n)
+		if s.ordered {
+			r.seqs = make([]uint64, 0, n)
+		}
+	}
+	return r
+}
+
+// truncate sets the number of records to n, within their room.
+func (r *records) truncate(n int) {
+	r.z = r.z[:n]
+	if r.qx != nil {
+		r.qx, r.qy = r.qx[:n], r.qy[:n]
+	}
+	if r.x != nil {
+		r.x, r.y = r.x[:n], r.y[:n]
+	}
+	if r.seqs != nil {
+		r.seqs = r.seqs[:n]
+	}
+}
+
+// overlap is the share of box b's area inside region r (of its width or height, for a box
+// of one point's width or height): the share of a bucket's samples a load keeps, about.
+func overlap(b, r [4]float64) float64 {
+	share := func(lo, hi, rlo, rhi float64) float64 {
+		if hi <= lo {
+			return 1
+		}
+		return max(0, min(hi, rhi)-max(lo, rlo)) / (hi - lo)
+	}
+	return share(b[0], b[2], r[0], r[2]) * share(b[1], b[3], r[1], r[3])
+}
+
+// span is r's n records from at on, empty: appending to it fills them in place.
+func (r *records) span(at, n int) records {
+	return records{qx: spanOf(r.qx, at, n), qy: spanOf(r.qy, at, n), x: spanOf(r.x, at, n), y: spanOf(r.y, at, n),
+		z: spanOf(r.z, at, n), seqs: spanOf(r.seqs, at, n)}
+}
+
+func spanOf[T any](v []T, at, n int) []T {
+	if v == nil {
+		return nil
+	}
+	return v[at : at : at+n]
+}
+
+// place copies records o into r from at on, and says how many.
+func (r *records) place(at int, o *records) int {
+	if r.qx != nil {
+		copy(r.qx[at:], o.qx)
+		copy(r.qy[at:], o.qy)
+	}
+	if r.x != nil {
+		copy(r.x[at:], o.x)
+		copy(r.y[at:], o.y)
+	}
+	if r.seqs != nil {
+		copy(r.seqs[at:], o.seqs)
+	}
+	return copy(r.z[at:], o.z)
 }
 
 // readBlocks reads the blocks of parts on every core, a part to a worker at a time, and hands

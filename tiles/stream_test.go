@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -430,7 +432,13 @@ func TestTiledInexactTextEqualsInMemory(t *testing.T) {
 // does, and its facts about target; the census closes with the test.
 func spilledCensus(t *testing.T, paths []string, target raster.Target) (*Census, *Facts) {
 	t.Helper()
-	census, err := TakeCensus(context.Background(), paths, gdalio.SourceOptions{}, true, "")
+	return spilledCensusBy(t, paths, target, censusReaders)
+}
+
+// spilledCensusBy is spilledCensus with readers inputs read side by side.
+func spilledCensusBy(t *testing.T, paths []string, target raster.Target, readers int) (*Census, *Facts) {
+	t.Helper()
+	census, err := takeCensus(context.Background(), paths, gdalio.SourceOptions{}, true, "", readers)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -440,4 +448,80 @@ func spilledCensus(t *testing.T, paths []string, target raster.Target) (*Census,
 		t.Fatal(err)
 	}
 	return census, facts
+}
+
+// The census reads compact LAS inputs side by side: it finds what one reader finds, input by
+// input, and spills the same samples into the same buckets (in another order within them,
+// which a load's canonical order undoes). Two surveys of one area overlap, on the 1 m
+// lattice, where points share a place.
+func TestCensusReadersAgree(t *testing.T) {
+	dir := t.TempDir()
+	paths := append(lastest.Survey(t, filepath.Join(dir, "a"), 20000, 3, true), lastest.Survey(t, filepath.Join(dir, "b"), 20000, 4, true)...)
+	target := raster.NorthUp(450000-3, 5400000-2, 450000+205, 5400000+152, 61, 47)
+	one, oneFacts := spilledCensusBy(t, paths, target, 1)
+	for _, readers := range []int{2, 4} {
+		c, f := spilledCensusBy(t, paths, target, readers)
+		if *f != *oneFacts || c.SRS != one.SRS || c.Extent != one.Extent || !slices.Equal(c.Files, one.Files) {
+			t.Fatalf("%d readers: facts %+v, files %+v; one reader: %+v, %+v", readers, *f, c.Files, *oneFacts, one.Files)
+		}
+		if c.Spill.seq != one.Spill.seq || c.Spill.end != one.Spill.end {
+			t.Errorf("%d readers: %d samples in %d bytes spilled; one reader: %d in %d", readers, c.Spill.seq, c.Spill.end, one.Spill.seq, one.Spill.end)
+		}
+		for k := range one.Spill.buckets {
+			got, want := &c.Spill.buckets[k], &one.Spill.buckets[k]
+			if got.n != want.n || got.box != want.box {
+				t.Fatalf("%d readers: bucket %d holds %d samples in %v; one reader: %d in %v", readers, k, got.n, got.box, want.n, want.box)
+			}
+			pick := func(i int) bool { return i == k }
+			a, err := c.Spill.load(context.Background(), nil, pick)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := one.Spill.load(context.Background(), nil, pick)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(a.QX, b.QX) || !slices.Equal(a.QY, b.QY) || !slices.Equal(a.Z, b.Z) || a.OriginX != b.OriginX || a.OriginY != b.OriginY {
+				t.Fatalf("%d readers: bucket %d loads other samples than one reader's", readers, k)
+			}
+		}
+	}
+}
+
+// A load from the spill takes room for the samples it keeps, not for every sample of the
+// buckets it reads: it took the latter, and when they were more than an eighth more, the
+// canonical order made the samples again to their own size, three copies at once.
+func TestSpillLoadMemoryFollowsKept(t *testing.T) {
+	paths := lastest.Survey(t, t.TempDir(), 1000000, 5, false)
+	target := raster.NorthUp(450000, 5400000, 450000+200, 5400000+150, 200, 150)
+	census, _ := spilledCensus(t, paths, target)
+	// a region six buckets wide (a tile's is ten at 1e9 samples), whose buckets hold a fifth
+	// more samples than it
+	region := [4]float64{450000 + 80.3, 5400000 + 60.1, 450000 + 96.9, 5400000 + 76.4}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	s, err := census.Spill.Load(context.Background(), &region)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := 0
+	for _, k := range census.Spill.buckets {
+		if k.n > 0 && Intersects(k.box, region) {
+			read += k.n
+		}
+	}
+	kept := s.Len()
+	got := float64(after.TotalAlloc-before.TotalAlloc) / float64(kept)
+	t.Logf("%d samples kept of %d read: %.1f bytes allocated a sample kept", kept, read, got)
+	if read < kept*6/5 {
+		t.Fatalf("the region cuts too few buckets to tell: %d samples read for %d kept", read, kept)
+	}
+	// the samples (16 bytes a compact one), the canonical order's records (16), the cut
+	// buckets' samples read before their places are known (16 a sample of theirs), and the
+	// blocks read; before, 16 a sample read, then 16 and 16 again
+	if got > 48 {
+		t.Errorf("a load allocated %.1f bytes a sample kept, more than 48", got)
+	}
 }
