@@ -57,13 +57,13 @@ func pairSums(lx, ly []float64, counts *[pairSpanLanes]int, sums *[pairSpanLanes
 func lanesRankedAVX512(keys *uint64, m int, x, y *float64, sq, in *uint16, rank *int32, lx, ly *float64, next, last *[pairSpanLanes]int64)
 
 // lanesRankedLoop is lanesRankedGo, with AVX-512 where the CPU has it.
-func lanesRankedLoop(pb *pairBuf, next, last *[pairSpanLanes]int64) {
+// The places it writes are in lx and ly (see pairSpan.lanes).
+func lanesRankedLoop(pb *pairBuf, lx, ly []float64, next, last *[pairSpanLanes]int64) {
 	m := len(pb.keys)
 	if !haveAVX512 || m == 0 {
-		lanesRankedGo(pb, next, last)
+		lanesRankedGo(pb, lx, ly, next, last)
 		return
 	}
 	_, _, _, _, _ = pb.x[m-1], pb.y[m-1], pb.sq[m-1], pb.in[m-1], pb.rank[m-1]
-	_, _ = pb.lx[m*pairSpanLanes+pairSpanLanes-1], pb.ly[m*pairSpanLanes+pairSpanLanes-1]
-	lanesRankedAVX512(&pb.keys[0], m, &pb.x[0], &pb.y[0], &pb.sq[0], &pb.in[0], &pb.rank[0], &pb.lx[0], &pb.ly[0], next, last)
+	lanesRankedAVX512(&pb.keys[0], m, &pb.x[0], &pb.y[0], &pb.sq[0], &pb.in[0], &pb.rank[0], &lx[0], &ly[0], next, last)
 }

@@ -11,4 +11,6 @@ func pairSums(lx, ly []float64, counts *[pairSpanLanes]int, sums *[pairSpanLanes
 func pairMasks(k *pairMaskKernel, px, py []float64, sq, in []uint16) { pairMasksGo(k, px, py, sq, in) }
 
 // lanesRankedLoop is lanesRankedGo.
-func lanesRankedLoop(pb *pairBuf, next, last *[pairSpanLanes]int64) { lanesRankedGo(pb, next, last) }
+func lanesRankedLoop(pb *pairBuf, lx, ly []float64, next, last *[pairSpanLanes]int64) {
+	lanesRankedGo(pb, lx, ly, next, last)
+}
