@@ -75,27 +75,22 @@ func (b *quadBuild) node(r quadRect, items, tmp quadItems, quarter []uint8, base
 	if b.region != nil {
 		b.nodes++
 	}
-	h1, h2 := r.split()
-	q1, q2 := h1.split()
-	q3, q4 := h2.split()
-	quads := [4]quadRect{q1, q2, q3, q4}
 	n := len(items.id)
-	splits := n > quadBucket
-	for _, q := range quads {
-		splits = splits && !q.same(r)
-	}
-	first := -1 // the place of the sample that splits the node
-	if splits {
-		for k := quadBucket; k < n && first < 0; k++ {
-			for _, q := range quads {
-				if q.contains(items.x[k], items.y[k]) {
-					first = k
-					break
-				}
+	// it splits at the first sample past the bucket that fits a quarter, if it can split
+	splits := false
+	var quads [4]quadRect
+	if n > quadBucket {
+		h1, h2 := r.split()
+		q1, q2 := h1.split()
+		q3, q4 := h2.split()
+		quads = [4]quadRect{q1, q2, q3, q4}
+		if !q1.same(r) && !q2.same(r) && !q3.same(r) && !q4.same(r) {
+			for k := quadBucket; k < n && !splits; k++ {
+				splits = quarterOf(&quads, items.x[k], items.y[k]) < 4
 			}
 		}
 	}
-	if first < 0 {
+	if !splits {
 		b.take(id, items.id, base)
 		if b.region != nil {
 			b.markUnsure(id, r, n)
@@ -126,20 +121,30 @@ func (b *quadBuild) node(r quadRect, items, tmp quadItems, quarter []uint8, base
 	// The quarters' samples now lie in tmp, and items is their room.
 	for j := range quads {
 		lo, hi := start[j], start[j]+count[j]
-		sub, room, q, at := tmp.slice(lo, hi), items.slice(lo, hi), quarter[lo:hi], base+int32(lo)
-		if b.cores == nil || hi-lo < quadParMin {
-			b.node(quads[j], sub, room, q, at)
+		if hi-lo <= quadBucket && b.region == nil {
+			// a leaf, which holds its samples in order (and has no number to give)
+			b.take(id, tmp.id[lo:hi], base+int32(lo))
 			continue
 		}
-		select {
-		case b.cores <- struct{}{}:
-			b.wg.Go(func() {
-				b.node(quads[j], sub, room, q, at)
-				<-b.cores
-			})
-		default: // every core is busy: build it here
-			b.node(quads[j], sub, room, q, at)
-		}
+		b.child(quads[j], tmp.slice(lo, hi), items.slice(lo, hi), quarter[lo:hi], base+int32(lo))
+	}
+}
+
+// child builds a node's quarter (see node), on a core of its own when it is large and one is
+// free.
+func (b *quadBuild) child(r quadRect, items, tmp quadItems, quarter []uint8, base int32) {
+	if b.cores == nil || len(items.id) < quadParMin {
+		b.node(r, items, tmp, quarter, base)
+		return
+	}
+	select {
+	case b.cores <- struct{}{}:
+		b.wg.Go(func() {
+			b.node(r, items, tmp, quarter, base)
+			<-b.cores
+		})
+	default: // every core is busy: build it here
+		b.node(r, items, tmp, quarter, base)
 	}
 }
 

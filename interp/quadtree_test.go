@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/aidw/aidw/sample"
 )
@@ -185,4 +187,24 @@ func quadtreeInserts(s *sample.Samples, root *quadRect, region *[4]float64) (ran
 		}
 	}
 	return rank, leaf, unsure
+}
+
+// BenchmarkQuadBuild is gdal's quadtree order of 1M uniform samples over a 10 km square, the
+// order average_distance_pts and gdal's pair count read (scripts/bench-cpu-single.sh's case).
+func BenchmarkQuadBuild(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	s := &sample.Samples{}
+	for range 1_000_000 {
+		s.X, s.Y, s.Z = append(s.X, 450000+1e4*rng.Float64()), append(s.Y, 5400000+1e4*rng.Float64()), append(s.Z, 0)
+	}
+	s.MoveOrigin(450000, 5400000)
+	var u0, u1 syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &u0)
+	for b.Loop() {
+		gdalQuadtreeRanks(s)
+	}
+	// CPU time, which a shared machine's load leaves alone, where wall time is not
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &u1)
+	cpu := time.Duration(u1.Utime.Nano() + u1.Stime.Nano() - u0.Utime.Nano() - u0.Stime.Nano())
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
