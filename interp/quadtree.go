@@ -98,12 +98,7 @@ func (b *quadBuild) node(r quadRect, items, tmp quadItems, quarter []uint8, base
 		return
 	}
 	// Each sample to its first quarter (4: none, it stays), stably.
-	var count [5]int
-	for k := range n {
-		q := quarterOf(&quads, items.x[k], items.y[k])
-		quarter[k] = q
-		count[q]++
-	}
+	count := quarters(&quads, items.x, items.y, quarter[:n])
 	var start [5]int
 	start[0] = count[4] // the node's own samples come first
 	for j := 1; j < 4; j++ {
