@@ -311,12 +311,18 @@ func (ps *pairSpan) candidates(pb *pairBuf, xs, ys *[pairSpanLanes]float64, live
 			continue
 		}
 		px, py := pb.coords(ix, lo, hi)
+		pb.room(n + len(px))
+		if rank != nil {
+			if m, ok := pb.takeRanked(n, ix.Order[lo:hi], rank[lo:hi], px, py); ok {
+				n = m
+				continue
+			}
+		}
 		if cap(pb.msq) < len(px) {
 			pb.msq, pb.mel = make([]uint16, len(px)), make([]uint16, len(px))
 		}
 		msq, mel := pb.msq[:len(px)], pb.mel[:len(px)]
 		pairMasks(k, px, py, msq, mel)
-		pb.room(n + len(px))
 		var rk []int32
 		if rank != nil {
 			rk = rank[lo:hi]

@@ -67,3 +67,20 @@ func lanesRankedLoop(pb *pairBuf, lx, ly []float64, next, last *[pairSpanLanes]i
 	_, _, _, _, _ = pb.x[m-1], pb.y[m-1], pb.sq[m-1], pb.in[m-1], pb.rank[m-1]
 	lanesRankedAVX512(&pb.keys[0], m, &pb.x[0], &pb.y[0], &pb.sq[0], &pb.in[0], &pb.rank[0], &lx[0], &ly[0], next, last)
 }
+
+//go:noescape
+func pairTakeAVX512(px, py *float64, n int, k *pairMaskKernel, ids, rank *int32, at int, keys *uint64, x, y *float64, sq, in *uint16, rk *int32) int
+
+// takeRanked is pairMasks and pairBuf.take in one loop where the CPU has AVX-512: it appends
+// to pb's first n candidates those of the samples (ids, their ranks, places) in a node's
+// square, and reports the candidates' count, or false where it cannot.
+func (pb *pairBuf) takeRanked(n int, ids, rank []int32, px, py []float64) (int, bool) {
+	m := len(px)
+	if !haveAVX512 || m == 0 {
+		return n, m == 0
+	}
+	_, _, _ = py[m-1], ids[m-1], rank[m-1]
+	_, _, _, _, _, _ = pb.keys[n+m-1], pb.x[n+m-1], pb.y[n+m-1], pb.sq[n+m-1], pb.in[n+m-1], pb.rank[n+m-1]
+	return pairTakeAVX512(&px[0], &py[0], m, &pb.k, &ids[0], &rank[0], n, &pb.keys[0], &pb.x[0], &pb.y[0],
+		&pb.sq[0], &pb.in[0], &pb.rank[0]), true
+}

@@ -286,3 +286,75 @@ avx2masksloop:
 avx2masksdone:
 	VZEROUPPER
 	RET
+
+// func pairTakeAVX512(px, py *float64, n int, k *pairMaskKernel, ids, rank *int32, at int, keys *uint64, x, y *float64, sq, in *uint16, rk *int32) int
+// pairMasksAVX512 and pairBuf.take in one loop: each sample j of a cell row gets its bits as
+// pairMasksAVX512 tests them, and is written, with its ID<<32 | place, its rank and its
+// place, at the next place from at, which moves on only past a sample in a node's square.
+// It returns the place past the last sample kept.
+TEXT ·pairTakeAVX512(SB), NOSPLIT, $0-112
+	MOVQ px+0(FP), SI
+	MOVQ py+8(FP), DI
+	MOVQ n+16(FP), CX
+	MOVQ k+24(FP), R8
+	VMOVUPD 0(R8), Z10
+	VMOVUPD 64(R8), Z11
+	VBROADCASTSD 128(R8), Z12
+	VBROADCASTSD 136(R8), Z13
+	VBROADCASTSD 144(R8), Z14
+	VBROADCASTSD 152(R8), Z15
+	VPBROADCASTQ 160(R8), Z16
+	MOVQ ids+32(FP), R9
+	MOVQ rank+40(FP), R10
+	MOVQ at+48(FP), BX
+	MOVQ keys+56(FP), R11
+	MOVQ x+64(FP), R12
+	MOVQ y+72(FP), R13
+	MOVQ sq+80(FP), R14
+	MOVQ in+88(FP), R15
+	MOVQ rk+96(FP), R8
+	XORQ AX, AX
+	TESTQ CX, CX
+	JLE takedone
+
+takeloop:
+	VBROADCASTSD (SI)(AX*8), Z1
+	VBROADCASTSD (DI)(AX*8), Z2
+	VMOVSD X1, (R12)(BX*8)
+	VMOVSD X2, (R13)(BX*8)
+	VSUBPD Z10, Z1, Z1
+	VSUBPD Z11, Z2, Z2
+	VPANDQ Z16, Z1, Z3
+	VPANDQ Z16, Z2, Z4
+	VCMPPD $2, Z12, Z3, K1
+	VCMPPD $2, Z12, Z4, K2
+	KANDW K1, K2, K1
+	VMULPD Z1, Z14, Z5
+	VMULPD Z1, Z5, Z5
+	VMULPD Z2, Z13, Z6
+	VMULPD Z2, Z6, Z6
+	VADDPD Z6, Z5, Z5
+	VCMPPD $2, Z15, Z5, K3
+	KANDW K1, K3, K3
+	KMOVW K1, DX
+	MOVW DX, (R14)(BX*2)
+	KMOVW K3, DX
+	MOVW DX, (R15)(BX*2)
+	MOVL (R10)(AX*4), DX
+	MOVL DX, (R8)(BX*4)
+	MOVLQZX (R9)(AX*4), DX
+	SHLQ $32, DX
+	ORQ BX, DX
+	MOVQ DX, (R11)(BX*8)
+	KORTESTW K1, K1
+	SETNE DX
+	MOVBQZX DX, DX
+	ADDQ DX, BX
+	INCQ AX
+	CMPQ AX, CX
+	JL takeloop
+
+takedone:
+	MOVQ BX, ret+104(FP)
+	VZEROUPPER
+	RET
