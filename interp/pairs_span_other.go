@@ -16,4 +16,6 @@ func lanesRankedLoop(pb *pairBuf, lx, ly []float64, next, last *[pairSpanLanes]i
 }
 
 // takeRanked reports false: pairMasks and pairBuf.take do its work.
-func (pb *pairBuf) takeRanked(n int, ids, rank []int32, px, py []float64) (int, bool) { return n, false }
+func (pb *pairBuf) takeRanked(n int, ids, rank []int32, px, py []float64) (int, bool) {
+	return n, false
+}
