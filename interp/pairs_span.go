@@ -109,6 +109,11 @@ type pairBuf struct {
 	cx, cy   []float64
 	// live is the bits of the group's nodes.
 	live uint16
+	// early says that the candidates are those in a node's ellipse alone, with last and
+	// counts found as they were kept: each lane's greatest rank<<1 | whether it takes it, of
+	// the samples in its square (-1: none), and its count.
+	early        bool
+	last, counts [pairSpanLanes]int64
 }
 
 // span implements spanner.
@@ -145,7 +150,7 @@ func (ps *pairSpan) run(sc *scratch, row, col0, col1 int, skip []bool, out []flo
 			continue
 		}
 		todo |= 1 << i
-		counts := laneCounts(pb.in)
+		counts := pb.laneCounts()
 		for k := range n {
 			if live&(1<<k) != 0 {
 				lanes[i][k] = int32(len(room.nodes))
@@ -304,6 +309,10 @@ func (ps *pairSpan) candidates(pb *pairBuf, xs, ys *[pairSpanLanes]float64, live
 	r0 := cellIndex((y0-pad-l.MinY)*l.InvCell, l.Rows)
 	r1 := cellIndex((y1+pad-l.MinY)*l.InvCell, l.Rows)
 	rank := ps.ranks()
+	// With the ranks at hand and AVX-512, one loop tests and keeps the samples, and finds each
+	// lane's count and last sample on the way: only those in an ellipse are kept (see early).
+	pb.early = rank != nil && takeEarly()
+	pb.last, pb.counts = [pairSpanLanes]int64{-1, -1, -1, -1, -1, -1, -1, -1}, [pairSpanLanes]int64{}
 	n := 0
 	for r := r0; r <= r1; r++ {
 		lo, hi := int(ix.Start[r*l.Cols+c0]), int(ix.Start[r*l.Cols+c1+1])
@@ -312,11 +321,9 @@ func (ps *pairSpan) candidates(pb *pairBuf, xs, ys *[pairSpanLanes]float64, live
 		}
 		px, py := pb.coords(ix, lo, hi)
 		pb.room(n + len(px))
-		if rank != nil {
-			if m, ok := pb.takeRanked(n, ix.Order[lo:hi], rank[lo:hi], px, py); ok {
-				n = m
-				continue
-			}
+		if pb.early {
+			n = pb.takeEarly(n, ix.Order[lo:hi], rank[lo:hi], px, py)
+			continue
 		}
 		if cap(pb.msq) < len(px) {
 			pb.msq, pb.mel = make([]uint16, len(px)), make([]uint16, len(px))
@@ -331,10 +338,21 @@ func (ps *pairSpan) candidates(pb *pairBuf, xs, ys *[pairSpanLanes]float64, live
 	}
 	pb.keys, pb.x, pb.y, pb.sq, pb.in = pb.keys[:n], pb.x[:n], pb.y[:n], pb.sq[:n], pb.in[:n]
 	pb.rank = pb.rank[:0]
-	if rank != nil {
+	if rank != nil && !pb.early {
 		pb.rank = pb.rank[:n]
 	}
 	pb.keys, pb.spare = sortByHigh(pb.keys, pb.spare, ps.idBits)
+}
+
+// laneCounts is how many samples each lane takes.
+func (pb *pairBuf) laneCounts() (counts [pairSpanLanes]int) {
+	if !pb.early {
+		return laneCounts(pb.in)
+	}
+	for k, c := range pb.counts {
+		counts[k] = int(c)
+	}
+	return counts
 }
 
 // room makes pb's candidates n long, keeping what they hold.
@@ -419,6 +437,13 @@ func pairMasksGo(k *pairMaskKernel, px, py []float64, sq, in []uint16) {
 func (ps *pairSpan) lanes(pb *pairBuf, lx, ly []float64, next *[pairSpanLanes]int64, counts *[pairSpanLanes]int) (lastIn uint16) {
 	for k, q := range counts {
 		_, _ = lx[next[k]+int64(q)*pairSpanLanes], ly[next[k]+int64(q)*pairSpanLanes]
+	}
+	if pb.early {
+		lanesFill(pb, lx, ly, next)
+		for k, v := range pb.last {
+			lastIn |= uint16(v>>63+1) & uint16(v&1) << k // v >= 0 and odd
+		}
+		return lastIn
 	}
 	if len(pb.rank) > 0 {
 		return pb.lanesRanked(lx, ly, next)
