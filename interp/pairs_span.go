@@ -15,7 +15,8 @@ import (
 // about q²/2 square roots for q samples, and a sort, per node. Here the group's nodes share
 // one scan of the cells and one sort of the candidates, and then each node's pairs are summed
 // in a lane of its own, all lanes at once (pairSums): the square roots of eight nodes take one
-// instruction.
+// instruction. The lanes of a set of eight are the nodes of a run (pairSpanGroups groups) of
+// closest sample counts, not those of one group.
 //
 // It gives the node-by-node values bit for bit. A node's samples are the same: the candidates
 // cover every node's square, and each node takes those that pass squarePairs's tests, written
@@ -31,9 +32,10 @@ const pairSpanLanes = 8
 
 // pairSpanGroups is how many groups of a run share their nodes out among pairSums's lanes.
 // pairSums takes as long for every lane as for the one with the most samples, q_max²/2 rows,
-// so that eight neighbours' lanes, whose counts differ, waste about a sixth of its square
-// roots; a run's nodes sorted by count, eight to a set, waste a fiftieth (32 groups, uniform
-// samples). Each node's lane and its sum are the same whichever set it is in.
+// so that eight neighbours' lanes, whose counts differ, waste a sixth of its square roots
+// (17% with uniform samples, 78 to a node, counted in a model), and a run's 256 nodes sorted
+// by count, eight to a set, 2%. Each node's lane and its sum are the same whichever set it is
+// in.
 const pairSpanGroups = 32
 
 // pairSpan is average_distance_pts over gdal's quadtree search, bound to a problem.
@@ -76,7 +78,8 @@ func newPairSpan(m *Metric, p *Problem, ix *grid.Index, ar searchArea, order *gd
 }
 
 // pairRoom is a worker's room for a run of groups: a pairBuf each, the lanes' samples of
-// every set (see pairBuf.lx) and the run's nodes.
+// every set (lx, ly: a set's rows of pairSpanLanes, row a holding each lane's a-th sample) and
+// the run's nodes.
 type pairRoom struct {
 	g      [pairSpanGroups]pairBuf
 	lx, ly []float64
@@ -251,8 +254,8 @@ func (ps *pairSpan) group(sc *scratch, pb *pairBuf, row, col0, n int, skip []boo
 	return live
 }
 
-// laneCounts is how many of the candidates each lane takes: the bits of in, counted.
-func laneCounts(in []uint16) (counts [pairSpanLanes]int) {
+// countBits is how many of the candidates each lane takes: the bits of in, counted.
+func countBits(in []uint16) (counts [pairSpanLanes]int) {
 	for len(in) > 0 {
 		part := in[:min(len(in), 255)] // a byte a lane holds 255
 		in = in[len(part):]
@@ -347,7 +350,7 @@ func (ps *pairSpan) candidates(pb *pairBuf, xs, ys *[pairSpanLanes]float64, live
 // laneCounts is how many samples each lane takes.
 func (pb *pairBuf) laneCounts() (counts [pairSpanLanes]int) {
 	if !pb.early {
-		return laneCounts(pb.in)
+		return countBits(pb.in)
 	}
 	for k, c := range pb.counts {
 		counts[k] = int(c)
@@ -460,7 +463,7 @@ func (pb *pairBuf) lanesRanked(lx, ly []float64, next *[pairSpanLanes]int64) (la
 	for k := range last {
 		last[k] = -1
 	}
-	lanesRankedLoop(pb, lx, ly, next, &last)
+	lanesRankedGo(pb, lx, ly, next, &last)
 	for k, rc := range last {
 		if rc >= 0 {
 			lastIn |= pb.in[uint32(rc)] & (1 << k)
@@ -469,8 +472,9 @@ func (pb *pairBuf) lanesRanked(lx, ly []float64, next *[pairSpanLanes]int64) (la
 	return lastIn
 }
 
-// lanesRankedGo is lanesRanked's loop in Go: next holds each lane's next place in lx and ly.
-// Every lane writes the candidate at its next place, which only those that take it leave.
+// lanesRankedGo is lanesRanked's loop: next holds each lane's next place in lx and ly. Every
+// lane writes the candidate at its next place, which only those that take it leave. (With
+// AVX-512, takeEarly and lanesFill do its work.)
 func lanesRankedGo(pb *pairBuf, lx, ly []float64, next, last *[pairSpanLanes]int64) {
 	for _, key := range pb.keys {
 		c := uint32(key)

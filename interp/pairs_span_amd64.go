@@ -67,11 +67,6 @@ func lanesFill(pb *pairBuf, lx, ly []float64, next *[pairSpanLanes]int64) {
 	lanesFillAVX512(&pb.keys[0], m, &pb.x[0], &pb.y[0], &pb.in[0], &lx[0], &ly[0], next)
 }
 
-// lanesRankedLoop is lanesRankedGo, whose AVX-512 form is takeEarly's and lanesFill's.
-func lanesRankedLoop(pb *pairBuf, lx, ly []float64, next, last *[pairSpanLanes]int64) {
-	lanesRankedGo(pb, lx, ly, next, last)
-}
-
 //go:noescape
 func pairTakeAVX512(px, py *float64, n int, k *pairMaskKernel, ids, rank *int32, at int, keys *uint64, x, y *float64, in *uint16, last, counts *[pairSpanLanes]int64) int
 

@@ -10,11 +10,6 @@ func pairSums(lx, ly []float64, counts *[pairSpanLanes]int, sums *[pairSpanLanes
 // pairMasks sets sq[j] and in[j] for the samples (px[j], py[j]) as pairMasksGo does.
 func pairMasks(k *pairMaskKernel, px, py []float64, sq, in []uint16) { pairMasksGo(k, px, py, sq, in) }
 
-// lanesRankedLoop is lanesRankedGo.
-func lanesRankedLoop(pb *pairBuf, lx, ly []float64, next, last *[pairSpanLanes]int64) {
-	lanesRankedGo(pb, lx, ly, next, last)
-}
-
 // takeEarly says whether pairBuf.takeEarly runs: never here.
 func takeEarly() bool { return false }
 
