@@ -1,5 +1,35 @@
 #include "textflag.h"
 
+// MASKS_KERNEL loads the pairMaskKernel at R8: the nodes' x and y in Z10 and Z11, the half
+// side, r2², r1², r1²r2² and the absolute value's mask broadcast in Z12 to Z16.
+#define MASKS_KERNEL \
+	VMOVUPD 0(R8), Z10; \
+	VMOVUPD 64(R8), Z11; \
+	VBROADCASTSD 128(R8), Z12; \
+	VBROADCASTSD 136(R8), Z13; \
+	VBROADCASTSD 144(R8), Z14; \
+	VBROADCASTSD 152(R8), Z15; \
+	VPBROADCASTQ 160(R8), Z16
+
+// MASKS_TEST tests the sample broadcast in Z1 (x) and Z2 (y) against the kernel's nodes as
+// squarePairs tests it: K1 gets the nodes whose square holds it, K3 those whose ellipse holds
+// it as well (Z1 to Z6 and K2 are overwritten).
+#define MASKS_TEST \
+	VSUBPD Z10, Z1, Z1; \
+	VSUBPD Z11, Z2, Z2; \
+	VPANDQ Z16, Z1, Z3; \
+	VPANDQ Z16, Z2, Z4; \
+	VCMPPD $2, Z12, Z3, K1; \
+	VCMPPD $2, Z12, Z4, K2; \
+	KANDW K1, K2, K1; \
+	VMULPD Z1, Z14, Z5; \
+	VMULPD Z1, Z5, Z5; \
+	VMULPD Z2, Z13, Z6; \
+	VMULPD Z2, Z6, Z6; \
+	VADDPD Z6, Z5, Z5; \
+	VCMPPD $2, Z15, Z5, K3; \
+	KANDW K1, K3, K3
+
 // The lanes' samples are rows of 8 float64 (64 bytes): row a holds each lane's a-th sample.
 // For each row a and each later row b, every lane whose list is longer than b (its count in
 // counts) adds the distance between its a-th and b-th samples to its sum.
@@ -124,13 +154,7 @@ TEXT ·pairMasksAVX512(SB), NOSPLIT, $0-48
 	MOVQ k+24(FP), R8
 	MOVQ sq+32(FP), R9
 	MOVQ in+40(FP), R10
-	VMOVUPD 0(R8), Z10
-	VMOVUPD 64(R8), Z11
-	VBROADCASTSD 128(R8), Z12
-	VBROADCASTSD 136(R8), Z13
-	VBROADCASTSD 144(R8), Z14
-	VBROADCASTSD 152(R8), Z15
-	VPBROADCASTQ 160(R8), Z16
+	MASKS_KERNEL
 	XORQ AX, AX
 	TESTQ CX, CX
 	JLE masksdone
@@ -138,20 +162,7 @@ TEXT ·pairMasksAVX512(SB), NOSPLIT, $0-48
 masksloop:
 	VBROADCASTSD (SI)(AX*8), Z1
 	VBROADCASTSD (DI)(AX*8), Z2
-	VSUBPD Z10, Z1, Z1
-	VSUBPD Z11, Z2, Z2
-	VPANDQ Z16, Z1, Z3
-	VPANDQ Z16, Z2, Z4
-	VCMPPD $2, Z12, Z3, K1
-	VCMPPD $2, Z12, Z4, K2
-	KANDW K1, K2, K1
-	VMULPD Z1, Z14, Z5
-	VMULPD Z1, Z5, Z5
-	VMULPD Z2, Z13, Z6
-	VMULPD Z2, Z6, Z6
-	VADDPD Z6, Z5, Z5
-	VCMPPD $2, Z15, Z5, K3
-	KANDW K1, K3, K3
+	MASKS_TEST
 	KMOVW K1, BX
 	MOVW BX, (R9)(AX*2)
 	KMOVW K3, BX
@@ -286,13 +297,7 @@ TEXT ·pairTakeAVX512(SB), NOSPLIT, $0-112
 	MOVQ py+8(FP), DI
 	MOVQ n+16(FP), CX
 	MOVQ k+24(FP), R8
-	VMOVUPD 0(R8), Z10
-	VMOVUPD 64(R8), Z11
-	VBROADCASTSD 128(R8), Z12
-	VBROADCASTSD 136(R8), Z13
-	VBROADCASTSD 144(R8), Z14
-	VBROADCASTSD 152(R8), Z15
-	VPBROADCASTQ 160(R8), Z16
+	MASKS_KERNEL
 	MOVQ $1, DX
 	VPBROADCASTQ DX, Z17
 	MOVQ last+88(FP), DX
@@ -315,20 +320,7 @@ takeloop:
 	VBROADCASTSD (DI)(AX*8), Z2
 	VMOVSD X1, (R12)(BX*8)
 	VMOVSD X2, (R13)(BX*8)
-	VSUBPD Z10, Z1, Z1
-	VSUBPD Z11, Z2, Z2
-	VPANDQ Z16, Z1, Z3
-	VPANDQ Z16, Z2, Z4
-	VCMPPD $2, Z12, Z3, K1
-	VCMPPD $2, Z12, Z4, K2
-	KANDW K1, K2, K1
-	VMULPD Z1, Z14, Z5
-	VMULPD Z1, Z5, Z5
-	VMULPD Z2, Z13, Z6
-	VMULPD Z2, Z6, Z6
-	VADDPD Z6, Z5, Z5
-	VCMPPD $2, Z15, Z5, K3
-	KANDW K1, K3, K3
+	MASKS_TEST
 	KMOVW K3, DX
 	MOVW DX, (R15)(BX*2)
 	MOVLQSX (R10)(AX*4), DX

@@ -1,5 +1,13 @@
 #include "textflag.h"
 
+// HOLDS sets k to the samples (x in Z0, y in Z1) that the quad (minX, minY, maxX, maxY
+// broadcast) holds, as quadRect.contains tests them.
+#define HOLDS(minX, minY, maxX, maxY, k) \
+	VCMPPD $13, minX, Z0, k; \
+	VCMPPD $13, minY, Z1, k, k; \
+	VCMPPD $2, maxX, Z0, k, k; \
+	VCMPPD $2, maxY, Z1, k, k
+
 // func quartersAVX512(x, y *float64, n int, quads *[4]quadRect, quarter *uint8, counts *[4][8]int64)
 // quarterOf for 8 samples at a time (n a multiple of 8): quarter[k] is the first of the quads
 // that holds sample k (4: none), and counts[j] counts in its 8 lanes the samples of quarter j.
@@ -49,22 +57,10 @@ quartersloop:
 	VMOVUPD (SI)(AX*8), Z0
 	VMOVUPD (DI)(AX*8), Z1
 	// K1 to K4: the quads that hold each sample, tested as quadRect.contains tests them
-	VCMPPD $13, Z16, Z0, K1
-	VCMPPD $13, Z17, Z1, K1, K1
-	VCMPPD $2, Z18, Z0, K1, K1
-	VCMPPD $2, Z19, Z1, K1, K1
-	VCMPPD $13, Z20, Z0, K2
-	VCMPPD $13, Z21, Z1, K2, K2
-	VCMPPD $2, Z22, Z0, K2, K2
-	VCMPPD $2, Z23, Z1, K2, K2
-	VCMPPD $13, Z24, Z0, K3
-	VCMPPD $13, Z25, Z1, K3, K3
-	VCMPPD $2, Z26, Z0, K3, K3
-	VCMPPD $2, Z27, Z1, K3, K3
-	VCMPPD $13, Z28, Z0, K4
-	VCMPPD $13, Z29, Z1, K4, K4
-	VCMPPD $2, Z30, Z0, K4, K4
-	VCMPPD $2, Z31, Z1, K4, K4
+	HOLDS(Z16, Z17, Z18, Z19, K1)
+	HOLDS(Z20, Z21, Z22, Z23, K2)
+	HOLDS(Z24, Z25, Z26, Z27, K3)
+	HOLDS(Z28, Z29, Z30, Z31, K4)
 	// the first: 4, overwritten from the last quad to the first
 	VMOVDQA64 Z12, Z6
 	VMOVDQA64 Z11, K4, Z6
