@@ -341,7 +341,10 @@ func (ps *pairSpan) candidates(pb *pairBuf, xs, ys *[pairSpanLanes]float64, live
 	}
 	pb.keys, pb.x, pb.y, pb.sq, pb.in = pb.keys[:n], pb.x[:n], pb.y[:n], pb.sq[:n], pb.in[:n]
 	pb.rank = pb.rank[:0]
-	if rank != nil && !pb.early {
+	switch {
+	case pb.early: // the squares' bits and the ranks are spent
+		pb.sq = pb.sq[:0]
+	case rank != nil:
 		pb.rank = pb.rank[:n]
 	}
 	pb.keys, pb.spare = sortByHigh(pb.keys, pb.spare, ps.idBits)
@@ -532,9 +535,10 @@ func pairSumsGo(lx, ly []float64, counts *[pairSpanLanes]int, sums *[pairSpanLan
 	}
 }
 
-// sortByHigh sorts keys, whose high 32 bits are distinct and take at most idBits bits, by
-// those bits, with spare as room. It returns the sorted keys and the room, which may have
-// swapped.
+// sortByHigh sorts keys, whose high 32 bits take at most idBits bits, by those bits (keys
+// equal there in some order: a group's IDs are distinct, and nodes of equal counts may share
+// a set in any order), with spare as room. It returns the sorted keys and the room, which may
+// have swapped.
 func sortByHigh(keys, spare []uint64, idBits int) (sorted, room []uint64) {
 	if len(keys) < 48 {
 		slices.Sort(keys)
