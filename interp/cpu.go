@@ -95,8 +95,8 @@ type scratch struct {
 	ids []int32
 	// win is a run of nodes' room (windowSpan).
 	win windowBuf
-	// pairs is a group of nodes' room (pairSpan).
-	pairs pairBuf
+	// pairs is a run of nodes' room (pairSpan).
+	pairs pairRoom
 	// bands receives a multi-band node's values.
 	bands []float64
 	// reach2 is the square of the node's reach so far (see Block.Reach).

@@ -54,16 +54,35 @@ func pairSums(lx, ly []float64, counts *[pairSpanLanes]int, sums *[pairSpanLanes
 }
 
 //go:noescape
-func lanesRankedAVX512(keys *uint64, m int, x, y *float64, sq, in *uint16, rank *int32, lx, ly *float64, next, last *[pairSpanLanes]int64)
+func lanesFillAVX512(keys *uint64, m int, x, y *float64, in *uint16, lx, ly *float64, next *[pairSpanLanes]int64)
 
-// lanesRankedLoop is lanesRankedGo, with AVX-512 where the CPU has it.
-func lanesRankedLoop(pb *pairBuf, next, last *[pairSpanLanes]int64) {
+// lanesFill puts each candidate at the next place of every lane that takes it (see
+// pairSpan.lanes), with AVX-512 (pairBuf.early).
+func lanesFill(pb *pairBuf, lx, ly []float64, next *[pairSpanLanes]int64) {
 	m := len(pb.keys)
-	if !haveAVX512 || m == 0 {
-		lanesRankedGo(pb, next, last)
+	if m == 0 {
 		return
 	}
-	_, _, _, _, _ = pb.x[m-1], pb.y[m-1], pb.sq[m-1], pb.in[m-1], pb.rank[m-1]
-	_, _ = pb.lx[m*pairSpanLanes+pairSpanLanes-1], pb.ly[m*pairSpanLanes+pairSpanLanes-1]
-	lanesRankedAVX512(&pb.keys[0], m, &pb.x[0], &pb.y[0], &pb.sq[0], &pb.in[0], &pb.rank[0], &pb.lx[0], &pb.ly[0], next, last)
+	_, _, _ = pb.x[m-1], pb.y[m-1], pb.in[m-1]
+	lanesFillAVX512(&pb.keys[0], m, &pb.x[0], &pb.y[0], &pb.in[0], &lx[0], &ly[0], next)
+}
+
+//go:noescape
+func pairTakeAVX512(px, py *float64, n int, k *pairMaskKernel, ids, rank *int32, at int, keys *uint64, x, y *float64, in *uint16, last, counts *[pairSpanLanes]int64) int
+
+// takeEarly says whether pairBuf.takeEarly runs: with AVX-512.
+func takeEarly() bool { return haveAVX512 }
+
+// takeEarly is pairMasks and pairBuf.take in one loop, with AVX-512: it appends to pb's first
+// n candidates the samples (ids, their ranks, places) in a node's ellipse, adds to pb.counts
+// and pb.last (see pairBuf.early), and returns the candidates' count.
+func (pb *pairBuf) takeEarly(n int, ids, rank []int32, px, py []float64) int {
+	m := len(px)
+	if m == 0 {
+		return n
+	}
+	_, _, _ = py[m-1], ids[m-1], rank[m-1]
+	_, _, _, _ = pb.keys[n+m-1], pb.x[n+m-1], pb.y[n+m-1], pb.in[n+m-1]
+	return pairTakeAVX512(&px[0], &py[0], m, &pb.k, &ids[0], &rank[0], n, &pb.keys[0], &pb.x[0], &pb.y[0],
+		&pb.in[0], &pb.last, &pb.counts)
 }

@@ -1,5 +1,35 @@
 #include "textflag.h"
 
+// MASKS_KERNEL loads the pairMaskKernel at R8: the nodes' x and y in Z10 and Z11, the half
+// side, r2², r1², r1²r2² and the absolute value's mask broadcast in Z12 to Z16.
+#define MASKS_KERNEL \
+	VMOVUPD 0(R8), Z10; \
+	VMOVUPD 64(R8), Z11; \
+	VBROADCASTSD 128(R8), Z12; \
+	VBROADCASTSD 136(R8), Z13; \
+	VBROADCASTSD 144(R8), Z14; \
+	VBROADCASTSD 152(R8), Z15; \
+	VPBROADCASTQ 160(R8), Z16
+
+// MASKS_TEST tests the sample broadcast in Z1 (x) and Z2 (y) against the kernel's nodes as
+// squarePairs tests it: K1 gets the nodes whose square holds it, K3 those whose ellipse holds
+// it as well (Z1 to Z6 and K2 are overwritten).
+#define MASKS_TEST \
+	VSUBPD Z10, Z1, Z1; \
+	VSUBPD Z11, Z2, Z2; \
+	VPANDQ Z16, Z1, Z3; \
+	VPANDQ Z16, Z2, Z4; \
+	VCMPPD $2, Z12, Z3, K1; \
+	VCMPPD $2, Z12, Z4, K2; \
+	KANDW K1, K2, K1; \
+	VMULPD Z1, Z14, Z5; \
+	VMULPD Z1, Z5, Z5; \
+	VMULPD Z2, Z13, Z6; \
+	VMULPD Z2, Z6, Z6; \
+	VADDPD Z6, Z5, Z5; \
+	VCMPPD $2, Z15, Z5, K3; \
+	KANDW K1, K3, K3
+
 // The lanes' samples are rows of 8 float64 (64 bytes): row a holds each lane's a-th sample.
 // For each row a and each later row b, every lane whose list is longer than b (its count in
 // counts) adds the distance between its a-th and b-th samples to its sum.
@@ -124,13 +154,7 @@ TEXT ·pairMasksAVX512(SB), NOSPLIT, $0-48
 	MOVQ k+24(FP), R8
 	MOVQ sq+32(FP), R9
 	MOVQ in+40(FP), R10
-	VMOVUPD 0(R8), Z10
-	VMOVUPD 64(R8), Z11
-	VBROADCASTSD 128(R8), Z12
-	VBROADCASTSD 136(R8), Z13
-	VBROADCASTSD 144(R8), Z14
-	VBROADCASTSD 152(R8), Z15
-	VPBROADCASTQ 160(R8), Z16
+	MASKS_KERNEL
 	XORQ AX, AX
 	TESTQ CX, CX
 	JLE masksdone
@@ -138,20 +162,7 @@ TEXT ·pairMasksAVX512(SB), NOSPLIT, $0-48
 masksloop:
 	VBROADCASTSD (SI)(AX*8), Z1
 	VBROADCASTSD (DI)(AX*8), Z2
-	VSUBPD Z10, Z1, Z1
-	VSUBPD Z11, Z2, Z2
-	VPANDQ Z16, Z1, Z3
-	VPANDQ Z16, Z2, Z4
-	VCMPPD $2, Z12, Z3, K1
-	VCMPPD $2, Z12, Z4, K2
-	KANDW K1, K2, K1
-	VMULPD Z1, Z14, Z5
-	VMULPD Z1, Z5, Z5
-	VMULPD Z2, Z13, Z6
-	VMULPD Z2, Z6, Z6
-	VADDPD Z6, Z5, Z5
-	VCMPPD $2, Z15, Z5, K3
-	KANDW K1, K3, K3
+	MASKS_TEST
 	KMOVW K1, BX
 	MOVW BX, (R9)(AX*2)
 	KMOVW K3, BX
@@ -164,39 +175,28 @@ masksdone:
 	VZEROUPPER
 	RET
 
-// func lanesRankedAVX512(keys *uint64, m int, x, y *float64, sq, in *uint16, rank *int32, lx, ly *float64, next *[8]int64, last *[8]int64)
-// pairBuf.lanesRanked's loop: for each candidate in keys' order, every lane of its in bits
-// takes it at its next place (next[k], a place in lx and ly, moving on by 8), and every lane of
-// its sq bits keeps the greatest rank<<32 | place in last.
-TEXT ·lanesRankedAVX512(SB), NOSPLIT, $0-88
+// func lanesFillAVX512(keys *uint64, m int, x, y *float64, in *uint16, lx, ly *float64, next *[8]int64)
+// pairSpan.lanes's loop with pairBuf.early: for each candidate in keys' order, every lane of
+// its in bits takes it at its next place (next[k], a place in lx and ly), moving on by 8.
+TEXT ·lanesFillAVX512(SB), NOSPLIT, $0-64
 	MOVQ keys+0(FP), SI
 	MOVQ m+8(FP), CX
 	MOVQ x+16(FP), R8
 	MOVQ y+24(FP), R9
-	MOVQ sq+32(FP), R10
-	MOVQ in+40(FP), R11
-	MOVQ rank+48(FP), R12
-	MOVQ lx+56(FP), R13
-	MOVQ ly+64(FP), R14
-	MOVQ next+72(FP), DX
+	MOVQ in+32(FP), R11
+	MOVQ lx+40(FP), R13
+	MOVQ ly+48(FP), R14
+	MOVQ next+56(FP), DX
 	VMOVDQU64 (DX), Z0
-	MOVQ last+80(FP), DX
-	VMOVDQU64 (DX), Z1
 	MOVQ $8, DX
 	VPBROADCASTQ DX, Z2
 	XORQ AX, AX
 	TESTQ CX, CX
-	JLE lanesdone
+	JLE filldone
 
-lanesloop:
+fillloop:
 	MOVL (SI)(AX*8), DX
-	KMOVW (R10)(DX*2), K1
 	KMOVW (R11)(DX*2), K2
-	MOVLQSX (R12)(DX*4), BX
-	SHLQ $32, BX
-	ORQ DX, BX
-	VPBROADCASTQ BX, Z5
-	VPMAXSQ Z5, Z1, K1, Z1
 	VBROADCASTSD (R8)(DX*8), Z6
 	VBROADCASTSD (R9)(DX*8), Z7
 	KMOVW K2, K3
@@ -206,13 +206,11 @@ lanesloop:
 	VPADDQ Z2, Z0, K2, Z0
 	INCQ AX
 	CMPQ AX, CX
-	JL lanesloop
+	JL fillloop
 
-lanesdone:
-	MOVQ next+72(FP), DX
+filldone:
+	MOVQ next+56(FP), DX
 	VMOVDQU64 Z0, (DX)
-	MOVQ last+80(FP), DX
-	VMOVDQU64 Z1, (DX)
 	VZEROUPPER
 	RET
 
@@ -284,5 +282,70 @@ avx2masksloop:
 	JL avx2masksloop
 
 avx2masksdone:
+	VZEROUPPER
+	RET
+
+// func pairTakeAVX512(px, py *float64, n int, k *pairMaskKernel, ids, rank *int32, at int, keys *uint64, x, y *float64, in *uint16, last, counts *[8]int64) int
+// pairMasksAVX512 and pairBuf.take in one loop (pairBuf.early): each sample j of a cell row
+// gets its bits as pairMasksAVX512 tests them; it is written, with its ID<<32 | place, its
+// place and its in bits, at the next place from at, which moves on only past a sample in a
+// node's ellipse; every lane whose square holds it keeps in last the greatest of rank<<1 |
+// (1 if its ellipse holds it too), and every lane whose ellipse holds it counts it. It returns
+// the place past the last sample kept.
+TEXT ·pairTakeAVX512(SB), NOSPLIT, $0-112
+	MOVQ px+0(FP), SI
+	MOVQ py+8(FP), DI
+	MOVQ n+16(FP), CX
+	MOVQ k+24(FP), R8
+	MASKS_KERNEL
+	MOVQ $1, DX
+	VPBROADCASTQ DX, Z17
+	MOVQ last+88(FP), DX
+	VMOVDQU64 (DX), Z18
+	MOVQ counts+96(FP), DX
+	VMOVDQU64 (DX), Z19
+	MOVQ ids+32(FP), R9
+	MOVQ rank+40(FP), R10
+	MOVQ at+48(FP), BX
+	MOVQ keys+56(FP), R11
+	MOVQ x+64(FP), R12
+	MOVQ y+72(FP), R13
+	MOVQ in+80(FP), R15
+	XORQ AX, AX
+	TESTQ CX, CX
+	JLE takedone
+
+takeloop:
+	VBROADCASTSD (SI)(AX*8), Z1
+	VBROADCASTSD (DI)(AX*8), Z2
+	VMOVSD X1, (R12)(BX*8)
+	VMOVSD X2, (R13)(BX*8)
+	MASKS_TEST
+	KMOVW K3, DX
+	MOVW DX, (R15)(BX*2)
+	MOVLQSX (R10)(AX*4), DX
+	SHLQ $1, DX
+	VPBROADCASTQ DX, Z7
+	VPORQ Z17, Z7, K3, Z7
+	VPMAXSQ Z7, Z18, K1, Z18
+	VPADDQ Z17, Z19, K3, Z19
+	MOVLQZX (R9)(AX*4), DX
+	SHLQ $32, DX
+	ORQ BX, DX
+	MOVQ DX, (R11)(BX*8)
+	KORTESTW K3, K3
+	SETNE DX
+	MOVBQZX DX, DX
+	ADDQ DX, BX
+	INCQ AX
+	CMPQ AX, CX
+	JL takeloop
+
+takedone:
+	MOVQ last+88(FP), DX
+	VMOVDQU64 Z18, (DX)
+	MOVQ counts+96(FP), DX
+	VMOVDQU64 Z19, (DX)
+	MOVQ BX, ret+104(FP)
 	VZEROUPPER
 	RET

@@ -2,9 +2,12 @@ package interp
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/aidw/aidw/raster"
 )
 
 // The group form of average_distance_pts (pairSpan) gives every node the value the
@@ -12,8 +15,9 @@ import (
 // kernels, whatever the run's ends, with skipped nodes left alone: on uniform and lattice
 // samples (many exactly on the radius or the square's side), with repeated ones, plain and
 // compact, in a Partial job, radii equal or not or one of them 0, min_points and nodata, on
-// north-up targets with nodes closer and farther apart than the radius, and on a flipped and a
-// rotated target.
+// north-up targets with nodes closer and farther apart than the radius, on a flipped and a
+// rotated target, and on rows longer than a run of pairSpanGroups groups (whose nodes the
+// lanes' sets share out by count).
 func TestPairSpanMatchesNodes(t *testing.T) {
 	has512, has2 := haveAVX512, haveAVX2FMA
 	defer func() { haveAVX512, haveAVX2FMA = has512, has2 }()
@@ -26,7 +30,9 @@ func TestPairSpanMatchesNodes(t *testing.T) {
 			continue // the CPU has not got it
 		}
 		haveAVX512, haveAVX2FMA = k[0], k[1]
-		for tname, tg := range spanTargets {
+		targets := maps.Clone(spanTargets)
+		targets["long rows"] = raster.NorthUp(450990, 5401200, 451610, 5401230, 2*pairSpanLanes*pairSpanGroups+13, 3)
+		for tname, tg := range targets {
 			for _, c := range []struct{ lattice, compact, job bool }{{false, false, false}, {true, false, false},
 				{true, true, false}, {false, false, true}} {
 				s := windowSamples(1500, c.lattice, c.compact, false, 1500, tg)

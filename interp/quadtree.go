@@ -27,6 +27,10 @@ type quadBuild struct {
 	unsure []bool
 	region *[4]float64
 	nodes  int32
+	// items are the samples on two sides, each node's moving from one to the other's same
+	// places for its quarters; quarter is room for each sample's quarter.
+	items   [2]quadItems
+	quarter []uint8
 	// cores bounds the goroutines building quarters (nil: one goroutine builds the tree).
 	cores chan struct{}
 	wg    sync.WaitGroup
@@ -50,7 +54,8 @@ func newQuadBuild(n int, region *[4]float64) *quadBuild {
 // build places items, the samples in the tree of rectangle root; tmp and quarter are room of
 // their length.
 func (b *quadBuild) build(root quadRect, items, tmp quadItems, quarter []uint8) {
-	b.node(root, items, tmp, quarter, 0)
+	b.items, b.quarter = [2]quadItems{items, tmp}, quarter
+	b.node(root, 0, 0, len(items.id))
 	b.wg.Wait()
 	if b.region != nil {
 		// every node a sample is in, leaf or not, has its mark
@@ -65,81 +70,81 @@ type quadItems struct {
 	x, y []float64
 }
 
-func (q quadItems) slice(lo, hi int) quadItems { return quadItems{q.id[lo:hi], q.x[lo:hi], q.y[lo:hi]} }
-
-// node places items, the samples that reach a node of rectangle r, in input order, from place
-// base of the walk; tmp and quarter are room of their length, and node leaves both items and
-// tmp as room.
-func (b *quadBuild) node(r quadRect, items, tmp quadItems, quarter []uint8, base int32) {
+// node places the samples that reach a node of rectangle r, in input order: b.items[side]'s
+// [lo,hi), from place lo of the walk. It moves its quarters' samples to the same places of
+// the other side's items, its quarters' then to be built there.
+func (b *quadBuild) node(r quadRect, side, lo, hi int) {
 	id := b.nodes
 	if b.region != nil {
 		b.nodes++
 	}
-	h1, h2 := r.split()
-	q1, q2 := h1.split()
-	q3, q4 := h2.split()
-	quads := [4]quadRect{q1, q2, q3, q4}
-	n := len(items.id)
-	splits := n > quadBucket
-	for _, q := range quads {
-		splits = splits && !q.same(r)
-	}
-	first := -1 // the place of the sample that splits the node
-	if splits {
-		for k := quadBucket; k < n && first < 0; k++ {
-			for _, q := range quads {
-				if q.contains(items.x[k], items.y[k]) {
-					first = k
-					break
-				}
+	items, tmp := &b.items[side], &b.items[side^1]
+	n := hi - lo
+	ids, xs, ys := items.id[lo:hi], items.x[lo:hi], items.y[lo:hi]
+	// it splits at the first sample past the bucket that fits a quarter, if it can split
+	splits := false
+	var quads [4]quadRect
+	if n > quadBucket {
+		h1, h2 := r.split()
+		q1, q2 := h1.split()
+		q3, q4 := h2.split()
+		quads = [4]quadRect{q1, q2, q3, q4}
+		if !q1.same(r) && !q2.same(r) && !q3.same(r) && !q4.same(r) {
+			for k := quadBucket; k < n && !splits; k++ {
+				splits = quarterOf(&quads, xs[k], ys[k]) < 4
 			}
 		}
 	}
-	if first < 0 {
-		b.take(id, items.id, base)
+	if !splits {
+		b.take(id, ids, int32(lo))
 		if b.region != nil {
 			b.markUnsure(id, r, n)
 		}
 		return
 	}
 	// Each sample to its first quarter (4: none, it stays), stably.
-	var count [5]int
-	for k := range n {
-		q := quarterOf(&quads, items.x[k], items.y[k])
-		quarter[k] = q
-		count[q]++
-	}
+	quarter := b.quarter[lo:hi]
+	count := quarters(&quads, xs, ys, quarter)
 	var start [5]int
-	start[0] = count[4] // the node's own samples come first
+	start[0] = lo + count[4] // the node's own samples come first
 	for j := 1; j < 4; j++ {
 		start[j] = start[j-1] + count[j-1]
 	}
 	at := start
-	at[4] = 0
-	for k := range n {
-		q := quarter[k]
+	at[4] = lo
+	tid, tx, ty := tmp.id, tmp.x, tmp.y
+	for k, q := range quarter {
 		p := at[q]
-		tmp.id[p], tmp.x[p], tmp.y[p] = items.id[k], items.x[k], items.y[k]
+		tid[p], tx[p], ty[p] = ids[k], xs[k], ys[k]
 		at[q]++
 	}
-	b.take(id, tmp.id[:count[4]], base)
-	// The quarters' samples now lie in tmp, and items is their room.
+	b.take(id, tid[lo:lo+count[4]], int32(lo))
 	for j := range quads {
-		lo, hi := start[j], start[j]+count[j]
-		sub, room, q, at := tmp.slice(lo, hi), items.slice(lo, hi), quarter[lo:hi], base+int32(lo)
-		if b.cores == nil || hi-lo < quadParMin {
-			b.node(quads[j], sub, room, q, at)
+		clo, chi := start[j], start[j]+count[j]
+		if chi-clo <= quadBucket && b.region == nil {
+			// a leaf, which holds its samples in order (and has no number to give)
+			b.take(id, tid[clo:chi], int32(clo))
 			continue
 		}
-		select {
-		case b.cores <- struct{}{}:
-			b.wg.Go(func() {
-				b.node(quads[j], sub, room, q, at)
-				<-b.cores
-			})
-		default: // every core is busy: build it here
-			b.node(quads[j], sub, room, q, at)
-		}
+		b.child(quads[j], side^1, clo, chi)
+	}
+}
+
+// child builds a node's quarter (see node), on a core of its own when it is large and one is
+// free.
+func (b *quadBuild) child(r quadRect, side, lo, hi int) {
+	if b.cores == nil || hi-lo < quadParMin {
+		b.node(r, side, lo, hi)
+		return
+	}
+	select {
+	case b.cores <- struct{}{}:
+		b.wg.Go(func() {
+			b.node(r, side, lo, hi)
+			<-b.cores
+		})
+	default: // every core is busy: build it here
+		b.node(r, side, lo, hi)
 	}
 }
 

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/aidw/aidw/sample"
 )
@@ -185,4 +187,69 @@ func quadtreeInserts(s *sample.Samples, root *quadRect, region *[4]float64) (ran
 		}
 	}
 	return rank, leaf, unsure
+}
+
+// BenchmarkQuadBuild is gdal's quadtree order of 1M uniform samples over a 10 km square, the
+// order average_distance_pts and gdal's pair count read (scripts/bench-cpu-single.sh's case).
+func BenchmarkQuadBuild(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	s := &sample.Samples{}
+	for range 1_000_000 {
+		s.X, s.Y, s.Z = append(s.X, 450000+1e4*rng.Float64()), append(s.Y, 5400000+1e4*rng.Float64()), append(s.Z, 0)
+	}
+	s.MoveOrigin(450000, 5400000)
+	var u0, u1 syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &u0)
+	for b.Loop() {
+		gdalQuadtreeRanks(s)
+	}
+	// CPU time, which a shared machine's load leaves alone, where wall time is not
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &u1)
+	cpu := time.Duration(u1.Utime.Nano() + u1.Stime.Nano() - u0.Utime.Nano() - u0.Stime.Nano())
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+}
+
+// quarters (with AVX-512 where the CPU has it, 8 samples at a time) gives each sample
+// quarterOf's quarter and counts them, on samples inside, on and outside the quarters' sides,
+// NaN among them, for every length's tail.
+func TestQuartersMatchQuarterOf(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for round := range 200 {
+		r := quadRect{rng.Float64(), rng.Float64(), 0, 0}
+		r.maxX, r.maxY = r.minX+rng.Float64()*float64(round%3), r.minY+rng.Float64()
+		h1, h2 := r.split()
+		q1, q2 := h1.split()
+		q3, q4 := h2.split()
+		quads := [4]quadRect{q1, q2, q3, q4}
+		var sides []float64 // every quad's sides, and just past them
+		for _, q := range quads {
+			for _, v := range []float64{q.minX, q.minY, q.maxX, q.maxY} {
+				sides = append(sides, v, math.Nextafter(v, math.Inf(1)), math.Nextafter(v, math.Inf(-1)))
+			}
+		}
+		n := rng.IntN(60)
+		x, y := make([]float64, n), make([]float64, n)
+		for k := range n {
+			x[k], y[k] = sides[rng.IntN(len(sides))], sides[rng.IntN(len(sides))]
+			switch rng.IntN(5) {
+			case 0:
+				x[k] = r.minX - 0.1 + 1.2*rng.Float64()*(r.maxX-r.minX)
+			case 1:
+				y[k] = math.NaN()
+			}
+		}
+		quarter := make([]uint8, n)
+		count := quarters(&quads, x, y, quarter)
+		var want [5]int
+		for k := range n {
+			q := quarterOf(&quads, x[k], y[k])
+			want[q]++
+			if quarter[k] != q {
+				t.Fatalf("round %d: sample %d (%v, %v) in quarter %d, want %d", round, k, x[k], y[k], quarter[k], q)
+			}
+		}
+		if count != want {
+			t.Fatalf("round %d: counts %v, want %v", round, count, want)
+		}
+	}
 }
