@@ -90,7 +90,7 @@ func TestInterruptEveryPhase(t *testing.T) {
 // its output so far and dir) that it reached the phase under test, and waits for it to end.
 // It returns the time from the signal to the end, the user CPU time the command spent in it
 // (as /proc and the exit status count it: to 10 ms; the system time of freeing a large heap
-// at exit is left out), the machine's load factor measured just before the signal, and the
+// at exit is left out), the machine's load factor measured as the command started, and the
 // output.
 func interruptWhen(t *testing.T, cmd *exec.Cmd, dir string, ready func(out, dir string) bool, delay time.Duration) (time.Duration, time.Duration, float64, string) {
 	t.Helper()
@@ -112,6 +112,10 @@ func interruptWhen(t *testing.T, cmd *exec.Cmd, dir string, ready func(out, dir 
 		}
 	}()
 	snapshot := func() string { mu.Lock(); defer mu.Unlock(); return out.String() }
+	// the load is measured while the command starts, not between its phase and the signal:
+	// the measurement spins for 30 ms of CPU, well over 100 ms of a busy machine's wall time,
+	// in which a short phase (a mosaic's second half) could end
+	load := testload.Factor()
 	for !ready(snapshot(), dir) {
 		select {
 		case <-read:
@@ -121,7 +125,6 @@ func interruptWhen(t *testing.T, cmd *exec.Cmd, dir string, ready func(out, dir 
 		}
 	}
 	time.Sleep(delay)
-	load := testload.Factor()
 	cpu0 := processCPU(cmd.Process.Pid)
 	sent := time.Now()
 	cmd.Process.Signal(syscall.SIGINT)
