@@ -1,7 +1,6 @@
 package sample
 
 import (
-	"cmp"
 	"context"
 	"math"
 	"math/bits"
@@ -313,15 +312,16 @@ type compactRun struct {
 	z      []float64
 }
 
-// keyedRec is a compact sample whose y and x are one key in their order, the high half y.
+// keyedRec is a compact sample of a run whose y and x are one key in their order: y's offset
+// in the run above x's.
 type keyedRec struct {
 	key uint64
 	z   float64
 }
 
 // sort sorts the run: by insertion, written out for the short runs of a band, else (samples on
-// a few rows, or a band across a wide survey: a row of a 5 km tile holds hundreds) by a
-// comparison sort of keyed records in long, its room.
+// a few rows, or a band across a wide survey: a band of 8 mm across 20 km holds 400) by a
+// radix sort of keyed records in long, its room.
 func (r compactRun) sort(long *[]keyedRec) {
 	if len(r.qx) > 64 {
 		r.sortKeyed(long)
@@ -342,25 +342,66 @@ func (r compactRun) sort(long *[]keyedRec) {
 	}
 }
 
-// sortKeyed sorts the run through keyed records: a comparison of one integer where the
-// interface's Less read two slices twice.
+// sortKeyed sorts the run by a least significant digit radix sort of keys made of the bits
+// its y and x span, then by z among equal keys (one place). A comparison sort mispredicted
+// half its branches: 105 of the 256 CPU-s of 1e9 points in memory on a 32-core host.
 func (r compactRun) sortKeyed(long *[]keyedRec) {
-	recs := slices.Grow((*long)[:0], len(r.qx))[:len(r.qx)]
-	*long = recs
-	for i := range recs {
-		recs[i] = keyedRec{uint64(uint32(r.qy[i])^1<<31)<<32 | uint64(uint32(r.qx[i])^1<<31), r.z[i]}
+	n := len(r.qx)
+	minX, maxX := slices.Min(r.qx), slices.Max(r.qx)
+	minY := slices.Min(r.qy)
+	xBits := uint(bits.Len32(uint32(maxX) - uint32(minX)))
+	room := slices.Grow((*long)[:0], 2*n)[:2*n]
+	*long = room
+	a, b := room[:n], room[n:]
+	var span uint64
+	for i := range a {
+		k := uint64(uint32(r.qy[i])-uint32(minY))<<xBits | uint64(uint32(r.qx[i])-uint32(minX))
+		a[i] = keyedRec{k, r.z[i]}
+		span |= k
 	}
-	slices.SortFunc(recs, func(a, b keyedRec) int {
-		if a.key != b.key {
-			if a.key < b.key {
-				return -1
-			}
-			return 1
+	const digit = 8
+	var count [1 << digit]int32
+	for shift := uint(0); shift < uint(bits.Len64(span)); shift += digit {
+		clear(count[:])
+		for _, rec := range a {
+			count[uint8(rec.key>>shift)]++
 		}
-		return cmp.Compare(totalOrder(a.z), totalOrder(b.z))
-	})
-	for i, rec := range recs {
-		r.qy[i], r.qx[i], r.z[i] = int32(uint32(rec.key>>32)^1<<31), int32(uint32(rec.key)^1<<31), rec.z
+		sum := int32(0)
+		for d, c := range count {
+			count[d], sum = sum, sum+c
+		}
+		for _, rec := range a {
+			d := uint8(rec.key >> shift)
+			b[count[d]] = rec
+			count[d]++
+		}
+		a, b = b, a
+	}
+	for lo := 0; lo < n; {
+		hi := lo + 1
+		for hi < n && a[hi].key == a[lo].key {
+			hi++
+		}
+		if hi-lo > 1 {
+			sortZ(a[lo:hi])
+		}
+		lo = hi
+	}
+	mask := uint64(1)<<xBits - 1
+	for i, rec := range a {
+		r.qy[i], r.qx[i], r.z[i] = int32(uint32(minY)+uint32(rec.key>>xBits)), int32(uint32(minX)+uint32(rec.key&mask)), rec.z
+	}
+}
+
+// sortZ sorts records of one place by z in total order, by insertion: few share a place.
+func sortZ(recs []keyedRec) {
+	for i := 1; i < len(recs); i++ {
+		rec, t := recs[i], totalOrder(recs[i].z)
+		j := i
+		for ; j > 0 && totalOrder(recs[j-1].z) > t; j-- {
+			recs[j] = recs[j-1]
+		}
+		recs[j] = rec
 	}
 }
 
