@@ -64,7 +64,7 @@ func Plan(ctx context.Context, o *Options, args []string) error {
 	plan := tiles.NewPlan(j.target, j.facts, alg)
 	side := r.TileSide
 	if side == 0 {
-		if plan, err = tiles.PlanFor(j.target, j.facts, alg, len(interp.BandNames(alg)), r.budget()); err != nil {
+		if plan, err = tiles.PlanFor(j.target, j.facts, alg, len(interp.BandNames(alg)), r.budget(), 1); err != nil {
 			return err
 		}
 		side = plan.Side
@@ -145,7 +145,7 @@ func planFarField(ctx context.Context, r *run, j *tiledJob, side int) (*tiles.Fi
 		defer census.Close()
 		src = census.Spill
 	}
-	plan, err := tiles.PlanFor(j.target, j.facts, r.alg, len(interp.BandNames(r.alg)), r.budget())
+	plan, err := tiles.PlanFor(j.target, j.facts, r.alg, len(interp.BandNames(r.alg)), r.budget(), 1)
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +224,7 @@ func GridPlannedTile(ctx context.Context, o *Options, m *tiles.Manifest, mpath s
 		src = saved
 	}
 	if tiles.RuleFor(alg, facts.N).Family == tiles.Global {
-		if cfg.Plan, err = tiles.PlanFor(target, &facts, alg, len(m.Output.Bands), o.budget()); err != nil {
+		if cfg.Plan, err = tiles.PlanFor(target, &facts, alg, len(m.Output.Bands), o.budget(), len(engines)); err != nil {
 			return err
 		}
 		if chunk := cfg.Plan.Chunk; chunk > 0 && m.FarField == nil {

@@ -168,7 +168,7 @@ func (r *run) runTiled(ctx context.Context, side int, budget int64) error {
 	}
 	cfg := tiles.Config{Target: j.target, Alg: alg, Engines: engines, Threads: r.Threads}
 	if side == 0 {
-		if cfg.Plan, err = tiles.PlanFor(j.target, j.facts, alg, len(interp.BandNames(alg)), budget); err != nil {
+		if cfg.Plan, err = tiles.PlanFor(j.target, j.facts, alg, len(interp.BandNames(alg)), budget, len(engines)); err != nil {
 			if r.Memory == 0 {
 				_, origin := defaultBudget()
 				err = fmt.Errorf("%w (the budget is %s)", err, origin)

@@ -79,10 +79,11 @@ func NewPlan(t raster.Target, f *Facts, alg interp.Algorithm) *MemoryPlan {
 	return p
 }
 
-// PlanFor is the plan of alg's job on target t, bands a node, within budget bytes: the
-// largest tile side that fits, and for a global form whose samples do not fit half the
-// budget, the chunks that stream them.
-func PlanFor(t raster.Target, f *Facts, alg interp.Algorithm, bands int, budget int64) (*MemoryPlan, error) {
+// PlanFor is the plan of alg's job on target t, bands a node, within budget bytes, for
+// engines computing tiles at once (each GPU of a run, or the one CPU engine): the largest
+// tile side that fits, and for a global form whose samples do not fit half the budget, the
+// chunks that stream them.
+func PlanFor(t raster.Target, f *Facts, alg interp.Algorithm, bands int, budget int64, engines int) (*MemoryPlan, error) {
 	p := NewPlan(t, f, alg)
 	var err error
 	if p.Rule.Family == Global {
@@ -90,7 +91,7 @@ func PlanFor(t raster.Target, f *Facts, alg interp.Algorithm, bands int, budget 
 			err = p.checkSpillPasses(t, f, alg, bands, budget)
 		}
 	} else {
-		p.Side, err = budgetSide(t, f, p.Rule, bands, budget)
+		p.Side, err = budgetSide(t, f, p.Rule, bands, budget, max(1, engines))
 	}
 	if err != nil {
 		return nil, err
@@ -102,11 +103,12 @@ func PlanFor(t raster.Target, f *Facts, alg interp.Algorithm, bands int, budget 
 func Fits(n int64, budget int64) bool { return float64(n)*BytesPerSample <= float64(budget) }
 
 // budgetSide is the largest tile side (in nodes) whose run stays within the budget at the
-// job's mean density: two tiles' samples with their halos (one computed while the next is
-// read; BytesPerSample), a tile's bands, the block of its rows being computed (blockBytes)
-// and two rows of tiles (one being written while the next is assembled), within liveShare of the heap limit (heapLimit: the budget less GDAL's
-// block cache and the process's own memory).
-func budgetSide(t raster.Target, f *Facts, rule Rule, bands int, budget int64) (int, error) {
+// job's mean density: for each of engines, two tiles' samples with their halos (one computed
+// while the next is read; BytesPerSample), a tile's bands and the block of its rows being
+// computed (blockBytes); and two rows of tiles (one being written while the next is
+// assembled); all within liveShare of the heap limit (heapLimit: the budget less GDAL's block
+// cache and the process's own memory).
+func budgetSide(t raster.Target, f *Facts, rule Rule, bands int, budget int64, engines int) (int, error) {
 	density := f.density()
 	halo := rule.Halo + rule.Extra
 	if rule.Family == Nearest {
@@ -118,12 +120,16 @@ func budgetSide(t raster.Target, f *Facts, rule Rule, bands int, budget int64) (
 		points := density * span * span
 		rows := 2 * float64(side) * float64(t.Cols) * 8 * float64(bands)
 		tile := float64(side) * float64(side) * 8 * float64(bands+2)
-		return points*BytesPerSample + rows + tile + blockBytes(Tile{Cols: side, Rows: side}, t.Cols, bands)
+		return float64(engines)*(points*BytesPerSample+tile+blockBytes(Tile{Cols: side, Rows: side}, t.Cols, bands)) + rows
 	}
 	room := liveShare * float64(heapLimit(budget))
 	if need(16) > room {
-		return 0, fmt.Errorf("the memory budget of %s is too small for a tile of 16 x 16 nodes and its halo at this density (%.0f samples a tile): give a larger -memory",
-			bytesize.Text(float64(budget)), density*math.Pow(16*cell+2*halo, 2))
+		each := ""
+		if engines > 1 {
+			each = fmt.Sprintf(" on each of %d GPUs", engines)
+		}
+		return 0, fmt.Errorf("the memory budget of %s is too small for a tile of 16 x 16 nodes and its halo%s at this density (%.0f samples a tile): give a larger -memory",
+			bytesize.Text(float64(budget)), each, density*math.Pow(16*cell+2*halo, 2))
 	}
 	return largestSide(need, room, max(t.Cols, t.Rows, 16)), nil
 }

@@ -81,7 +81,7 @@ func planned(t *testing.T, paths []string, target raster.Target, alg interp.Algo
 	ctx := context.Background()
 	census, facts := spilledCensus(t, paths, target)
 	bands := len(interp.BandNames(alg))
-	p, err := PlanFor(target, facts, alg, bands, registryBudget(NewPlan(target, facts, alg), facts.N))
+	p, err := PlanFor(target, facts, alg, bands, registryBudget(NewPlan(target, facts, alg), facts.N), 1)
 	if err != nil {
 		t.Fatalf("%s: %v", alg.Name(), err)
 	}
