@@ -50,7 +50,7 @@ func Plan(ctx context.Context, o *Options, args []string) error {
 	}
 	// the tiles read LAS/LAZ inputs by region; others are spilled once, here, for them
 	_, allLAS := declaredLASPoints(r.inputs)
-	j, err := r.prepareTiled(ctx, !allLAS)
+	j, err := r.prepareTiled(ctx, !allLAS, r.budget())
 	if err != nil {
 		return err
 	}
@@ -291,7 +291,7 @@ func spillPlanned(ctx context.Context, o *Options, t raster.Target, planned tile
 	if err != nil {
 		return nil, err
 	}
-	census, err := tiles.TakeCensus(ctx, paths, o.sourceOptions(), true, "")
+	census, err := tiles.TakeCensus(ctx, paths, o.sourceOptions(), true, "", o.budget())
 	if err != nil {
 		return nil, err
 	}

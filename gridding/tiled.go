@@ -106,7 +106,7 @@ type tiledJob struct {
 
 // prepareTiled takes the census of the inputs and the job's facts; with spill, the census
 // keeps the samples in a spill file for the tiles (close the job's census when done).
-func (r *run) prepareTiled(ctx context.Context, spill bool) (*tiledJob, error) {
+func (r *run) prepareTiled(ctx context.Context, spill bool, budget int64) (*tiledJob, error) {
 	if len(r.Select.Layers) > 0 || len(r.Select.SQL) > 0 {
 		return nil, fmt.Errorf("tiled mode grids one layer of each input: -l and -sql do not apply")
 	}
@@ -117,7 +117,7 @@ func (r *run) prepareTiled(ctx context.Context, spill bool) (*tiledJob, error) {
 			return nil, err
 		}
 	}
-	census, err := tiles.TakeCensus(ctx, r.inputs, r.sourceOptions(), spill, "")
+	census, err := tiles.TakeCensus(ctx, r.inputs, r.sourceOptions(), spill, "", budget)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +156,7 @@ func (j *tiledJob) prepare(o *Options) error {
 // runTiled is `aidw grid` tile by tile into the one output raster, or, when the output's
 // name holds a '#', into one raster per input (see batchWindows).
 func (r *run) runTiled(ctx context.Context, side int, budget int64) error {
-	j, err := r.prepareTiled(ctx, true)
+	j, err := r.prepareTiled(ctx, true, budget)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -65,20 +66,32 @@ func (t *tally) add(o tally) {
 	t.rhi = [2]float64{max(t.rhi[0], o.rhi[0]), max(t.rhi[1], o.rhi[1])}
 }
 
-// censusReaders is how many LAS inputs the census reads side by side once their form is known:
-// a reader decodes on every core but hands its batches over one at a time, and the spill's
-// work on a batch (its buckets, the copy into the file's pages) is then the slower part. Each
-// holds its spill writer's buffers, up to spillBuckets x 16 KiB.
-const censusReaders = 2
+// censusReaders is how many LAS inputs the census reads side by side once their form is known,
+// within budget bytes (0: none): a reader decodes on every core but hands its batches over one
+// at a time, and the spill's work on a batch (its buckets, the copy into the file's pages) is
+// then the slower part (2 readers left 30 of a 16-file survey's 56 s to the census on 32
+// cores). One reader for every 4 cores, 2 to 8, as many as the budget's live share holds at
+// censusReaderBytes each.
+func censusReaders(budget int64) int {
+	n := min(max(2, runtime.GOMAXPROCS(0)/4), 8)
+	if budget > 0 {
+		n = min(n, max(1, int(liveShare*float64(heapLimit(budget))/censusReaderBytes)))
+	}
+	return n
+}
+
+// censusReaderBytes is what a census reader holds: its spill writer's buffers (up to
+// spillBuckets x 16 KiB) and the batches its decoding workers have in flight.
+const censusReaderBytes = 128 << 20
 
 // TakeCensus reads every input (paths, as inputs.Expand expands the sources) once, one
 // batch at a time (LAS and LAZ through lidar.File.Each, others through their reader's scan;
 // those need a first pass for the box that places the spill's buckets, which LAS headers
-// give). With spillDir it also writes the samples into a
+// give), within budget bytes (0: none). With spillDir it also writes the samples into a
 // Spill there ("" for the system's temporary directory); without, only LAS inputs are allowed,
 // since a plan's tiles read them directly.
-func TakeCensus(ctx context.Context, paths []string, opt gdalio.SourceOptions, spill bool, spillDir string) (*Census, error) {
-	return takeCensus(ctx, paths, opt, spill, spillDir, censusReaders)
+func TakeCensus(ctx context.Context, paths []string, opt gdalio.SourceOptions, spill bool, spillDir string, budget int64) (*Census, error) {
+	return takeCensus(ctx, paths, opt, spill, spillDir, censusReaders(budget))
 }
 
 // takeCensus is TakeCensus with readers inputs read side by side once their form allows.

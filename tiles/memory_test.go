@@ -40,3 +40,20 @@ func TestBudgetCountsTheProcess(t *testing.T) {
 		}
 	}
 }
+
+// The census reads LAS inputs side by side, each reader holding its writer's buffers and
+// batches: as many as the cores use (one for every 4, 2 to 8), no more than the budget holds.
+func TestCensusReadersWithinBudget(t *testing.T) {
+	if n := censusReaders(0); n < 2 || n > 8 {
+		t.Errorf("%d readers without a budget, want 2 to 8", n)
+	}
+	for _, budget := range []int64{400 << 10, 256 << 20, 600 << 20, 1 << 30, 4 << 30, 64 << 30} {
+		n := censusReaders(budget)
+		if n < 1 || n > censusReaders(0) {
+			t.Errorf("-memory %d MiB: %d readers", budget>>20, n)
+		}
+		if held := float64(n) * censusReaderBytes; n > 1 && held > liveShare*float64(heapLimit(budget)) {
+			t.Errorf("-memory %d MiB: %d readers hold %.0f MiB, more than the budget's live share", budget>>20, n, held/(1<<20))
+		}
+	}
+}

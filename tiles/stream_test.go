@@ -46,7 +46,7 @@ func striped(target raster.Target, rows, col, mod int) raster.Target {
 
 // streamedWindow is streamedRun of the window win alone, by a computer of its own.
 func streamedWindow(ctx context.Context, paths []string, target raster.Target, alg interp.Algorithm, win Tile, side, chunk, loadSide int) ([][]float64, *Computer, error) {
-	census, err := TakeCensus(ctx, paths, gdalio.SourceOptions{}, true, "")
+	census, err := TakeCensus(ctx, paths, gdalio.SourceOptions{}, true, "", 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -118,7 +118,7 @@ func plannedTile(ctx context.Context, paths []string, target raster.Target, alg 
 // plannedComputer is the computer of a plan's worker for alg's job over the LAS files paths
 // onto target, which reads them by region; done releases it.
 func plannedComputer(ctx context.Context, paths []string, target raster.Target, alg interp.Algorithm) (*Computer, func(), error) {
-	census, err := TakeCensus(ctx, paths, gdalio.SourceOptions{}, false, "")
+	census, err := TakeCensus(ctx, paths, gdalio.SourceOptions{}, false, "", 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -235,7 +235,7 @@ func TestSpillStreamsInLoadOrder(t *testing.T) {
 	target := raster.NorthUp(450000-3, 5400000-2, 450000+205, 5400000+152, 37, 29)
 	ctx := context.Background()
 	for name, paths := range map[string][]string{"las": las, "one csv": one} {
-		census, err := TakeCensus(ctx, paths, gdalio.SourceOptions{}, true, "")
+		census, err := TakeCensus(ctx, paths, gdalio.SourceOptions{}, true, "", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -432,7 +432,7 @@ func TestTiledInexactTextEqualsInMemory(t *testing.T) {
 // does, and its facts about target; the census closes with the test.
 func spilledCensus(t *testing.T, paths []string, target raster.Target) (*Census, *Facts) {
 	t.Helper()
-	return spilledCensusBy(t, paths, target, censusReaders)
+	return spilledCensusBy(t, paths, target, censusReaders(0))
 }
 
 // spilledCensusBy is spilledCensus with readers inputs read side by side.

@@ -49,7 +49,7 @@ type otherEngine struct{ interp.Engine }
 // with the CPU engine, or with the engines given.
 func tiled(paths []string, opt gdalio.SourceOptions, target raster.Target, alg interp.Algorithm, side int, spill bool, engines ...interp.Engine) ([][]float64, *Computer, error) {
 	ctx := context.Background()
-	census, err := TakeCensus(ctx, paths, opt, spill, "")
+	census, err := TakeCensus(ctx, paths, opt, spill, "", 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -298,7 +298,7 @@ func TestCensusMixedCaseLAS(t *testing.T) {
 		t.Fatal(err)
 	}
 	paths[0] = mixed
-	census, err := TakeCensus(context.Background(), paths, gdalio.SourceOptions{}, false, "")
+	census, err := TakeCensus(context.Background(), paths, gdalio.SourceOptions{}, false, "", 0)
 	if err != nil {
 		t.Fatalf("census of %v: %v", paths, err)
 	}
