@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/aidw/aidw/internal/dirtest"
 	"github.com/aidw/aidw/raster"
 )
 
@@ -28,7 +29,7 @@ func TestDiscardOnClose(t *testing.T) {
 		t.Fatalf("the discarded dataset %s is still there (%v)", tmp, err)
 	}
 	w.Abort()
-	if names := dirFiles(t, dir); len(names) != 0 {
+	if names := dirtest.Names(t, dir); len(names) != 0 {
 		t.Fatalf("left %v", names)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aidw/aidw/internal/dirtest"
 	"github.com/aidw/aidw/internal/outfile"
 	"github.com/airbusgeo/godal"
 )
@@ -30,7 +31,7 @@ func TestWriteResidualsReadBack(t *testing.T) {
 			if err := WriteResiduals(path, r); err != nil {
 				t.Fatal(err)
 			}
-			for _, f := range dirFiles(t, dir) {
+			for _, f := range dirtest.Names(t, dir) {
 				if strings.Contains(f, outfile.TempInfix) {
 					t.Errorf("temporary file %s left behind", f)
 				}
@@ -113,7 +114,7 @@ func TestWriteResidualsBadDestination(t *testing.T) {
 			t.Errorf("%s: no error from the write", path)
 		}
 	}
-	if names := dirFiles(t, dir); len(names) != 0 {
+	if names := dirtest.Names(t, dir); len(names) != 0 {
 		t.Errorf("files left: %v", names)
 	}
 }

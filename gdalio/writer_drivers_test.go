@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aidw/aidw/internal/dirtest"
 	"github.com/aidw/aidw/internal/outfile"
 	"github.com/aidw/aidw/raster"
 )
@@ -142,7 +143,7 @@ func TestWriterReplacesZarrStore(t *testing.T) {
 			t.Fatalf("values %v, want %v", got, v)
 		}
 	}
-	if files := dirFiles(t, dir); !slices.Equal(files, []string{"o.zarr"}) {
+	if files := dirtest.Names(t, dir); !slices.Equal(files, []string{"o.zarr"}) {
 		t.Fatalf("files %v, want o.zarr only", files)
 	}
 }
@@ -172,7 +173,7 @@ func TestWriterRemovesStaleTemporaries(t *testing.T) {
 	}
 	want := []string{"dem.tif", filepath.Base(live)}
 	slices.Sort(want)
-	if got := dirFiles(t, dir); !slices.Equal(got, want) {
+	if got := dirtest.Names(t, dir); !slices.Equal(got, want) {
 		t.Fatalf("files %v, want %v", got, want)
 	}
 }
@@ -218,7 +219,7 @@ func writeDriverRaster(t *testing.T, d rasterDriver, ext, typ string, tg raster.
 	if err := w.Commit(); err != nil {
 		t.Fatalf("Commit %s (%s): %v", dst, typ, err)
 	}
-	for _, f := range dirFiles(t, dir) {
+	for _, f := range dirtest.Names(t, dir) {
 		if strings.Contains(f, outfile.TempInfix) {
 			t.Errorf("temporary file %s left", f)
 		}
@@ -298,7 +299,7 @@ func TestWriterGPKGCoverage(t *testing.T) {
 		if _, err := Create(filepath.Join(out, "x.gpkg"), tg, c.opt); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want an error saying %q", c.opt, err, c.want)
 		}
-		if files := dirFiles(t, out); len(files) != 0 {
+		if files := dirtest.Names(t, out); len(files) != 0 {
 			t.Errorf("%+v: left %v", c.opt, files)
 		}
 	}

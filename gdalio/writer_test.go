@@ -8,25 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aidw/aidw/internal/dirtest"
 	"github.com/aidw/aidw/internal/outfile"
 	"github.com/aidw/aidw/raster"
 	"github.com/airbusgeo/godal"
 )
-
-// dirFiles lists a folder's file names, sorted.
-func dirFiles(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	slices.Sort(names)
-	return names
-}
 
 // openRaster opens a raster with godal directly, independently of the code under test.
 func openRaster(t *testing.T, path string) *godal.Dataset {
@@ -81,14 +67,14 @@ func TestWriterRoundTrip(t *testing.T) {
 	if _, err := os.Stat(dst); !os.IsNotExist(err) {
 		t.Fatalf("destination exists before Commit: %v", err)
 	}
-	if files := dirFiles(t, dir); len(files) != 1 || !strings.HasPrefix(files[0], "out"+outfile.TempInfix) {
+	if files := dirtest.Names(t, dir); len(files) != 1 || !strings.HasPrefix(files[0], "out"+outfile.TempInfix) {
 		t.Fatalf("files while writing %v, want one temporary file beside the destination", files)
 	}
 	writeAll(t, w, tg, 2, value)
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if files := dirFiles(t, dir); !slices.Equal(files, []string{"out.tif"}) {
+	if files := dirtest.Names(t, dir); !slices.Equal(files, []string{"out.tif"}) {
 		t.Fatalf("files after Commit %v, want only out.tif", files)
 	}
 	ds := openRaster(t, dst)
@@ -170,7 +156,7 @@ func TestWriterCreateCopyAndSideFiles(t *testing.T) {
 			if err := w.Commit(); err != nil {
 				t.Fatal(err)
 			}
-			if files := dirFiles(t, sub); !slices.Equal(files, c.files) {
+			if files := dirtest.Names(t, sub); !slices.Equal(files, c.files) {
 				t.Fatalf("files %v, want %v", files, c.files)
 			}
 			ds := openRaster(t, dst)
@@ -204,7 +190,7 @@ func TestWriterAbortAndReplace(t *testing.T) {
 	if got, _ := os.ReadFile(dst); string(got) != string(old) {
 		t.Fatalf("destination changed by Abort: %q", got)
 	}
-	if files := dirFiles(t, dir); !slices.Equal(files, []string{"keep.tif", "keep.tif.aux.xml"}) {
+	if files := dirtest.Names(t, dir); !slices.Equal(files, []string{"keep.tif", "keep.tif.aux.xml"}) {
 		t.Fatalf("files after Abort %v, want the old ones only", files)
 	}
 	if err := w.Commit(); err == nil {
@@ -224,7 +210,7 @@ func TestWriterAbortAndReplace(t *testing.T) {
 	if got, _ := os.ReadFile(png); string(got) != string(old) {
 		t.Fatalf("destination changed by a failed Commit: %q", got)
 	}
-	if files := dirFiles(t, dir); len(files) != 3 {
+	if files := dirtest.Names(t, dir); len(files) != 3 {
 		t.Fatalf("files after a failed Commit %v, want the 3 old ones", files)
 	}
 	// a successful Commit replaces the file and drops the stale PAM side file
@@ -236,7 +222,7 @@ func TestWriterAbortAndReplace(t *testing.T) {
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if files := dirFiles(t, dir); !slices.Equal(files, []string{"keep.png", "keep.tif"}) {
+	if files := dirtest.Names(t, dir); !slices.Equal(files, []string{"keep.png", "keep.tif"}) {
 		t.Fatalf("files after replacing %v", files)
 	}
 	if got := readBand(t, openRaster(t, dst), 0); !slices.Equal(got, []float64{5, 5, 5, 5}) {
@@ -274,7 +260,7 @@ func TestWriterErrors(t *testing.T) {
 			t.Fatalf("Create(%s, %+v): error %q, want one line containing %q", c.path, c.opt, err, c.want)
 		}
 	}
-	if files := dirFiles(t, dir); len(files) != 0 {
+	if files := dirtest.Names(t, dir); len(files) != 0 {
 		t.Fatalf("failed Creates left %v", files)
 	}
 	if err := checkMemory(10, 1<<60, "a test buffer"); err == nil || !strings.Contains(err.Error(), "a test buffer needs") {
@@ -283,8 +269,8 @@ func TestWriterErrors(t *testing.T) {
 	if err := CheckDestination(filepath.Join(dir, "nodir", "x.tif")); err == nil {
 		t.Fatal("CheckDestination accepted a missing folder")
 	}
-	if err := CheckDestination(filepath.Join(dir, "ok.tif")); err != nil || len(dirFiles(t, dir)) != 0 {
-		t.Fatalf("CheckDestination: %v, files %v", err, dirFiles(t, dir))
+	if err := CheckDestination(filepath.Join(dir, "ok.tif")); err != nil || len(dirtest.Names(t, dir)) != 0 {
+		t.Fatalf("CheckDestination: %v, files %v", err, dirtest.Names(t, dir))
 	}
 	w, err := Create(filepath.Join(dir, "x.tif"), tg, RasterOptions{Bands: 2})
 	if err != nil {

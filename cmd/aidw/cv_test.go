@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aidw/aidw/internal/dirtest"
 	"github.com/aidw/aidw/report"
 	"github.com/airbusgeo/godal"
 )
@@ -283,24 +284,11 @@ func TestCVBadInput(t *testing.T) {
 			if code != 1 || !strings.HasPrefix(msg, "ERROR: ") || strings.Contains(msg, "\n") || !strings.Contains(msg, c.want) {
 				t.Errorf("exit %d, stderr %q: want one ERROR line naming %q", code, stderr, c.want)
 			}
-			if names := dirEntries(t, out); len(names) != 0 {
+			if names := dirtest.Names(t, out); len(names) != 0 {
 				t.Errorf("files left: %v", names)
 			}
 		})
 	}
-}
-
-func dirEntries(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	return names
 }
 
 // demoArgs are scripts/demo.sh's grid of the n43 samples.
@@ -419,7 +407,7 @@ func TestGridPreviewBadInput(t *testing.T) {
 		if msg := strings.TrimSpace(stderr); code != 1 || strings.Contains(msg, "\n") || !strings.Contains(msg, c.want) {
 			t.Errorf("-preview %s: exit %d, stderr %q", c.preview, code, stderr)
 		}
-		if names := dirEntries(t, out); len(names) != 0 {
+		if names := dirtest.Names(t, out); len(names) != 0 {
 			t.Errorf("files left: %v", names)
 		}
 	}

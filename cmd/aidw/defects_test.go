@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aidw/aidw/internal/dirtest"
 	"github.com/aidw/aidw/internal/lastest"
 	"github.com/aidw/aidw/kernels"
 	"github.com/aidw/aidw/tiles"
@@ -47,7 +48,7 @@ func TestFarCoordinatesError(t *testing.T) {
 		if code != 1 || !strings.HasPrefix(msg, "ERROR: ") || strings.Contains(msg, "\n") || !strings.Contains(msg, "float64") {
 			t.Errorf("%s: exit %d, stderr %q: want exit 1 and one ERROR line naming float64", alg, code, stderr)
 		}
-		if names := dirEntries(t, out); len(names) != 0 {
+		if names := dirtest.Names(t, out); len(names) != 0 {
 			t.Errorf("%s: left %v", alg, names)
 		}
 	}
@@ -77,7 +78,7 @@ func TestPanicRemovesTemporaryFile(t *testing.T) {
 	if !errors.As(err, &ie) {
 		t.Fatalf("error %v, want an internal error", err)
 	}
-	if names := dirEntries(t, dir); len(names) != 0 {
+	if names := dirtest.Names(t, dir); len(names) != 0 {
 		t.Errorf("a panic left %v", names)
 	}
 	var out strings.Builder
@@ -118,7 +119,7 @@ func TestGPKGAndZarrOutput(t *testing.T) {
 			}
 		}
 	}
-	for _, n := range dirEntries(t, dir) {
+	for _, n := range dirtest.Names(t, dir) {
 		if strings.Contains(n, "aidwtmp") {
 			t.Errorf("left %s", n)
 		}
@@ -221,7 +222,7 @@ func TestInterruptDuringCopy(t *testing.T) {
 					cmd.Process.Kill()
 					t.Fatal("no copy phase seen in 60 s")
 				}
-				for _, n := range dirEntries(t, out) {
+				for _, n := range dirtest.Names(t, out) {
 					copying = copying || strings.HasSuffix(n, ".xyz") && strings.Contains(n, "aidwtmp")
 				}
 			}
@@ -244,7 +245,7 @@ func TestInterruptDuringCopy(t *testing.T) {
 			if msg := strings.TrimSpace(stderr.String()); !strings.HasPrefix(msg, "ERROR: ") || strings.Contains(msg, "context") {
 				t.Errorf("stderr %q, want one ERROR line saying it was interrupted", msg)
 			}
-			if names := dirEntries(t, out); len(names) != 0 {
+			if names := dirtest.Names(t, out); len(names) != 0 {
 				t.Errorf("left %v", names)
 			}
 		})
@@ -316,7 +317,7 @@ func TestInterruptWhileComputing(t *testing.T) {
 			if !strings.Contains(got, "\nERROR: "+want+"\n") || strings.Contains(got, "context") {
 				t.Errorf("output %q: want the progress, then ERROR: %s on its own line", got, want)
 			}
-			if names := dirEntries(t, out); len(names) != 0 {
+			if names := dirtest.Names(t, out); len(names) != 0 {
 				t.Errorf("left %v", names)
 			}
 		})

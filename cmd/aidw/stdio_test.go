@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"github.com/aidw/aidw/internal/dirtest"
 	"github.com/aidw/aidw/internal/testload"
 	"os"
 	"os/exec"
@@ -34,7 +35,7 @@ func piped(t *testing.T, tmp string, stdin []byte, args ...string) (int, []byte,
 // emptyDir fails unless dir holds nothing.
 func emptyDir(t *testing.T, dir, what string) {
 	t.Helper()
-	if names := dirEntries(t, dir); len(names) != 0 {
+	if names := dirtest.Names(t, dir); len(names) != 0 {
 		t.Errorf("%s: left %v in %s", what, names, dir)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aidw/aidw/internal/dirtest"
 	"github.com/aidw/aidw/internal/lastest"
 	"github.com/aidw/aidw/internal/testload"
 )
@@ -63,7 +64,7 @@ func TestInterruptEveryPhase(t *testing.T) {
 			if code := cmd.ProcessState.ExitCode(); code != 130 {
 				t.Errorf("exit %d, want 130: %q", code, output)
 			}
-			if names := dirEntries(t, out); len(names) != 0 {
+			if names := dirtest.Names(t, out); len(names) != 0 {
 				t.Errorf("left %v", names)
 			}
 			// the plan worker's tile goes to the plan's folder

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/aidw/aidw/internal/dirtest"
 	"github.com/aidw/aidw/internal/lastest"
 )
 
@@ -234,7 +235,7 @@ func TestInterruptTiled(t *testing.T) {
 		if code := cmd.ProcessState.ExitCode(); code != 130 {
 			t.Errorf("%s: exit %d, want 130", dst, code)
 		}
-		if names := dirEntries(t, out); len(names) != 0 {
+		if names := dirtest.Names(t, out); len(names) != 0 {
 			t.Errorf("%s: left %v", dst, names)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/aidw/aidw/internal/dirtest"
 )
 
 // TestWriteAtomicLeavesNothingOnFailure: a missing folder fails, and a write replaces an
@@ -24,7 +26,7 @@ func TestWriteAtomicLeavesNothingOnFailure(t *testing.T) {
 	if b, _ := os.ReadFile(path); string(b) != "second" {
 		t.Errorf("file holds %q", b)
 	}
-	if names := dirFiles(t, dir); !slices.Equal(names, []string{"p.png"}) {
+	if names := dirtest.Names(t, dir); !slices.Equal(names, []string{"p.png"}) {
 		t.Errorf("folder holds %v", names)
 	}
 }
@@ -60,11 +62,11 @@ func TestTemporariesOfTwoHostsWithEqualPIDs(t *testing.T) {
 	removeStaleAs(a, dst)
 	want := []string{names[aLive], names[bDead]}
 	slices.Sort(want)
-	if got := dirFiles(t, dir); !slices.Equal(got, want) {
+	if got := dirtest.Names(t, dir); !slices.Equal(got, want) {
 		t.Fatalf("host a left %v, want %v (its dead writer's file gone, its live one's and host b's kept)", got, want)
 	}
 	removeStaleAs(b, dst)
-	if got := dirFiles(t, dir); !slices.Equal(got, []string{names[aLive]}) {
+	if got := dirtest.Names(t, dir); !slices.Equal(got, []string{names[aLive]}) {
 		t.Fatalf("host b left %v, want %v", got, names[aLive])
 	}
 }
@@ -100,21 +102,7 @@ func TestRemoveStale(t *testing.T) {
 	RemoveStale(dst)
 	want := slices.Concat(live, other)
 	slices.Sort(want)
-	if got := dirFiles(t, dir); !slices.Equal(got, want) {
+	if got := dirtest.Names(t, dir); !slices.Equal(got, want) {
 		t.Fatalf("files %v, want %v", got, want)
 	}
-}
-
-func dirFiles(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	slices.Sort(names)
-	return names
 }
