@@ -116,10 +116,6 @@ func lasSRSWKT(srs string) (string, error) {
 	return sr.WKT(eh)
 }
 
-// lidarPeakBytes is the memory a LiDAR point costs at the peak of a run, index and gridding
-// included (bench/results/lidar-cpu.md measures it); plain samples take more than compact ones.
-const lidarPeakBytes = 70
-
 // checkPointMemory refuses, before any point is read, a point count that would not fit in the
 // memory available now: a header that declares 1.5e9 points would otherwise end the process
 // with Go's out-of-memory dump.
@@ -132,16 +128,16 @@ func checkPointMemory(what string, headers []lidar.Header) error {
 }
 
 func pointMemoryFits(what string, headers []lidar.Header, avail int64) error {
-	total := 0.0
-	for _, h := range headers {
-		total += float64(h.PointCount)
-	}
-	need := total * lidarPeakBytes
+	need := lidar.InMemoryBytes(headers)
 	if need <= float64(avail) {
 		return nil
 	}
+	total := 0
+	for _, h := range headers {
+		total += h.PointCount
+	}
 	return fmt.Errorf("%s: the headers declare %.4g points, about %s to grid, more than the %s of memory available: run it in tiles (-memory, -tile), keep fewer points (-spat, -class, fewer files) or use a machine with more memory",
-		what, total, bytesize.Text(need), bytesize.Text(float64(avail)))
+		what, float64(total), bytesize.Text(need), bytesize.Text(float64(avail)))
 }
 
 // scanLiDAR is the LAS family's scan: one band, a batch per chunk (see ScanLAS), relative to

@@ -49,7 +49,7 @@ func Plan(ctx context.Context, o *Options, args []string) error {
 		return err
 	}
 	// the tiles read LAS/LAZ inputs by region; others are spilled once, here, for them
-	_, allLAS := declaredLASPoints(r.inputs)
+	_, allLAS := lasHeaders(r.inputs)
 	j, err := r.prepareTiled(ctx, !allLAS, r.budget())
 	if err != nil {
 		return err

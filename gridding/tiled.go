@@ -48,19 +48,19 @@ func (o *Options) budgetOrigin() (int64, string) {
 // whether it ran.
 func (r *run) runTiledIfAsked(ctx context.Context) (bool, error) {
 	if r.TileSide == 0 {
-		declared, ok := declaredLASPoints(r.inputs)
+		headers, ok := lasHeaders(r.inputs)
 		budget, origin := r.budgetOrigin()
 		switch {
 		case isBatch(r.Dest):
 			// one raster per input is a tiled run, whatever its size
 		case !ok && r.Memory > 0:
 			// other inputs declare no count: held to a budget, they are spilled and tiled
-		case !ok || tiles.Fits(declared, budget):
+		case !ok || tiles.FitsInMemory(lidar.InMemoryBytes(headers), budget):
 			return false, nil
 		default:
 			if !r.quiet() {
 				fmt.Fprintf(r.warnings(), "The inputs declare %d points, more than the memory budget of %s holds (%s): the run is tiled.\n",
-					declared, bytesize.Text(float64(budget)), origin)
+					declaredPoints(headers), bytesize.Text(float64(budget)), origin)
 			}
 		}
 		return true, r.runTiled(ctx, 0, budget)
@@ -75,24 +75,31 @@ func (o *Options) rereads() bool {
 	return o.TileSide > 0 || o.Memory > 0 || isBatch(o.Dest)
 }
 
-// declaredLASPoints is the number of points the headers of the inputs declare; ok is false unless
-// every input is LAS/LAZ.
-func declaredLASPoints(paths []string) (int64, bool) {
+// lasHeaders is the headers of the inputs; ok is false unless every input is LAS/LAZ.
+func lasHeaders(paths []string) ([]lidar.Header, bool) {
 	if len(paths) == 0 {
-		return 0, false
+		return nil, false
 	}
-	var n int64
-	for _, p := range paths {
+	headers := make([]lidar.Header, len(paths))
+	for i, p := range paths {
 		if !lidar.IsLAS(p) {
-			return 0, false
+			return nil, false
 		}
 		h, err := lidar.ReadHeader(gdalio.OpenInput, p)
 		if err != nil {
-			return 0, false
+			return nil, false
 		}
-		n += int64(h.PointCount)
+		headers[i] = h
 	}
-	return n, true
+	return headers, true
+}
+
+func declaredPoints(headers []lidar.Header) int {
+	n := 0
+	for _, h := range headers {
+		n += h.PointCount
+	}
+	return n
 }
 
 // tiledJob is what a tiled run shares between its tiles: the census, the target, the facts.

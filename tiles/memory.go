@@ -16,7 +16,7 @@ const (
 	// BytesPerSample is what a loaded sample costs in a tile at the peak: the compact samples
 	// and their index (about 32 bytes) for the tile computed, and the next tile's samples
 	// being read and sorted (at most 48: the samples, those of the buckets its region cuts
-	// read first, the sort's records); gdalio's lidarPeakBytes is 70 in memory.
+	// read first, the sort's records). In memory, untiled, a sample costs less: lidar.InMemoryBytes.
 	BytesPerSample = 80
 	// streamBytesPerNode is what a node of a streamed tile holds besides its sums
 	// (interp.StreamForm.NodeBytes): its place relative to the origin and in the raster, the
@@ -42,6 +42,12 @@ func (p *MemoryPlan) HeapLimit(budget int64) int64 {
 		return budget + 256<<20
 	}
 	return heapLimit(budget)
+}
+
+// FitsInMemory says whether a run that holds its samples in memory, untiled, at sampleBytes
+// (lidar.InMemoryBytes) stays within budget with GDAL's block cache and the process's own.
+func FitsInMemory(sampleBytes float64, budget int64) bool {
+	return sampleBytes+CacheBytes+processBytes <= float64(budget)
 }
 
 func heapLimit(budget int64) int64 { return max(budget-CacheBytes-processBytes, budget/2) }
@@ -98,9 +104,6 @@ func PlanFor(t raster.Target, f *Facts, alg interp.Algorithm, bands int, budget 
 	}
 	return p, nil
 }
-
-// Fits says whether n samples fit the budget in memory, untiled.
-func Fits(n int64, budget int64) bool { return float64(n)*BytesPerSample <= float64(budget) }
 
 // budgetSide is the largest tile side (in nodes) whose run stays within the budget at the
 // job's mean density: for each of engines, two tiles' samples with their halos (one computed

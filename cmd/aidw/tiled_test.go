@@ -12,6 +12,8 @@ import (
 
 	"github.com/aidw/aidw/internal/dirtest"
 	"github.com/aidw/aidw/internal/lastest"
+	"github.com/aidw/aidw/lidar"
+	"github.com/aidw/aidw/tiles"
 )
 
 // `aidw grid -tile` and `-memory` give the in-memory raster bit for bit (read back through
@@ -85,6 +87,50 @@ func TestGridMemoryBudget(t *testing.T) {
 		t.Fatalf("no progress to the end: %q", stdout)
 	}
 	sameRaster(t, "-memory 400KB", readRaster(t, got, 1), readRaster(t, want, 1))
+}
+
+// LAS input that -memory holds at its in-memory peak (lidar.InMemoryBytes and the process's
+// share, tiles.FitsInMemory) runs untiled, within that budget as measured; a megabyte less
+// tiles it, with the same raster.
+func TestGridInMemoryWithinBudget(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	var headers []lidar.Header
+	for _, p := range lastest.Survey(t, in, 2_000_000, 3, false) {
+		h, err := lidar.ReadHeader(lidar.OpenLocal, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		headers = append(headers, h)
+	}
+	need := lidar.InMemoryBytes(headers)
+	budget := int64(1)
+	for !tiles.FitsInMemory(need, budget<<20) {
+		budget++
+	}
+	grid := []string{"grid", "-a", "aidw:max_points=12", "-txe", "450000", "450200", "-tye", "5400000", "5400150", "-outsize", "400", "300"}
+	run := func(mb int64, dst string) (string, int64) {
+		t.Helper()
+		cmd := exec.Command(aidwBin, append(grid, "-memory", fmt.Sprintf("%dMB", mb), in, dst)...)
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if code := exitCodeOf(t, cmd); code != 0 {
+			t.Fatalf("-memory %dMB: exit %d: %s", mb, code, stderr.String())
+		}
+		return stdout.String(), cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+	}
+	want, got := filepath.Join(dir, "in-memory.tif"), filepath.Join(dir, "tiled.tif")
+	stdout, peak := run(budget, want)
+	if strings.Contains(stdout, "Tiled run") {
+		t.Errorf("-memory %dMB holds %.0f MB of samples, yet the run was tiled: %q", budget, need/1e6, stdout)
+	}
+	if peak > budget<<20 {
+		t.Errorf("-memory %dMB: the run in memory peaked at %d MiB", budget, peak>>20)
+	}
+	if stdout, _ := run(budget-1, got); !strings.Contains(stdout, "Tiled run") {
+		t.Errorf("-memory %dMB: not tiled: %q", budget-1, stdout)
+	}
+	sameRaster(t, "in memory against tiled", readRaster(t, got, 1), readRaster(t, want, 1))
 }
 
 // -memory runs the global forms whose samples do not fit the budget by streaming the samples
