@@ -20,17 +20,26 @@ func (ix *Index) KNN(qx, qy float64, k int, maxD2 float64, dst []Neighbor) []Nei
 		return dst
 	}
 	k = min(k, ix.Len())
-	if ix.QX != nil {
-		return knn(ix, &knnSearch[int32]{x: ix.QX, y: ix.QY, sx: ix.QuantumX, sy: ix.QuantumY,
-			order: ix.Order, qx: qx, qy: qy, k: k, worst: maxD2, best: dst})
+	if nb, ok := ix.knnLanes(qx, qy, k, maxD2, dst); ok {
+		return nb
 	}
-	return knn(ix, &knnSearch[float64]{x: ix.X, y: ix.Y, sx: 1, sy: 1,
-		order: ix.Order, qx: qx, qy: qy, k: k, worst: maxD2, best: dst})
+	if ix.QX != nil {
+		s := &knnSearch[int32]{x: ix.QX, y: ix.QY, sx: ix.QuantumX, sy: ix.QuantumY,
+			order: ix.Order, qx: qx, qy: qy, k: k, worst: maxD2, best: dst}
+		knn(ix, qx, qy, k, maxD2, s.scan, s.found)
+		return s.best
+	}
+	s := &knnSearch[float64]{x: ix.X, y: ix.Y, sx: 1, sy: 1,
+		order: ix.Order, qx: qx, qy: qy, k: k, worst: maxD2, best: dst}
+	knn(ix, qx, qy, k, maxD2, s.scan, s.found)
+	return s.best
 }
 
-// knn is KNN's search, for either form of the coordinates.
-func knn[T coord](ix *Index, s *knnSearch[T]) []Neighbor {
-	qx, qy, k, maxD2 := s.qx, s.qy, s.k, s.worst
+// knn is KNN's search, whatever the form of the coordinates and of the candidates' keeping:
+// scan offers the samples of Order[lo:hi] and returns the D2 that a candidate must not exceed
+// (maxD2 until k are found, then the k-th D2); found says how many candidates are kept (at
+// most k) and, when k, the k-th D2.
+func knn(ix *Index, qx, qy float64, k int, maxD2 float64, scan func(lo, hi int32) float64, found func() (int, float64)) {
 	l := &ix.Layout
 	near, far := l.reach(qx, qy)
 	// The disk's radius is near+step: step is how far it reaches into the grid. The first disk
@@ -47,18 +56,19 @@ func knn[T coord](ix *Index, s *knnSearch[T]) []Neighbor {
 		if cov >= far {
 			cov, last = math.Inf(1), true
 		}
-		ix.eachNewRange(qx, qy, prev, cov, s.scan)
-		full := len(s.best) == k
-		if last || full && s.best[k-1].D2 <= t2 {
-			return s.best
+		ix.eachNewRange(qx, qy, prev, cov, scan)
+		m, kth := found()
+		full := m == k
+		if last || full && kth <= t2 {
+			return
 		}
 		prev = cov
 		if full {
 			// The k found bound the answer: one more search out to the k-th distance is final.
-			t2 = s.best[k-1].D2
+			t2 = kth
 			continue
 		}
-		step *= knnGrowth(len(s.best), k)
+		step *= knnGrowth(m, k)
 		t2 = sq(near + step)
 	}
 }
@@ -98,18 +108,23 @@ func (s *knnSearch[T]) scan(lo, hi int32) float64 {
 		if d2 > worst {
 			continue
 		}
-		nb := Neighbor{ids[j], d2}
-		if len(best) < k {
-			best = append(best, nb)
-		} else if d2 == worst && nb.ID > best[k-1].ID {
+		id := ids[j]
+		i := len(best)
+		if i < k {
+			best = append(best, Neighbor{})
+		} else if i--; d2 == worst && id > best[i].ID {
 			continue
 		}
-		i := len(best) - 1
-		for i > 0 && less(nb, best[i-1]) {
+		// best[i] is free: shift up the candidates after (d2, id), by D2 and then, rarely, by ID.
+		for i > 0 && best[i-1].D2 > d2 {
 			best[i] = best[i-1]
 			i--
 		}
-		best[i] = nb
+		for i > 0 && best[i-1].D2 == d2 && best[i-1].ID > id {
+			best[i] = best[i-1]
+			i--
+		}
+		best[i] = Neighbor{id, d2}
 		if len(best) == k {
 			worst = best[k-1].D2
 		}
@@ -118,7 +133,12 @@ func (s *knnSearch[T]) scan(lo, hi int32) float64 {
 	return worst
 }
 
-func less(a, b Neighbor) bool { return a.D2 < b.D2 || a.D2 == b.D2 && a.ID < b.ID }
+func (s *knnSearch[T]) found() (int, float64) {
+	if len(s.best) < s.k {
+		return len(s.best), 0
+	}
+	return s.k, s.best[s.k-1].D2
+}
 
 // Within appends to dst[:0] every sample with squared distance <= r2 from (qx,qy), ascending by
 // ID. A negative or NaN r2 or a NaN query gives none.
@@ -290,19 +310,27 @@ func (ix *Index) eachNewRange(qx, qy, prev, cov float64, scan func(lo, hi int32)
 	// Rows go outward from the query's, alternately down and up, until the disk leaves them.
 	down := min(max(floorCell((qy-l.MinY)*l.InvCell, l.Rows), r0), r1)
 	up := down + 1
-	c := cov
+	// The bound scan returns only falls (kNN's k-th distance), so the radius it gives, with its
+	// square root, is recomputed only when it fell.
+	c, lastNeed := cov, math.Inf(1)
 	for down >= r0 || up <= r1 {
 		if down >= r0 {
-			var in bool
-			if c, in = ix.rowNewRange(qx, qy, prev, c, down, down >= p0 && down <= p1, scan); in {
+			need, in := ix.rowNewRange(qx, qy, prev, c, down, down >= p0 && down <= p1, scan)
+			if need < lastNeed {
+				c, lastNeed = min(c, l.inflate(math.Sqrt(need))), need
+			}
+			if in {
 				down--
 			} else {
 				down = r0 - 1
 			}
 		}
 		if up <= r1 {
-			var in bool
-			if c, in = ix.rowNewRange(qx, qy, prev, c, up, up >= p0 && up <= p1, scan); in {
+			need, in := ix.rowNewRange(qx, qy, prev, c, up, up >= p0 && up <= p1, scan)
+			if need < lastNeed {
+				c, lastNeed = min(c, l.inflate(math.Sqrt(need))), need
+			}
+			if in {
 				up++
 			} else {
 				up = r1 + 1
@@ -312,17 +340,18 @@ func (ix *Index) eachNewRange(qx, qy, prev, cov float64, scan func(lo, hi int32)
 }
 
 // rowNewRange scans the cells of row r in the disk of radius c but not in that of radius prev
-// (when the row was searched at prev at all). It returns the radius to search the next rows to,
-// and whether the disk reached row r at all: rows beyond one it misses are farther still.
+// (when the row was searched at prev at all). It returns the bound the last scan returned
+// (+Inf if none ran), and whether the disk reached row r at all: rows beyond one it misses are
+// farther still.
 func (ix *Index) rowNewRange(qx, qy, prev, c float64, r int, searched bool, scan func(lo, hi int32) float64) (float64, bool) {
 	l := &ix.Layout
 	c0, c1, in := l.colSpan(qx, qy, c, r)
 	if c0 > c1 {
-		return c, in
+		return math.Inf(1), in
 	}
 	start := ix.Start[r*l.Cols : (r+1)*l.Cols+1]
 	if start[c0] == start[c1+1] {
-		return c, true // no samples: no need to know which cells are new
+		return math.Inf(1), true // no samples: no need to know which cells are new
 	}
 	o0, o1 := 0, -1
 	if searched {
@@ -340,7 +369,7 @@ func (ix *Index) rowNewRange(qx, qy, prev, c float64, r int, searched bool, scan
 	case o1 < c1:
 		need = scan(start[o1+1], start[c1+1])
 	}
-	return min(c, l.inflate(math.Sqrt(need))), true
+	return need, true
 }
 
 // rowRange is the rows of the grid that the disk of radius c around a query at height qy meets.

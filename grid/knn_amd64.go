@@ -1,0 +1,95 @@
+package grid
+
+import (
+	"math"
+
+	"golang.org/x/sys/cpu"
+)
+
+// haveAVX512 says whether knn_amd64.s can run: the CPU has AVX-512F and the OS saves its
+// registers. Read once; the CPU does not change.
+var haveAVX512 = cpu.X86.HasAVX512F
+
+// maxLanes is the largest k the vector search keeps in its registers.
+const maxLanes = 16
+
+// knnLanes holds a vector search's best candidates in the order of (D2, ID), each lane beyond
+// those found holding the sentinel (maxD2, math.MaxInt32): greater than every candidate, which
+// has D2 <= maxD2 and an ID below 2^31-1, so that candidates push the sentinels out and the
+// k-th lane's D2 is the bound scan returns, maxD2 until k are found.
+type knnLanes struct {
+	d2 [maxLanes]float64
+	id [maxLanes]int64
+}
+
+// knnQuery is what the kernels read of a query: sample j lies at (x[j]*sx, y[j]*sy).
+type knnQuery struct {
+	qx, qy, sx, sy float64
+	last           int64 // k-1: the lane of the k-th candidate
+}
+
+// knnScan32AVX512 offers n samples of a compact index to the lanes.
+//
+//go:noescape
+func knnScan32AVX512(x, y, ids *int32, n int, q *knnQuery, l *knnLanes)
+
+// knnScan64AVX512 offers n samples of a float64 index to the lanes.
+//
+//go:noescape
+func knnScan64AVX512(x, y *float64, ids *int32, n int, q *knnQuery, l *knnLanes)
+
+// laneSearch is KNN's search with AVX-512: for each 8 samples, their D2 (each product and
+// the sum rounded as knnSearch rounds them, no fused multiply-add) and one comparison with the
+// k-th D2; the few that pass are inserted into the lanes, the shift a masked move.
+type laneSearch struct {
+	x32, y32 []int32
+	x64, y64 []float64
+	order    []int32
+	q        knnQuery
+	lanes    knnLanes
+}
+
+func (ix *Index) knnLanes(qx, qy float64, k int, maxD2 float64, dst []Neighbor) ([]Neighbor, bool) {
+	if !haveAVX512 || k > maxLanes {
+		return dst, false
+	}
+	s := &laneSearch{x32: ix.QX, y32: ix.QY, x64: ix.X, y64: ix.Y, order: ix.Order,
+		q: knnQuery{qx: qx, qy: qy, sx: 1, sy: 1, last: int64(k - 1)}}
+	if ix.QX != nil {
+		s.q.sx, s.q.sy = ix.QuantumX, ix.QuantumY
+	}
+	for i := range s.lanes.d2 {
+		s.lanes.d2[i], s.lanes.id[i] = maxD2, math.MaxInt32
+	}
+	knn(ix, qx, qy, k, maxD2, s.scan, s.found)
+	for i, id := range s.lanes.id[:k] {
+		if id == math.MaxInt32 {
+			break
+		}
+		dst = append(dst, Neighbor{int32(id), s.lanes.d2[i]})
+	}
+	return dst, true
+}
+
+func (s *laneSearch) scan(lo, hi int32) float64 {
+	if n := int(hi - lo); n > 0 {
+		if s.x32 != nil {
+			knnScan32AVX512(&s.x32[lo], &s.y32[lo], &s.order[lo], n, &s.q, &s.lanes)
+		} else {
+			knnScan64AVX512(&s.x64[lo], &s.y64[lo], &s.order[lo], n, &s.q, &s.lanes)
+		}
+	}
+	return s.lanes.d2[s.q.last]
+}
+
+func (s *laneSearch) found() (int, float64) {
+	k := int(s.q.last) + 1
+	if s.lanes.id[k-1] != math.MaxInt32 {
+		return k, s.lanes.d2[k-1]
+	}
+	m := 0
+	for s.lanes.id[m] != math.MaxInt32 {
+		m++
+	}
+	return m, 0
+}
