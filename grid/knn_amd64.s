@@ -1,9 +1,14 @@
 #include "textflag.h"
 
+// knnBelow is a D2 below every D2: lane -1 of the insertion.
+DATA knnBelow<>+0(SB)/8, $(-1.0)
+GLOBL knnBelow<>(SB), RODATA|NOPTR, $8
+
 // Registers of both kernels:
 //   Z0, Z1  the lanes' D2, lanes 0-7 and 8-15     Z2, Z3  their IDs (int64)
 //   Z4, Z5  qx, qy     Z6, Z7  sx, sy             Z8  the k-th lane's D2, broadcast
 //   Z9      k-1 in every lane: the index that picks the k-th lane out of Z0:Z1
+//   Z23     -1: the D2 of lane -1, below every lane
 //   SI, DI  x, y    R8  ids    R9  n    AX  the first sample of the block    K7  its lanes
 
 // LOADQUERY loads the query and the lanes.
@@ -21,6 +26,7 @@
 	VMOVDQU64 192(R11), Z3; \
 	VMOVDQA64 Z9, Z8; \
 	VPERMI2PD Z1, Z0, Z8; \
+	VBROADCASTSD knnBelow<>(SB), Z23; \
 	XORQ AX, AX
 
 // BLOCKMASK sets K7 to the lanes of the block at AX: 8, or the n-AX left. It jumps to done
@@ -37,11 +43,23 @@
 	DECL BX; \
 	KMOVW BX, K7
 
+// LEXGT sets k to the lanes where (d, id) > (Z21, Z22), ordered by D2 and then ID; K6 and K7
+// are scratch (K7, the block's lanes, is read before the candidates are).
+#define LEXGT(d, id, k) \
+	VCMPPD $14, Z21, d, k; \
+	VCMPPD $0, Z21, d, K6; \
+	VPCMPGTQ Z22, id, K7; \
+	KANDW K7, K6, K6; \
+	KORW K6, k, k
+
 // OFFER inserts the block's samples with d2 (Z10) <= the k-th D2 into the lanes, then jumps
-// to next. Each candidate (d, id) goes where the lanes greater than it begin, by (D2, ID):
-// those lanes move up one, the last falling out, by two masked moves. A candidate no less
-// than the k-th lane changes only the lanes beyond k, which are never read.
-#define OFFER(next, each) \
+// to next. A candidate c goes in as in a sorting network: lane i becomes c where lane i > c
+// and lane i-1 where lane i-1 > c too (lane -1 is below every candidate), by (D2, ID), so the
+// lanes from c's place on move up one and the last falls out; one no less than the k-th lane
+// changes only the lanes beyond k, which are never read. The two masks come from the lanes
+// before the move, so they do not wait for each other; where no lane's D2 equals c's, as
+// nearly always, D2 alone orders them.
+#define OFFER(next, each, tie, move) \
 	VCMPPD $2, Z8, Z10, K7, K1; \
 	KORTESTW K1, K1; \
 	JZ next; \
@@ -54,33 +72,33 @@
 each: \
 	VBROADCASTSD X13, Z21; \
 	VPBROADCASTQ X14, Z22; \
-	VCMPPD $14, Z21, Z0, K2; \
-	VCMPPD $0, Z21, Z0, K3; \
-	VPCMPGTQ Z22, Z2, K3, K3; \
-	KORW K3, K2, K2; \
-	VCMPPD $14, Z21, Z1, K4; \
-	VCMPPD $0, Z21, Z1, K5; \
-	VPCMPGTQ Z22, Z3, K5, K5; \
-	KORW K5, K4, K4; \
-	KUNPCKBW K2, K4, K5; \
-	KMOVW K5, BX; \
-	MOVL BX, CX; \
-	NEGL CX; \
-	ANDL BX, CX; \
-	VALIGNQ $7, Z0, Z0, Z17; \
+	VALIGNQ $7, Z23, Z0, Z17; \
 	VALIGNQ $7, Z0, Z1, Z18; \
 	VALIGNQ $7, Z2, Z2, Z19; \
 	VALIGNQ $7, Z2, Z3, Z20; \
-	VMOVAPD Z17, K2, Z0; \
-	VMOVAPD Z18, K4, Z1; \
-	VMOVDQA64 Z19, K2, Z2; \
-	VMOVDQA64 Z20, K4, Z3; \
-	KMOVW CX, K6; \
-	VMOVAPD Z21, K6, Z0; \
-	VMOVDQA64 Z22, K6, Z2; \
-	KSHIFTRW $8, K6, K6; \
-	VMOVAPD Z21, K6, Z1; \
-	VMOVDQA64 Z22, K6, Z3; \
+	VCMPPD $0, Z21, Z0, K2; \
+	VCMPPD $0, Z21, Z1, K3; \
+	KORTESTW K2, K3; \
+	JNZ tie; \
+	VCMPPD $14, Z21, Z0, K2; \
+	VCMPPD $14, Z21, Z1, K3; \
+	VCMPPD $14, Z21, Z17, K4; \
+	VCMPPD $14, Z21, Z18, K5; \
+	JMP move; \
+tie: \
+	LEXGT(Z0, Z2, K2); \
+	LEXGT(Z1, Z3, K3); \
+	LEXGT(Z17, Z19, K4); \
+	LEXGT(Z18, Z20, K5); \
+move: \
+	VMOVAPD Z21, K2, Z0; \
+	VMOVDQA64 Z22, K2, Z2; \
+	VMOVAPD Z21, K3, Z1; \
+	VMOVDQA64 Z22, K3, Z3; \
+	VMOVAPD Z17, K4, Z0; \
+	VMOVDQA64 Z19, K4, Z2; \
+	VMOVAPD Z18, K5, Z1; \
+	VMOVDQA64 Z20, K5, Z3; \
 	VALIGNQ $1, Z13, Z13, Z13; \
 	VALIGNQ $1, Z14, Z14, Z14; \
 	DECL DX; \
@@ -122,7 +140,7 @@ block32:
 	VCVTDQ2PD Y10, Z10
 	VCVTDQ2PD Y11, Z11
 	D2
-	OFFER(next32, each32)
+	OFFER(next32, each32, tie32, move32)
 
 next32:
 	ADDQ $8, AX
@@ -145,7 +163,7 @@ block64:
 	VMOVUPD (SI)(AX*8), K7, Z10
 	VMOVUPD (DI)(AX*8), K7, Z11
 	D2
-	OFFER(next64, each64)
+	OFFER(next64, each64, tie64, move64)
 
 next64:
 	ADDQ $8, AX
