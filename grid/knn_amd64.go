@@ -6,9 +6,9 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// haveAVX512 says whether knn_amd64.s can run: the CPU has AVX-512F and the OS saves its
-// registers. Read once; the CPU does not change.
-var haveAVX512 = cpu.X86.HasAVX512F
+// knnVector says whether KNN runs knn_amd64.s for k up to maxLanes: the CPU has AVX-512F and
+// the OS saves its registers. Read once; the CPU does not change (tests turn it off).
+var knnVector = cpu.X86.HasAVX512F
 
 // maxLanes is the largest k the vector search keeps in its registers.
 const maxLanes = 16
@@ -50,7 +50,7 @@ type laneSearch struct {
 }
 
 func (ix *Index) knnLanes(qx, qy float64, k int, maxD2 float64, dst []Neighbor) ([]Neighbor, bool) {
-	if !haveAVX512 || k > maxLanes {
+	if !knnVector || k > maxLanes {
 		return dst, false
 	}
 	s := &laneSearch{x32: ix.QX, y32: ix.QY, x64: ix.X, y64: ix.Y, order: ix.Order,
