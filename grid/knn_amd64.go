@@ -28,15 +28,19 @@ type knnQuery struct {
 	last           int64 // k-1: the lane of the k-th candidate
 }
 
-// knnScan32AVX512 offers n samples of a compact index to the lanes.
-//
-//go:noescape
-func knnScan32AVX512(x, y, ids *int32, n int, q *knnQuery, l *knnLanes)
+// knnRanges is how many ranges of Order a vector search gathers before a kernel scans them:
+// one call for the rows of a disk rather than one a row.
+const knnRanges = 16
 
-// knnScan64AVX512 offers n samples of a float64 index to the lanes.
+// knnScan32AVX512 offers the samples of a compact index in ranges[:n] to the lanes.
 //
 //go:noescape
-func knnScan64AVX512(x, y *float64, ids *int32, n int, q *knnQuery, l *knnLanes)
+func knnScan32AVX512(x, y, ids *int32, ranges *[knnRanges][2]int32, n int, q *knnQuery, l *knnLanes)
+
+// knnScan64AVX512 offers the samples of a float64 index in ranges[:n] to the lanes.
+//
+//go:noescape
+func knnScan64AVX512(x, y *float64, ids *int32, ranges *[knnRanges][2]int32, n int, q *knnQuery, l *knnLanes)
 
 // laneSearch is KNN's search with AVX-512: for each 8 samples, their D2 (each product and
 // the sum rounded as knnSearch rounds them, no fused multiply-add) and one comparison with the
@@ -47,6 +51,9 @@ type laneSearch struct {
 	order    []int32
 	q        knnQuery
 	lanes    knnLanes
+	// ranges[:pending] wait for the kernel.
+	ranges  [knnRanges][2]int32
+	pending int
 }
 
 func (ix *Index) knnLanes(qx, qy float64, k int, maxD2 float64, dst []Neighbor) ([]Neighbor, bool) {
@@ -71,18 +78,31 @@ func (ix *Index) knnLanes(qx, qy float64, k int, maxD2 float64, dst []Neighbor) 
 	return dst, true
 }
 
+// scan gathers the range; the bound it returns is that of the ranges scanned so far, larger
+// than the one the gathered would give, which only widens the walk.
 func (s *laneSearch) scan(lo, hi int32) float64 {
-	if n := int(hi - lo); n > 0 {
-		if s.x32 != nil {
-			knnScan32AVX512(&s.x32[lo], &s.y32[lo], &s.order[lo], n, &s.q, &s.lanes)
-		} else {
-			knnScan64AVX512(&s.x64[lo], &s.y64[lo], &s.order[lo], n, &s.q, &s.lanes)
+	if hi > lo {
+		s.ranges[s.pending] = [2]int32{lo, hi}
+		if s.pending++; s.pending == knnRanges {
+			s.flush()
 		}
 	}
 	return s.lanes.d2[s.q.last]
 }
 
+func (s *laneSearch) flush() {
+	if s.x32 != nil {
+		knnScan32AVX512(&s.x32[0], &s.y32[0], &s.order[0], &s.ranges, s.pending, &s.q, &s.lanes)
+	} else {
+		knnScan64AVX512(&s.x64[0], &s.y64[0], &s.order[0], &s.ranges, s.pending, &s.q, &s.lanes)
+	}
+	s.pending = 0
+}
+
 func (s *laneSearch) found() (int, float64) {
+	if s.pending > 0 {
+		s.flush()
+	}
 	k := int(s.q.last) + 1
 	if s.lanes.id[k-1] != math.MaxInt32 {
 		return k, s.lanes.d2[k-1]

@@ -9,12 +9,15 @@ GLOBL knnBelow<>(SB), RODATA|NOPTR, $8
 //   Z4, Z5  qx, qy     Z6, Z7  sx, sy             Z8  the k-th lane's D2, broadcast
 //   Z9      k-1 in every lane: the index that picks the k-th lane out of Z0:Z1
 //   Z23     -1: the D2 of lane -1, below every lane
-//   SI, DI  x, y    R8  ids    R9  n    AX  the first sample of the block    K7  its lanes
+//   SI, DI  x, y    R8  ids    R12, R13  the ranges left and their count
+//   AX      the first sample of the block    R9  the end of its range    K7  its lanes
 
 // LOADQUERY loads the query and the lanes.
 #define LOADQUERY \
-	MOVQ q+32(FP), R10; \
-	MOVQ l+40(FP), R11; \
+	MOVQ ranges+24(FP), R12; \
+	MOVQ n+32(FP), R13; \
+	MOVQ q+40(FP), R10; \
+	MOVQ l+48(FP), R11; \
 	VBROADCASTSD 0(R10), Z4; \
 	VBROADCASTSD 8(R10), Z5; \
 	VBROADCASTSD 16(R10), Z6; \
@@ -26,15 +29,24 @@ GLOBL knnBelow<>(SB), RODATA|NOPTR, $8
 	VMOVDQU64 192(R11), Z3; \
 	VMOVDQA64 Z9, Z8; \
 	VPERMI2PD Z1, Z0, Z8; \
-	VBROADCASTSD knnBelow<>(SB), Z23; \
-	XORQ AX, AX
+	VBROADCASTSD knnBelow<>(SB), Z23
 
-// BLOCKMASK sets K7 to the lanes of the block at AX: 8, or the n-AX left. It jumps to done
-// when none are left.
-#define BLOCKMASK(done) \
+// NEXTRANGE sets AX and R9 to the next range's first sample and end; it jumps to done when
+// none is left.
+#define NEXTRANGE(done) \
+	TESTQ R13, R13; \
+	JZ done; \
+	MOVLQSX 0(R12), AX; \
+	MOVLQSX 4(R12), R9; \
+	ADDQ $8, R12; \
+	DECQ R13
+
+// BLOCKMASK sets K7 to the lanes of the block at AX: 8, or the R9-AX left. It jumps to
+// range when none are left.
+#define BLOCKMASK(range) \
 	MOVQ R9, CX; \
 	SUBQ AX, CX; \
-	JLE done; \
+	JLE range; \
 	MOVL $0xff, BX; \
 	CMPQ CX, $8; \
 	JAE 4(PC); \
@@ -125,16 +137,18 @@ move: \
 	VMOVDQU64 Z3, 192(R11); \
 	VZEROUPPER
 
-// func knnScan32AVX512(x, y, ids *int32, n int, q *knnQuery, l *knnLanes)
-TEXT ·knnScan32AVX512(SB), NOSPLIT, $0-48
+// func knnScan32AVX512(x, y, ids *int32, ranges *[knnRanges][2]int32, n int, q *knnQuery, l *knnLanes)
+TEXT ·knnScan32AVX512(SB), NOSPLIT, $0-56
 	MOVQ x+0(FP), SI
 	MOVQ y+8(FP), DI
 	MOVQ ids+16(FP), R8
-	MOVQ n+24(FP), R9
 	LOADQUERY
 
+range32:
+	NEXTRANGE(done32)
+
 block32:
-	BLOCKMASK(done32)
+	BLOCKMASK(range32)
 	VMOVDQU32 (SI)(AX*4), K7, Z10
 	VMOVDQU32 (DI)(AX*4), K7, Z11
 	VCVTDQ2PD Y10, Z10
@@ -150,16 +164,18 @@ done32:
 	STORELANES
 	RET
 
-// func knnScan64AVX512(x, y *float64, ids *int32, n int, q *knnQuery, l *knnLanes)
-TEXT ·knnScan64AVX512(SB), NOSPLIT, $0-48
+// func knnScan64AVX512(x, y *float64, ids *int32, ranges *[knnRanges][2]int32, n int, q *knnQuery, l *knnLanes)
+TEXT ·knnScan64AVX512(SB), NOSPLIT, $0-56
 	MOVQ x+0(FP), SI
 	MOVQ y+8(FP), DI
 	MOVQ ids+16(FP), R8
-	MOVQ n+24(FP), R9
 	LOADQUERY
 
+range64:
+	NEXTRANGE(done64)
+
 block64:
-	BLOCKMASK(done64)
+	BLOCKMASK(range64)
 	VMOVUPD (SI)(AX*8), K7, Z10
 	VMOVUPD (DI)(AX*8), K7, Z11
 	D2
