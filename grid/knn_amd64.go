@@ -28,9 +28,13 @@ type knnQuery struct {
 	last           int64 // k-1: the lane of the k-th candidate
 }
 
-// knnRanges is how many ranges of Order a vector search gathers before a kernel scans them:
-// one call for the rows of a disk rather than one a row.
-const knnRanges = 16
+// A vector search gathers up to knnRanges ranges of Order, or knnGather samples, before a
+// kernel scans them: one call for the rows of a small disk rather than one a row, and still a
+// bound that falls soon enough to narrow the walk of a large one.
+const (
+	knnRanges = 16
+	knnGather = 32
+)
 
 // knnScan32AVX512 offers the samples of a compact index in ranges[:n] to the lanes.
 //
@@ -51,9 +55,9 @@ type laneSearch struct {
 	order    []int32
 	q        knnQuery
 	lanes    knnLanes
-	// ranges[:pending] wait for the kernel.
-	ranges  [knnRanges][2]int32
-	pending int
+	// ranges[:pending], gathered samples in all, wait for the kernel.
+	ranges            [knnRanges][2]int32
+	pending, gathered int
 }
 
 func (ix *Index) knnLanes(qx, qy float64, k int, maxD2 float64, dst []Neighbor) ([]Neighbor, bool) {
@@ -83,7 +87,8 @@ func (ix *Index) knnLanes(qx, qy float64, k int, maxD2 float64, dst []Neighbor) 
 func (s *laneSearch) scan(lo, hi int32) float64 {
 	if hi > lo {
 		s.ranges[s.pending] = [2]int32{lo, hi}
-		if s.pending++; s.pending == knnRanges {
+		s.pending++
+		if s.gathered += int(hi - lo); s.pending == knnRanges || s.gathered >= knnGather {
 			s.flush()
 		}
 	}
@@ -96,7 +101,7 @@ func (s *laneSearch) flush() {
 	} else {
 		knnScan64AVX512(&s.x64[0], &s.y64[0], &s.order[0], &s.ranges, s.pending, &s.q, &s.lanes)
 	}
-	s.pending = 0
+	s.pending, s.gathered = 0, 0
 }
 
 func (s *laneSearch) found() (int, float64) {
