@@ -46,9 +46,11 @@ func knnScan32AVX512(x, y, ids *int32, ranges *[knnRanges][2]int32, n int, q *kn
 //go:noescape
 func knnScan64AVX512(x, y *float64, ids *int32, ranges *[knnRanges][2]int32, n int, q *knnQuery, l *knnLanes)
 
-// laneSearch is KNN's search with AVX-512: for each 8 samples, their D2 (each product and
-// the sum rounded as knnSearch rounds them, no fused multiply-add) and one comparison with the
-// k-th D2; the few that pass are inserted into the lanes, the shift a masked move.
+// laneSearch is KNN's search with AVX-512, for k up to maxLanes: for each 8 samples, their
+// D2 (each product and the sum rounded as knnSearch rounds them, no fused multiply-add) and one
+// comparison with the k-th D2; the few that pass go into the lanes by masked moves, where
+// knnSearch's insertion costs a mispredicted branch or two a candidate. The lanes end as
+// knnSearch's best: the k least by (D2, ID) of the same samples.
 type laneSearch struct {
 	x32, y32 []int32
 	x64, y64 []float64
@@ -60,6 +62,7 @@ type laneSearch struct {
 	pending, gathered int
 }
 
+// knnLanes is KNN by a laneSearch, appended to dst; false where the CPU or k does not allow it.
 func (ix *Index) knnLanes(qx, qy float64, k int, maxD2 float64, dst []Neighbor) ([]Neighbor, bool) {
 	if !knnVector || k > maxLanes {
 		return dst, false
@@ -72,7 +75,7 @@ func (ix *Index) knnLanes(qx, qy float64, k int, maxD2 float64, dst []Neighbor) 
 	for i := range s.lanes.d2 {
 		s.lanes.d2[i], s.lanes.id[i] = maxD2, math.MaxInt32
 	}
-	knn(ix, qx, qy, k, maxD2, s.scan, s.found)
+	knn(ix, qx, qy, k, maxD2, s.scan, s.found) // whose last call, found, leaves nothing gathered
 	for i, id := range s.lanes.id[:k] {
 		if id == math.MaxInt32 {
 			break
@@ -95,6 +98,7 @@ func (s *laneSearch) scan(lo, hi int32) float64 {
 	return s.lanes.d2[s.q.last]
 }
 
+// flush offers the gathered ranges to the lanes.
 func (s *laneSearch) flush() {
 	if s.x32 != nil {
 		knnScan32AVX512(&s.x32[0], &s.y32[0], &s.order[0], &s.ranges, s.pending, &s.q, &s.lanes)

@@ -108,23 +108,18 @@ func (s *knnSearch[T]) scan(lo, hi int32) float64 {
 		if d2 > worst {
 			continue
 		}
-		id := ids[j]
-		i := len(best)
-		if i < k {
-			best = append(best, Neighbor{})
-		} else if i--; d2 == worst && id > best[i].ID {
+		nb := Neighbor{ids[j], d2}
+		if len(best) < k {
+			best = append(best, nb)
+		} else if d2 == worst && nb.ID > best[k-1].ID {
 			continue
 		}
-		// best[i] is free: shift up the candidates after (d2, id), by D2 and then, rarely, by ID.
-		for i > 0 && best[i-1].D2 > d2 {
+		i := len(best) - 1
+		for i > 0 && less(nb, best[i-1]) {
 			best[i] = best[i-1]
 			i--
 		}
-		for i > 0 && best[i-1].D2 == d2 && best[i-1].ID > id {
-			best[i] = best[i-1]
-			i--
-		}
-		best[i] = Neighbor{id, d2}
+		best[i] = nb
 		if len(best) == k {
 			worst = best[k-1].D2
 		}
@@ -132,6 +127,8 @@ func (s *knnSearch[T]) scan(lo, hi int32) float64 {
 	s.best, s.worst = best, worst
 	return worst
 }
+
+func less(a, b Neighbor) bool { return a.D2 < b.D2 || a.D2 == b.D2 && a.ID < b.ID }
 
 func (s *knnSearch[T]) found() (int, float64) {
 	if len(s.best) < s.k {
@@ -310,27 +307,19 @@ func (ix *Index) eachNewRange(qx, qy, prev, cov float64, scan func(lo, hi int32)
 	// Rows go outward from the query's, alternately down and up, until the disk leaves them.
 	down := min(max(floorCell((qy-l.MinY)*l.InvCell, l.Rows), r0), r1)
 	up := down + 1
-	// The bound scan returns only falls (kNN's k-th distance), so the radius it gives, with its
-	// square root, is recomputed only when it fell.
-	c, lastNeed := cov, math.Inf(1)
+	c := cov
 	for down >= r0 || up <= r1 {
 		if down >= r0 {
-			need, in := ix.rowNewRange(qx, qy, prev, c, down, down >= p0 && down <= p1, scan)
-			if need < lastNeed {
-				c, lastNeed = min(c, l.inflate(math.Sqrt(need))), need
-			}
-			if in {
+			var in bool
+			if c, in = ix.rowNewRange(qx, qy, prev, c, down, down >= p0 && down <= p1, scan); in {
 				down--
 			} else {
 				down = r0 - 1
 			}
 		}
 		if up <= r1 {
-			need, in := ix.rowNewRange(qx, qy, prev, c, up, up >= p0 && up <= p1, scan)
-			if need < lastNeed {
-				c, lastNeed = min(c, l.inflate(math.Sqrt(need))), need
-			}
-			if in {
+			var in bool
+			if c, in = ix.rowNewRange(qx, qy, prev, c, up, up >= p0 && up <= p1, scan); in {
 				up++
 			} else {
 				up = r1 + 1
@@ -340,18 +329,17 @@ func (ix *Index) eachNewRange(qx, qy, prev, cov float64, scan func(lo, hi int32)
 }
 
 // rowNewRange scans the cells of row r in the disk of radius c but not in that of radius prev
-// (when the row was searched at prev at all). It returns the bound the last scan returned
-// (+Inf if none ran), and whether the disk reached row r at all: rows beyond one it misses are
-// farther still.
+// (when the row was searched at prev at all). It returns the radius to search the next rows to,
+// and whether the disk reached row r at all: rows beyond one it misses are farther still.
 func (ix *Index) rowNewRange(qx, qy, prev, c float64, r int, searched bool, scan func(lo, hi int32) float64) (float64, bool) {
 	l := &ix.Layout
 	c0, c1, in := l.colSpan(qx, qy, c, r)
 	if c0 > c1 {
-		return math.Inf(1), in
+		return c, in
 	}
 	start := ix.Start[r*l.Cols : (r+1)*l.Cols+1]
 	if start[c0] == start[c1+1] {
-		return math.Inf(1), true // no samples: no need to know which cells are new
+		return c, true // no samples: no need to know which cells are new
 	}
 	o0, o1 := 0, -1
 	if searched {
@@ -369,7 +357,7 @@ func (ix *Index) rowNewRange(qx, qy, prev, c float64, r int, searched bool, scan
 	case o1 < c1:
 		need = scan(start[o1+1], start[c1+1])
 	}
-	return need, true
+	return min(c, l.inflate(math.Sqrt(need))), true
 }
 
 // rowRange is the rows of the grid that the disk of radius c around a query at height qy meets.
