@@ -6,11 +6,38 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// knnVector says whether KNN runs knn_amd64.s for k up to maxLanes: the CPU has AVX-512F and
-// the OS saves its registers. Read once; the CPU does not change (tests turn it off).
-var knnVector = cpu.X86.HasAVX512F
+// kernel is a vector kernel of KNN's: AVX-512F (knn_amd64.s) for k up to 16, AVX2
+// (knn_avx2_amd64.s) for k up to 12, or none (knnSearch, in Go).
+type kernel int
 
-// maxLanes is the largest k the vector search keeps in its registers.
+const (
+	goKernel kernel = iota
+	avx2Kernel
+	avx512Kernel
+)
+
+func (k kernel) String() string { return [...]string{"go", "avx2", "avx512"}[k] }
+
+// lanes is the largest k the kernel keeps in its registers.
+func (k kernel) lanes() int { return [...]int{0, 12, 16}[k] }
+
+// knnKernels are the kernels this CPU runs (the OS saving their registers), widest first.
+var knnKernels = func() []kernel {
+	var ks []kernel
+	if cpu.X86.HasAVX512F {
+		ks = append(ks, avx512Kernel)
+	}
+	if cpu.X86.HasAVX2 {
+		ks = append(ks, avx2Kernel)
+	}
+	return append(ks, goKernel)
+}()
+
+// knnKernel is the kernel KNN runs: the widest. Read once; the CPU does not change (tests
+// choose each).
+var knnKernel = knnKernels[0]
+
+// maxLanes is the most lanes a kernel has.
 const maxLanes = 16
 
 // knnLanes holds a vector search's best candidates in the order of (D2, ID), each lane beyond
@@ -25,7 +52,8 @@ type knnLanes struct {
 // knnQuery is what the kernels read of a query: sample j lies at (x[j]*sx, y[j]*sy).
 type knnQuery struct {
 	qx, qy, sx, sy float64
-	last           int64 // k-1: the lane of the k-th candidate
+	last           int64      // k-1: the lane of the k-th candidate
+	block          [4]float64 // the AVX2 kernels' room for a block's D2
 }
 
 // A vector search gathers up to knnRanges ranges of Order, or knnGather samples, before a
@@ -46,8 +74,17 @@ func knnScan32AVX512(x, y, ids *int32, ranges *[knnRanges][2]int32, n int, q *kn
 //go:noescape
 func knnScan64AVX512(x, y *float64, ids *int32, ranges *[knnRanges][2]int32, n int, q *knnQuery, l *knnLanes)
 
-// laneSearch is KNN's search with AVX-512, for k up to maxLanes: for each 8 samples, their
-// D2 (each product and the sum rounded as knnSearch rounds them, no fused multiply-add) and one
+// knnScan32AVX2 is knnScan32AVX512 in AVX2, for k up to 12.
+//
+//go:noescape
+func knnScan32AVX2(x, y, ids *int32, ranges *[knnRanges][2]int32, n int, q *knnQuery, l *knnLanes)
+
+// knnScan64AVX2 is knnScan64AVX512 in AVX2, for k up to 12.
+//
+//go:noescape
+func knnScan64AVX2(x, y *float64, ids *int32, ranges *[knnRanges][2]int32, n int, q *knnQuery, l *knnLanes)
+
+// laneSearch is KNN's search with a vector kernel: for each 8 (AVX2: 4) samples, their D2 (each product and the sum rounded as knnSearch rounds them, no fused multiply-add) and one
 // comparison with the k-th D2; the few that pass go into the lanes by masked moves, where
 // knnSearch's insertion costs a mispredicted branch or two a candidate. The lanes end as
 // knnSearch's best: the k least by (D2, ID) of the same samples.
@@ -55,6 +92,7 @@ type laneSearch struct {
 	x32, y32 []int32
 	x64, y64 []float64
 	order    []int32
+	avx512   bool
 	q        knnQuery
 	lanes    knnLanes
 	// ranges[:pending], gathered samples in all, wait for the kernel.
@@ -62,12 +100,12 @@ type laneSearch struct {
 	pending, gathered int
 }
 
-// knnLanes is KNN by a laneSearch, appended to dst; false where the CPU or k does not allow it.
+// knnLanes is KNN by a laneSearch, appended to dst; false where the kernel or k does not allow it.
 func (ix *Index) knnLanes(qx, qy float64, k int, maxD2 float64, dst []Neighbor) ([]Neighbor, bool) {
-	if !knnVector || k > maxLanes {
+	if k > knnKernel.lanes() {
 		return dst, false
 	}
-	s := &laneSearch{x32: ix.QX, y32: ix.QY, x64: ix.X, y64: ix.Y, order: ix.Order,
+	s := &laneSearch{x32: ix.QX, y32: ix.QY, x64: ix.X, y64: ix.Y, order: ix.Order, avx512: knnKernel == avx512Kernel,
 		q: knnQuery{qx: qx, qy: qy, sx: 1, sy: 1, last: int64(k - 1)}}
 	if ix.QX != nil {
 		s.q.sx, s.q.sy = ix.QuantumX, ix.QuantumY
@@ -100,10 +138,15 @@ func (s *laneSearch) scan(lo, hi int32) float64 {
 
 // flush offers the gathered ranges to the lanes.
 func (s *laneSearch) flush() {
-	if s.x32 != nil {
+	switch {
+	case s.x32 != nil && s.avx512:
 		knnScan32AVX512(&s.x32[0], &s.y32[0], &s.order[0], &s.ranges, s.pending, &s.q, &s.lanes)
-	} else {
+	case s.x32 != nil:
+		knnScan32AVX2(&s.x32[0], &s.y32[0], &s.order[0], &s.ranges, s.pending, &s.q, &s.lanes)
+	case s.avx512:
 		knnScan64AVX512(&s.x64[0], &s.y64[0], &s.order[0], &s.ranges, s.pending, &s.q, &s.lanes)
+	default:
+		knnScan64AVX2(&s.x64[0], &s.y64[0], &s.order[0], &s.ranges, s.pending, &s.q, &s.lanes)
 	}
 	s.pending, s.gathered = 0, 0
 }

@@ -2,11 +2,18 @@
 
 package grid
 
-// knnVector says whether KNN has a vector kernel: not on this architecture.
-var knnVector = false
+// kernel is a vector kernel of KNN's: none on this architecture, only knnSearch in Go.
+type kernel int
 
-// maxLanes is the largest k a vector kernel serves: none here.
-const maxLanes = 0
+const goKernel kernel = 0
+
+func (k kernel) String() string { return "go" }
+
+// knnKernels are the kernels this CPU runs; knnKernel is KNN's.
+var (
+	knnKernels = []kernel{goKernel}
+	knnKernel  = goKernel
+)
 
 // knnLanes is KNN's vector search where the CPU has one; here it has none.
 func (ix *Index) knnLanes(qx, qy float64, k int, maxD2 float64, dst []Neighbor) ([]Neighbor, bool) {

@@ -8,16 +8,13 @@ import (
 	"testing"
 )
 
-// knnPaths runs f with KNN's vector kernel on (where the CPU has it) and forced off.
+// knnPaths runs f with each of KNN's kernels that the CPU runs, pure Go included.
 func knnPaths(t *testing.T, f func(t *testing.T)) {
-	has := knnVector
-	defer func() { knnVector = has }()
-	for _, on := range []bool{true, false} {
-		t.Run(fmt.Sprintf("vector=%v", on), func(t *testing.T) {
-			if on && !has {
-				t.Skip("no vector kernel on this CPU")
-			}
-			knnVector = on
+	was := knnKernel
+	defer func() { knnKernel = was }()
+	for _, k := range knnKernels {
+		t.Run(k.String(), func(t *testing.T) {
+			knnKernel = k
 			f(t)
 		})
 	}

@@ -1,0 +1,256 @@
+#include "textflag.h"
+
+// The AVX2 kernels keep k <= 12 lanes in three ymm registers each of D2 and ID; with 16
+// registers, the insertion's shifted lanes take the other six. The D2 and the insertion are
+// knn_amd64.s's: dx = x*sx - qx, dy = y*sy - qy, dx*dx + dy*dy, each operation rounded; a
+// candidate c turns lane i into c where lane i > c and into lane i-1 where lane i-1 > c, by D2
+// alone unless a lane's D2 equals c's, then by (D2, ID).
+//
+// Registers:
+//   Y0-Y2   the lanes' D2, lanes 0-3, 4-7, 8-11     Y3-Y5   their IDs (int64)
+//   Y6-Y8   the lanes moved up one (lane -1 below every D2)    Y9-Y11  their IDs
+//   Y12     the candidate's D2, broadcast           Y13     its ID
+//   Y14, Y15 masks and scratch
+//   SI, DI  x, y    R8  ids    R10  the query    R11  the lanes    R12, R13  the ranges left
+//   AX      the first sample of the block    R9  the end of its range
+
+// knnBelow4's lane 0 is a D2 below every D2: lane -1 of the insertion.
+DATA knnBelow4<>+0(SB)/8, $(-1.0)
+DATA knnBelow4<>+8(SB)/8, $(-1.0)
+DATA knnBelow4<>+16(SB)/8, $(-1.0)
+DATA knnBelow4<>+24(SB)/8, $(-1.0)
+GLOBL knnBelow4<>(SB), RODATA|NOPTR, $32
+
+// knnTail32<> and knnTail64<> are the masks of a block's first 0-3 lanes, as dwords and as
+// qwords, at 16 and 32 bytes a count.
+DATA knnTail32<>+16(SB)/4, $-1
+DATA knnTail32<>+32(SB)/4, $-1
+DATA knnTail32<>+36(SB)/4, $-1
+DATA knnTail32<>+48(SB)/4, $-1
+DATA knnTail32<>+52(SB)/4, $-1
+DATA knnTail32<>+56(SB)/4, $-1
+DATA knnTail32<>+60(SB)/4, $0
+GLOBL knnTail32<>(SB), RODATA|NOPTR, $64
+DATA knnTail64<>+32(SB)/8, $-1
+DATA knnTail64<>+64(SB)/8, $-1
+DATA knnTail64<>+72(SB)/8, $-1
+DATA knnTail64<>+96(SB)/8, $-1
+DATA knnTail64<>+104(SB)/8, $-1
+DATA knnTail64<>+112(SB)/8, $-1
+DATA knnTail64<>+120(SB)/8, $0
+GLOBL knnTail64<>(SB), RODATA|NOPTR, $128
+
+#define LOADLANES2 \
+	MOVQ ranges+24(FP), R12; \
+	MOVQ n+32(FP), R13; \
+	MOVQ q+40(FP), R10; \
+	MOVQ l+48(FP), R11; \
+	VMOVUPD 0(R11), Y0; \
+	VMOVUPD 32(R11), Y1; \
+	VMOVUPD 64(R11), Y2; \
+	VMOVDQU 128(R11), Y3; \
+	VMOVDQU 160(R11), Y4; \
+	VMOVDQU 192(R11), Y5
+
+#define STORELANES2 \
+	VMOVUPD Y0, 0(R11); \
+	VMOVUPD Y1, 32(R11); \
+	VMOVUPD Y2, 64(R11); \
+	VMOVDQU Y3, 128(R11); \
+	VMOVDQU Y4, 160(R11); \
+	VMOVDQU Y5, 192(R11); \
+	VZEROUPPER
+
+// NEXTRANGE2 sets AX and R9 to the next range's first sample and end; it jumps to done when
+// none is left.
+#define NEXTRANGE2(done) \
+	TESTQ R13, R13; \
+	JZ done; \
+	MOVLQSX 0(R12), AX; \
+	MOVLQSX 4(R12), R9; \
+	ADDQ $8, R12; \
+	DECQ R13
+
+// BLOCK2 sets CX to the block's lane count (1-4) and DX to their bits, jumping to range when
+// the range is done and to tail when fewer than 4 lanes are left.
+#define BLOCK2(range, tail) \
+	MOVQ R9, CX; \
+	SUBQ AX, CX; \
+	JLE range; \
+	MOVL $15, DX; \
+	CMPQ CX, $4; \
+	JB tail
+
+// D2Y sets Y10 to the squared distances of the samples at (Y10, Y11).
+#define D2Y \
+	VBROADCASTSD 16(R10), Y14; \
+	VMULPD Y14, Y10, Y10; \
+	VBROADCASTSD 0(R10), Y14; \
+	VSUBPD Y14, Y10, Y10; \
+	VBROADCASTSD 24(R10), Y14; \
+	VMULPD Y14, Y11, Y11; \
+	VBROADCASTSD 8(R10), Y14; \
+	VSUBPD Y14, Y11, Y11; \
+	VMULPD Y10, Y10, Y10; \
+	VMULPD Y11, Y11, Y11; \
+	VADDPD Y11, Y10, Y10
+
+// GTD sets m to the lanes whose D2 d exceeds the candidate's.
+#define GTD(d, id, m) \
+	VCMPPD $14, Y12, d, m
+
+// GTLEX sets m to the lanes (d, id) greater than the candidate by (D2, ID); Y15 is scratch.
+#define GTLEX(d, id, m) \
+	VCMPPD $0, Y12, d, m; \
+	VPCMPGTQ Y13, id, Y15; \
+	VANDPD Y15, m, m; \
+	VCMPPD $14, Y12, d, Y15; \
+	VORPD Y15, m, m
+
+// PUT sets the lanes of (bd, bid) in mask m to (sd, sid).
+#define PUT(m, sd, sid, bd, bid) \
+	VBLENDVPD m, sd, bd, bd; \
+	VBLENDVPD m, sid, bid, bid
+
+// INSERT inserts the candidate into the lanes, the masks by GT.
+#define INSERT(GT) \
+	GT(Y0, Y3, Y14); \
+	PUT(Y14, Y12, Y13, Y0, Y3); \
+	GT(Y6, Y9, Y14); \
+	PUT(Y14, Y6, Y9, Y0, Y3); \
+	GT(Y1, Y4, Y14); \
+	PUT(Y14, Y12, Y13, Y1, Y4); \
+	GT(Y7, Y10, Y14); \
+	PUT(Y14, Y7, Y10, Y1, Y4); \
+	GT(Y2, Y5, Y14); \
+	PUT(Y14, Y12, Y13, Y2, Y5); \
+	GT(Y8, Y11, Y14); \
+	PUT(Y14, Y8, Y11, Y2, Y5)
+
+// OFFER2 inserts the block's samples (d2 in Y10, lanes in DX) with d2 <= the k-th D2 into the
+// lanes, then jumps to next.
+#define OFFER2(next, each, tie, done) \
+	MOVQ 32(R10), BX; \
+	VBROADCASTSD (R11)(BX*8), Y14; \
+	VCMPPD $2, Y14, Y10, Y14; \
+	VMOVMSKPD Y14, BX; \
+	ANDL BX, DX; \
+	JZ next; \
+	VMOVUPD Y10, 40(R10); \
+each: \
+	BSFL DX, CX; \
+	VBROADCASTSD 40(R10)(CX*8), Y12; \
+	ADDQ AX, CX; \
+	MOVLQSX (R8)(CX*4), CX; \
+	MOVQ CX, X13; \
+	VPBROADCASTQ X13, Y13; \
+	VPERMQ $0x93, Y0, Y6; \
+	VPERMQ $0x93, Y1, Y7; \
+	VPERMQ $0x93, Y2, Y8; \
+	VBLENDPD $1, Y7, Y8, Y8; \
+	VBLENDPD $1, Y6, Y7, Y7; \
+	VBLENDPD $1, knnBelow4<>(SB), Y6, Y6; \
+	VPERMQ $0x93, Y3, Y9; \
+	VPERMQ $0x93, Y4, Y10; \
+	VPERMQ $0x93, Y5, Y11; \
+	VBLENDPD $1, Y10, Y11, Y11; \
+	VBLENDPD $1, Y9, Y10, Y10; \
+	VCMPPD $0, Y12, Y0, Y14; \
+	VCMPPD $0, Y12, Y1, Y15; \
+	VORPD Y15, Y14, Y14; \
+	VCMPPD $0, Y12, Y2, Y15; \
+	VORPD Y15, Y14, Y14; \
+	VMOVMSKPD Y14, CX; \
+	TESTL CX, CX; \
+	JNZ tie; \
+	INSERT(GTD); \
+	JMP done; \
+tie: \
+	INSERT(GTLEX); \
+done: \
+	LEAL -1(DX), CX; \
+	ANDL CX, DX; \
+	JNZ each; \
+	VMOVUPD Y0, 0(R11); \
+	VMOVUPD Y1, 32(R11); \
+	VMOVUPD Y2, 64(R11)
+
+// func knnScan32AVX2(x, y, ids *int32, ranges *[knnRanges][2]int32, n int, q *knnQuery, l *knnLanes)
+TEXT ·knnScan32AVX2(SB), NOSPLIT, $0-56
+	MOVQ x+0(FP), SI
+	MOVQ y+8(FP), DI
+	MOVQ ids+16(FP), R8
+	LOADLANES2
+
+range32:
+	NEXTRANGE2(done32)
+
+block32:
+	BLOCK2(range32, tail32)
+	VCVTDQ2PD (SI)(AX*4), Y10
+	VCVTDQ2PD (DI)(AX*4), Y11
+	JMP loaded32
+
+tail32:
+	MOVQ CX, BX
+	SHLQ $4, BX
+	LEAQ knnTail32<>(SB), DX
+	VMOVDQU (DX)(BX*1), X14
+	VPMASKMOVD (SI)(AX*4), X14, X10
+	VPMASKMOVD (DI)(AX*4), X14, X11
+	VCVTDQ2PD X10, Y10
+	VCVTDQ2PD X11, Y11
+	MOVL $1, DX
+	SHLL CX, DX
+	DECL DX
+
+loaded32:
+	D2Y
+	OFFER2(next32, each32, tie32, put32)
+
+next32:
+	ADDQ $4, AX
+	JMP block32
+
+done32:
+	STORELANES2
+	RET
+
+// func knnScan64AVX2(x, y *float64, ids *int32, ranges *[knnRanges][2]int32, n int, q *knnQuery, l *knnLanes)
+TEXT ·knnScan64AVX2(SB), NOSPLIT, $0-56
+	MOVQ x+0(FP), SI
+	MOVQ y+8(FP), DI
+	MOVQ ids+16(FP), R8
+	LOADLANES2
+
+range64:
+	NEXTRANGE2(done64)
+
+block64:
+	BLOCK2(range64, tail64)
+	VMOVUPD (SI)(AX*8), Y10
+	VMOVUPD (DI)(AX*8), Y11
+	JMP loaded64
+
+tail64:
+	MOVQ CX, BX
+	SHLQ $5, BX
+	LEAQ knnTail64<>(SB), DX
+	VMOVDQU (DX)(BX*1), Y14
+	VMASKMOVPD (SI)(AX*8), Y14, Y10
+	VMASKMOVPD (DI)(AX*8), Y14, Y11
+	MOVL $1, DX
+	SHLL CX, DX
+	DECL DX
+
+loaded64:
+	D2Y
+	OFFER2(next64, each64, tie64, put64)
+
+next64:
+	ADDQ $4, AX
+	JMP block64
+
+done64:
+	STORELANES2
+	RET
