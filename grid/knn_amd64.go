@@ -6,8 +6,8 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// kernel is a vector kernel of KNN's: AVX-512F (knn_amd64.s) for k up to 16, AVX2
-// (knn_avx2_amd64.s) for k up to 12, or none (knnSearch, in Go).
+// kernel is a vector kernel of KNN's for k up to 16: AVX-512F (knn_amd64.s), AVX2
+// (knn_avx2_amd64.s), or none (knnSearch, in Go).
 type kernel int
 
 const (
@@ -17,9 +17,6 @@ const (
 )
 
 func (k kernel) String() string { return [...]string{"go", "avx2", "avx512"}[k] }
-
-// lanes is the largest k the kernel keeps in its registers.
-func (k kernel) lanes() int { return [...]int{0, 12, 16}[k] }
 
 // knnKernels are the kernels this CPU runs (the OS saving their registers), widest first.
 var knnKernels = func() []kernel {
@@ -37,7 +34,7 @@ var knnKernels = func() []kernel {
 // choose each).
 var knnKernel = knnKernels[0]
 
-// maxLanes is the most lanes a kernel has.
+// maxLanes is the largest k the kernels keep in their registers.
 const maxLanes = 16
 
 // knnLanes holds a vector search's best candidates in the order of (D2, ID), each lane beyond
@@ -74,12 +71,12 @@ func knnScan32AVX512(x, y, ids *int32, ranges *[knnRanges][2]int32, n int, q *kn
 //go:noescape
 func knnScan64AVX512(x, y *float64, ids *int32, ranges *[knnRanges][2]int32, n int, q *knnQuery, l *knnLanes)
 
-// knnScan32AVX2 is knnScan32AVX512 in AVX2, for k up to 12.
+// knnScan32AVX2 is knnScan32AVX512 in AVX2.
 //
 //go:noescape
 func knnScan32AVX2(x, y, ids *int32, ranges *[knnRanges][2]int32, n int, q *knnQuery, l *knnLanes)
 
-// knnScan64AVX2 is knnScan64AVX512 in AVX2, for k up to 12.
+// knnScan64AVX2 is knnScan64AVX512 in AVX2.
 //
 //go:noescape
 func knnScan64AVX2(x, y *float64, ids *int32, ranges *[knnRanges][2]int32, n int, q *knnQuery, l *knnLanes)
@@ -102,7 +99,7 @@ type laneSearch struct {
 
 // knnLanes is KNN by a laneSearch, appended to dst; false where the kernel or k does not allow it.
 func (ix *Index) knnLanes(qx, qy float64, k int, maxD2 float64, dst []Neighbor) ([]Neighbor, bool) {
-	if k > knnKernel.lanes() {
+	if knnKernel == goKernel || k > maxLanes {
 		return dst, false
 	}
 	s := &laneSearch{x32: ix.QX, y32: ix.QY, x64: ix.X, y64: ix.Y, order: ix.Order, avx512: knnKernel == avx512Kernel,

@@ -1,15 +1,17 @@
 #include "textflag.h"
 
-// The AVX2 kernels keep k <= 12 lanes in three ymm registers each of D2 and ID; with 16
-// registers, the insertion's shifted lanes take the other six. The D2 and the insertion are
+// The AVX2 kernels keep 16 lanes in four ymm registers each of D2 and ID; with 16 registers,
+// the insertion moves the lanes up one register at a time, from the last. The D2 and the
+// insertion are
 // knn_amd64.s's: dx = x*sx - qx, dy = y*sy - qy, dx*dx + dy*dy, each operation rounded; a
 // candidate c turns lane i into c where lane i > c and into lane i-1 where lane i-1 > c, by D2
 // alone unless a lane's D2 equals c's, then by (D2, ID).
 //
 // Registers:
-//   Y0-Y2   the lanes' D2, lanes 0-3, 4-7, 8-11     Y3-Y5   their IDs (int64)
-//   Y6-Y8   the lanes moved up one (lane -1 below every D2)    Y9-Y11  their IDs
-//   Y12     the candidate's D2, broadcast           Y13     its ID
+//   Y0-Y3   the lanes' D2, lanes 0-3, 4-7, 8-11, 12-15      Y4-Y7   their IDs (int64)
+//   Y8      the candidate's D2, broadcast           Y9      its ID
+//   Y10-Y13 a register's lanes turned up one (VPERMQ), then moved up one (lane -1 below
+//           every D2), D2 and ID, the two pairs taking turns
 //   Y14, Y15 masks and scratch
 //   SI, DI  x, y    R8  ids    R10  the query    R11  the lanes    R12, R13  the ranges left
 //   AX      the first sample of the block    R9  the end of its range
@@ -48,17 +50,24 @@ GLOBL knnTail64<>(SB), RODATA|NOPTR, $128
 	VMOVUPD 0(R11), Y0; \
 	VMOVUPD 32(R11), Y1; \
 	VMOVUPD 64(R11), Y2; \
-	VMOVDQU 128(R11), Y3; \
-	VMOVDQU 160(R11), Y4; \
-	VMOVDQU 192(R11), Y5
+	VMOVUPD 96(R11), Y3; \
+	VMOVDQU 128(R11), Y4; \
+	VMOVDQU 160(R11), Y5; \
+	VMOVDQU 192(R11), Y6; \
+	VMOVDQU 224(R11), Y7
 
-#define STORELANES2 \
+#define STORED2 \
 	VMOVUPD Y0, 0(R11); \
 	VMOVUPD Y1, 32(R11); \
 	VMOVUPD Y2, 64(R11); \
-	VMOVDQU Y3, 128(R11); \
-	VMOVDQU Y4, 160(R11); \
-	VMOVDQU Y5, 192(R11); \
+	VMOVUPD Y3, 96(R11)
+
+#define STORELANES2 \
+	STORED2; \
+	VMOVDQU Y4, 128(R11); \
+	VMOVDQU Y5, 160(R11); \
+	VMOVDQU Y6, 192(R11); \
+	VMOVDQU Y7, 224(R11); \
 	VZEROUPPER
 
 // NEXTRANGE2 sets AX and R9 to the next range's first sample and end; it jumps to done when
@@ -97,14 +106,14 @@ GLOBL knnTail64<>(SB), RODATA|NOPTR, $128
 
 // GTD sets m to the lanes whose D2 d exceeds the candidate's.
 #define GTD(d, id, m) \
-	VCMPPD $14, Y12, d, m
+	VCMPPD $14, Y8, d, m
 
 // GTLEX sets m to the lanes (d, id) greater than the candidate by (D2, ID); Y15 is scratch.
 #define GTLEX(d, id, m) \
-	VCMPPD $0, Y12, d, m; \
-	VPCMPGTQ Y13, id, Y15; \
+	VCMPPD $0, Y8, d, m; \
+	VPCMPGTQ Y9, id, Y15; \
 	VANDPD Y15, m, m; \
-	VCMPPD $14, Y12, d, Y15; \
+	VCMPPD $14, Y8, d, Y15; \
 	VORPD Y15, m, m
 
 // PUT sets the lanes of (bd, bid) in mask m to (sd, sid).
@@ -112,20 +121,33 @@ GLOBL knnTail64<>(SB), RODATA|NOPTR, $128
 	VBLENDVPD m, sd, bd, bd; \
 	VBLENDVPD m, sid, bid, bid
 
-// INSERT inserts the candidate into the lanes, the masks by GT.
+// MOVE inserts the candidate into the register (bd, bid), given (sd, sid): its lanes turned up
+// one, whose lane 0 it sets to the last lane of the register before.
+#define MOVE(GT, bd, bid, sd, sid) \
+	GT(bd, bid, Y14); \
+	PUT(Y14, Y8, Y9, bd, bid); \
+	GT(sd, sid, Y14); \
+	PUT(Y14, sd, sid, bd, bid)
+
+// STEP is MOVE for a register after the first, (pd, pid) the register before it, which it
+// turns up one into (nd, nid) for the next STEP.
+#define STEP(GT, bd, bid, sd, sid, pd, pid, nd, nid) \
+	VPERMQ $0x93, pd, nd; \
+	VPERMQ $0x93, pid, nid; \
+	VBLENDPD $1, nd, sd, sd; \
+	VBLENDPD $1, nid, sid, sid; \
+	MOVE(GT, bd, bid, sd, sid)
+
+// INSERT inserts the candidate into the lanes, from the last register to the first, each
+// moved by the lanes it had before.
 #define INSERT(GT) \
-	GT(Y0, Y3, Y14); \
-	PUT(Y14, Y12, Y13, Y0, Y3); \
-	GT(Y6, Y9, Y14); \
-	PUT(Y14, Y6, Y9, Y0, Y3); \
-	GT(Y1, Y4, Y14); \
-	PUT(Y14, Y12, Y13, Y1, Y4); \
-	GT(Y7, Y10, Y14); \
-	PUT(Y14, Y7, Y10, Y1, Y4); \
-	GT(Y2, Y5, Y14); \
-	PUT(Y14, Y12, Y13, Y2, Y5); \
-	GT(Y8, Y11, Y14); \
-	PUT(Y14, Y8, Y11, Y2, Y5)
+	VPERMQ $0x93, Y3, Y10; \
+	VPERMQ $0x93, Y7, Y11; \
+	STEP(GT, Y3, Y7, Y10, Y11, Y2, Y6, Y12, Y13); \
+	STEP(GT, Y2, Y6, Y12, Y13, Y1, Y5, Y10, Y11); \
+	STEP(GT, Y1, Y5, Y10, Y11, Y0, Y4, Y12, Y13); \
+	VBLENDPD $1, knnBelow4<>(SB), Y12, Y12; \
+	MOVE(GT, Y0, Y4, Y12, Y13)
 
 // OFFER2 inserts the block's samples (d2 in Y10, lanes in DX) with d2 <= the k-th D2 into the
 // lanes, then jumps to next.
@@ -139,26 +161,17 @@ GLOBL knnTail64<>(SB), RODATA|NOPTR, $128
 	VMOVUPD Y10, 40(R10); \
 each: \
 	BSFL DX, CX; \
-	VBROADCASTSD 40(R10)(CX*8), Y12; \
+	VBROADCASTSD 40(R10)(CX*8), Y8; \
 	ADDQ AX, CX; \
 	MOVLQSX (R8)(CX*4), CX; \
-	MOVQ CX, X13; \
-	VPBROADCASTQ X13, Y13; \
-	VPERMQ $0x93, Y0, Y6; \
-	VPERMQ $0x93, Y1, Y7; \
-	VPERMQ $0x93, Y2, Y8; \
-	VBLENDPD $1, Y7, Y8, Y8; \
-	VBLENDPD $1, Y6, Y7, Y7; \
-	VBLENDPD $1, knnBelow4<>(SB), Y6, Y6; \
-	VPERMQ $0x93, Y3, Y9; \
-	VPERMQ $0x93, Y4, Y10; \
-	VPERMQ $0x93, Y5, Y11; \
-	VBLENDPD $1, Y10, Y11, Y11; \
-	VBLENDPD $1, Y9, Y10, Y10; \
-	VCMPPD $0, Y12, Y0, Y14; \
-	VCMPPD $0, Y12, Y1, Y15; \
+	MOVQ CX, X9; \
+	VPBROADCASTQ X9, Y9; \
+	VCMPPD $0, Y8, Y0, Y14; \
+	VCMPPD $0, Y8, Y1, Y15; \
 	VORPD Y15, Y14, Y14; \
-	VCMPPD $0, Y12, Y2, Y15; \
+	VCMPPD $0, Y8, Y2, Y15; \
+	VORPD Y15, Y14, Y14; \
+	VCMPPD $0, Y8, Y3, Y15; \
 	VORPD Y15, Y14, Y14; \
 	VMOVMSKPD Y14, CX; \
 	TESTL CX, CX; \
@@ -171,9 +184,7 @@ done: \
 	LEAL -1(DX), CX; \
 	ANDL CX, DX; \
 	JNZ each; \
-	VMOVUPD Y0, 0(R11); \
-	VMOVUPD Y1, 32(R11); \
-	VMOVUPD Y2, 64(R11)
+	STORED2
 
 // func knnScan32AVX2(x, y, ids *int32, ranges *[knnRanges][2]int32, n int, q *knnQuery, l *knnLanes)
 TEXT ·knnScan32AVX2(SB), NOSPLIT, $0-56
