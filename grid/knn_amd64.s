@@ -1,4 +1,5 @@
 #include "textflag.h"
+#include "knn_amd64.h"
 
 // knnBelow is a D2 below every D2: lane -1 of the insertion.
 DATA knnBelow<>+0(SB)/8, $(-1.0)
@@ -30,16 +31,6 @@ GLOBL knnBelow<>(SB), RODATA|NOPTR, $8
 	VMOVDQA64 Z9, Z8; \
 	VPERMI2PD Z1, Z0, Z8; \
 	VBROADCASTSD knnBelow<>(SB), Z23
-
-// NEXTRANGE sets AX and R9 to the next range's first sample and end; it jumps to done when
-// none is left.
-#define NEXTRANGE(done) \
-	TESTQ R13, R13; \
-	JZ done; \
-	MOVLQSX 0(R12), AX; \
-	MOVLQSX 4(R12), R9; \
-	ADDQ $8, R12; \
-	DECQ R13
 
 // BLOCKMASK sets K7 to the lanes of the block at AX: 8, or the R9-AX left. It jumps to
 // range when none are left.

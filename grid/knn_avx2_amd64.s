@@ -1,11 +1,11 @@
 #include "textflag.h"
+#include "knn_amd64.h"
 
-// The AVX2 kernels keep 16 lanes in four ymm registers each of D2 and ID; with 16 registers,
-// the insertion moves the lanes up one register at a time, from the last. The D2 and the
-// insertion are
-// knn_amd64.s's: dx = x*sx - qx, dy = y*sy - qy, dx*dx + dy*dy, each operation rounded; a
-// candidate c turns lane i into c where lane i > c and into lane i-1 where lane i-1 > c, by D2
-// alone unless a lane's D2 equals c's, then by (D2, ID).
+// The AVX2 kernels are knn_amd64.s's, 4 samples at a time: the same D2 (dx = x*sx - qx,
+// dy = y*sy - qy, dx*dx + dy*dy, each operation rounded) and the same insertion (a candidate c
+// turns lane i into c where lane i > c and into lane i-1 where lane i-1 > c, by D2 alone unless
+// a lane's D2 equals c's, then by (D2, ID)). The 16 lanes take four ymm registers each of D2
+// and ID, so, with 16 registers, the insertion moves them one register at a time, from the last.
 //
 // Registers:
 //   Y0-Y3   the lanes' D2, lanes 0-3, 4-7, 8-11, 12-15      Y4-Y7   their IDs (int64)
@@ -23,15 +23,14 @@ DATA knnBelow4<>+16(SB)/8, $(-1.0)
 DATA knnBelow4<>+24(SB)/8, $(-1.0)
 GLOBL knnBelow4<>(SB), RODATA|NOPTR, $32
 
-// knnTail32<> and knnTail64<> are the masks of a block's first 0-3 lanes, as dwords and as
-// qwords, at 16 and 32 bytes a count.
+// knnTail32<> and knnTail64<> are the masks of the first 1-3 lanes of a range's last block, as
+// dwords and as qwords, at 16 and 32 bytes a count.
 DATA knnTail32<>+16(SB)/4, $-1
 DATA knnTail32<>+32(SB)/4, $-1
 DATA knnTail32<>+36(SB)/4, $-1
 DATA knnTail32<>+48(SB)/4, $-1
 DATA knnTail32<>+52(SB)/4, $-1
 DATA knnTail32<>+56(SB)/4, $-1
-DATA knnTail32<>+60(SB)/4, $0
 GLOBL knnTail32<>(SB), RODATA|NOPTR, $64
 DATA knnTail64<>+32(SB)/8, $-1
 DATA knnTail64<>+64(SB)/8, $-1
@@ -39,9 +38,9 @@ DATA knnTail64<>+72(SB)/8, $-1
 DATA knnTail64<>+96(SB)/8, $-1
 DATA knnTail64<>+104(SB)/8, $-1
 DATA knnTail64<>+112(SB)/8, $-1
-DATA knnTail64<>+120(SB)/8, $0
 GLOBL knnTail64<>(SB), RODATA|NOPTR, $128
 
+// LOADLANES2 loads the arguments and the lanes.
 #define LOADLANES2 \
 	MOVQ ranges+24(FP), R12; \
 	MOVQ n+32(FP), R13; \
@@ -56,12 +55,14 @@ GLOBL knnTail64<>(SB), RODATA|NOPTR, $128
 	VMOVDQU 192(R11), Y6; \
 	VMOVDQU 224(R11), Y7
 
+// STORED2 writes the lanes' D2 back, where the next block reads the k-th.
 #define STORED2 \
 	VMOVUPD Y0, 0(R11); \
 	VMOVUPD Y1, 32(R11); \
 	VMOVUPD Y2, 64(R11); \
 	VMOVUPD Y3, 96(R11)
 
+// STORELANES2 writes the lanes back.
 #define STORELANES2 \
 	STORED2; \
 	VMOVDQU Y4, 128(R11); \
@@ -69,16 +70,6 @@ GLOBL knnTail64<>(SB), RODATA|NOPTR, $128
 	VMOVDQU Y6, 192(R11); \
 	VMOVDQU Y7, 224(R11); \
 	VZEROUPPER
-
-// NEXTRANGE2 sets AX and R9 to the next range's first sample and end; it jumps to done when
-// none is left.
-#define NEXTRANGE2(done) \
-	TESTQ R13, R13; \
-	JZ done; \
-	MOVLQSX 0(R12), AX; \
-	MOVLQSX 4(R12), R9; \
-	ADDQ $8, R12; \
-	DECQ R13
 
 // BLOCK2 sets CX to the block's lane count (1-4) and DX to their bits, jumping to range when
 // the range is done and to tail when fewer than 4 lanes are left.
@@ -194,7 +185,7 @@ TEXT ·knnScan32AVX2(SB), NOSPLIT, $0-56
 	LOADLANES2
 
 range32:
-	NEXTRANGE2(done32)
+	NEXTRANGE(done32)
 
 block32:
 	BLOCK2(range32, tail32)
@@ -235,7 +226,7 @@ TEXT ·knnScan64AVX2(SB), NOSPLIT, $0-56
 	LOADLANES2
 
 range64:
-	NEXTRANGE2(done64)
+	NEXTRANGE(done64)
 
 block64:
 	BLOCK2(range64, tail64)
