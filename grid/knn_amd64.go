@@ -81,7 +81,8 @@ func knnScan32AVX2(x, y, ids *int32, ranges *[knnRanges][2]int32, n int, q *knnQ
 //go:noescape
 func knnScan64AVX2(x, y *float64, ids *int32, ranges *[knnRanges][2]int32, n int, q *knnQuery, l *knnLanes)
 
-// laneSearch is KNN's search with a vector kernel: for each 8 (AVX2: 4) samples, their D2 (each product and the sum rounded as knnSearch rounds them, no fused multiply-add) and one
+// laneSearch is KNN's search with a vector kernel: for each 8 (AVX2: 4) samples, their D2
+// (each product and the sum rounded as knnSearch rounds them, no fused multiply-add) and one
 // comparison with the k-th D2; the few that pass go into the lanes by masked moves, where
 // knnSearch's insertion costs a mispredicted branch or two a candidate. The lanes end as
 // knnSearch's best: the k least by (D2, ID) of the same samples.
@@ -102,8 +103,8 @@ func (ix *Index) knnLanes(qx, qy float64, k int, maxD2 float64, dst []Neighbor) 
 	if knnKernel == goKernel || k > maxLanes {
 		return dst, false
 	}
-	s := &laneSearch{x32: ix.QX, y32: ix.QY, x64: ix.X, y64: ix.Y, order: ix.Order, avx512: knnKernel == avx512Kernel,
-		q: knnQuery{qx: qx, qy: qy, sx: 1, sy: 1, last: int64(k - 1)}}
+	s := &laneSearch{x32: ix.QX, y32: ix.QY, x64: ix.X, y64: ix.Y, order: ix.Order,
+		avx512: knnKernel == avx512Kernel, q: knnQuery{qx: qx, qy: qy, sx: 1, sy: 1, last: int64(k - 1)}}
 	if ix.QX != nil {
 		s.q.sx, s.q.sy = ix.QuantumX, ix.QuantumY
 	}
@@ -148,6 +149,7 @@ func (s *laneSearch) flush() {
 	s.pending, s.gathered = 0, 0
 }
 
+// found scans what is gathered, then counts the lanes filled.
 func (s *laneSearch) found() (int, float64) {
 	if s.pending > 0 {
 		s.flush()
