@@ -20,17 +20,26 @@ func (ix *Index) KNN(qx, qy float64, k int, maxD2 float64, dst []Neighbor) []Nei
 		return dst
 	}
 	k = min(k, ix.Len())
-	if ix.QX != nil {
-		return knn(ix, &knnSearch[int32]{x: ix.QX, y: ix.QY, sx: ix.QuantumX, sy: ix.QuantumY,
-			order: ix.Order, qx: qx, qy: qy, k: k, worst: maxD2, best: dst})
+	if nb, ok := ix.knnLanes(qx, qy, k, maxD2, dst); ok {
+		return nb
 	}
-	return knn(ix, &knnSearch[float64]{x: ix.X, y: ix.Y, sx: 1, sy: 1,
-		order: ix.Order, qx: qx, qy: qy, k: k, worst: maxD2, best: dst})
+	if ix.QX != nil {
+		s := &knnSearch[int32]{x: ix.QX, y: ix.QY, sx: ix.QuantumX, sy: ix.QuantumY,
+			order: ix.Order, qx: qx, qy: qy, k: k, worst: maxD2, best: dst}
+		knn(ix, qx, qy, k, maxD2, s.scan, s.found)
+		return s.best
+	}
+	s := &knnSearch[float64]{x: ix.X, y: ix.Y, sx: 1, sy: 1,
+		order: ix.Order, qx: qx, qy: qy, k: k, worst: maxD2, best: dst}
+	knn(ix, qx, qy, k, maxD2, s.scan, s.found)
+	return s.best
 }
 
-// knn is KNN's search, for either form of the coordinates.
-func knn[T coord](ix *Index, s *knnSearch[T]) []Neighbor {
-	qx, qy, k, maxD2 := s.qx, s.qy, s.k, s.worst
+// knn is KNN's search, whatever the form of the coordinates and of the candidates' keeping:
+// scan offers the samples of Order[lo:hi] and returns the D2 that a candidate must not exceed
+// (maxD2 until k are found, then the k-th D2); found says how many candidates are kept (at
+// most k) and, when k, the k-th D2.
+func knn(ix *Index, qx, qy float64, k int, maxD2 float64, scan func(lo, hi int32) float64, found func() (int, float64)) {
 	l := &ix.Layout
 	near, far := l.reach(qx, qy)
 	// The disk's radius is near+step: step is how far it reaches into the grid. The first disk
@@ -47,18 +56,19 @@ func knn[T coord](ix *Index, s *knnSearch[T]) []Neighbor {
 		if cov >= far {
 			cov, last = math.Inf(1), true
 		}
-		ix.eachNewRange(qx, qy, prev, cov, s.scan)
-		full := len(s.best) == k
-		if last || full && s.best[k-1].D2 <= t2 {
-			return s.best
+		ix.eachNewRange(qx, qy, prev, cov, scan)
+		m, kth := found()
+		full := m == k
+		if last || full && kth <= t2 {
+			return
 		}
 		prev = cov
 		if full {
 			// The k found bound the answer: one more search out to the k-th distance is final.
-			t2 = s.best[k-1].D2
+			t2 = kth
 			continue
 		}
-		step *= knnGrowth(len(s.best), k)
+		step *= knnGrowth(m, k)
 		t2 = sq(near + step)
 	}
 }
@@ -119,6 +129,13 @@ func (s *knnSearch[T]) scan(lo, hi int32) float64 {
 }
 
 func less(a, b Neighbor) bool { return a.D2 < b.D2 || a.D2 == b.D2 && a.ID < b.ID }
+
+func (s *knnSearch[T]) found() (int, float64) {
+	if len(s.best) < s.k {
+		return len(s.best), 0
+	}
+	return s.k, s.best[s.k-1].D2
+}
 
 // Within appends to dst[:0] every sample with squared distance <= r2 from (qx,qy), ascending by
 // ID. A negative or NaN r2 or a NaN query gives none.
