@@ -76,6 +76,9 @@ func cogOverviewLevels(cols, rows int, dt godal.DataType, co []string) (levels [
 	if v, set := optionValue(co, "OVERVIEW_COUNT"); set {
 		count = atoi(v)
 	}
+	if threshold < 1 {
+		return nil, false // the driver's own rule would not end
+	}
 	if !(cols > threshold || rows > threshold || count > 0) {
 		return nil, true
 	}
@@ -213,7 +216,7 @@ func (b ovrBuild) describe() (ovrSource, int, int, error) {
 	bands := ds.Bands()
 	s := ds.Structure()
 	info := ovrSource{bands: len(bands), dtype: bands[0].Structure().DataType,
-		useMask: bands[0].MaskFlags()&0x01 == 0} // GMF_ALL_VALID
+		useMask: bands[0].MaskFlags()&C.GMF_ALL_VALID == 0}
 	for _, band := range bands {
 		nd, ok := band.NoData()
 		info.nodata = append(info.nodata, nd)

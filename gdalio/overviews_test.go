@@ -2,6 +2,7 @@ package gdalio
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os/exec"
@@ -213,5 +214,26 @@ func TestCOGOverviewMargin(t *testing.T) {
 				t.Logf("margin of radius %d: %s", radius, d)
 			}
 		})
+	}
+}
+
+// TestCOGOverviewsCancelled: an interrupted overview computation returns the context's error
+// and leaves none of its temporary files.
+func TestCOGOverviewsCancelled(t *testing.T) {
+	cc := cogCases[0]
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain.tif")
+	writeCOGCase(t, plain, "GTiff", cc)
+	dt, _, _ := dataType(cc.typ)
+	lv, _ := cogOverviewLevels(cc.cols, cc.rows, dt, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	b := ovrBuild{ctx: ctx, src: plain, stage: filepath.Join(dir, "out.tif"), levels: lv, workers: 2,
+		radius: cubicRadius, errs: godalErrors(func(m string) { t.Log(m) })}
+	if _, _, err := b.withOverviews(); !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want %v", err, context.Canceled)
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "*aidwtmp*")); len(files) > 0 {
+		t.Fatalf("temporary files left: %v", files)
 	}
 }

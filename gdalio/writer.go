@@ -426,10 +426,12 @@ func (w *Writer) copy(ctx context.Context) error {
 			radius: cubicRadius, errs: w.errs}
 		vrt, cleanup, err := b.withOverviews()
 		defer cleanup()
-		if err != nil {
+		if err := ctx.Err(); err != nil {
 			return err
 		}
-		src = vrt
+		if err == nil {
+			src = vrt
+		} // else the driver computes them, and reports what failed if it fails too
 	}
 	return translate(ctx, src, w.copyTo, args, w.copyCache, w.warn)
 }
