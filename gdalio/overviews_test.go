@@ -29,7 +29,10 @@ var cogCases = []cogCase{
 	// 500x388, 250x194, 125x97: each level from the one before, odd sizes, ratios not 2
 	{name: "Int16 nodata three levels", cols: 1001, rows: 777, bands: 1, typ: "Int16", nodata: true,
 		co: []string{"BLOCKSIZE=128"}, fast: true},
-	{name: "Float64 two bands", cols: 1300, rows: 601, bands: 2, typ: "Float64", nodata: true, fast: true},
+	{name: "Float64 two bands", cols: 1030, rows: 601, bands: 2, typ: "Float64", nodata: true, fast: true},
+	// below the block size: two levels all the same
+	{name: "OVERVIEW_COUNT", cols: 700, rows: 333, bands: 1, typ: "Float32", nodata: true,
+		co: []string{"OVERVIEW_COUNT=2"}, fast: true},
 	{name: "AVERAGE is the driver's", cols: 1001, rows: 777, bands: 1, typ: "Float32", nodata: true,
 		co: []string{"RESAMPLING=AVERAGE"}},
 	{name: "no overviews", cols: 1001, rows: 777, bands: 1, typ: "Float32", co: []string{"OVERVIEWS=NONE"}},
