@@ -103,8 +103,8 @@ func atoi(s string) int {
 	return n
 }
 
-// optionValue is the value of the last NAME=VALUE option named key (any case), as GDAL's
-// CSLFetchNameValue finds the first: aidw's options have each name once.
+// optionValue is the value of the first NAME=VALUE option named key (any case), the one GDAL's
+// CSLFetchNameValue finds.
 func optionValue(co []string, key string) (string, bool) {
 	for _, o := range co {
 		if k, v, _ := strings.Cut(o, "="); strings.EqualFold(k, key) {
