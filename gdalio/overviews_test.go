@@ -38,6 +38,7 @@ var cogCases = []cogCase{
 		co: []string{"OVERVIEW_COUNT=2"}, fast: true},
 	{name: "AVERAGE is the driver's", cols: 1001, rows: 777, bands: 1, typ: "Float32", nodata: true,
 		co: []string{"RESAMPLING=AVERAGE"}},
+	{name: "Byte is the driver's", cols: 1001, rows: 777, bands: 1, typ: "Byte"},
 	{name: "no overviews", cols: 1001, rows: 777, bands: 1, typ: "Float32", co: []string{"OVERVIEWS=NONE"}},
 }
 
