@@ -424,7 +424,9 @@ func (w *Writer) copy(ctx context.Context) error {
 		strings.EqualFold(w.format, "COG") {
 		b := ovrBuild{ctx: ctx, src: w.tmp, stage: w.stage, levels: levels, workers: numThreads(w.create),
 			radius: cubicRadius, errs: w.errs}
+		restore := limitCache(w.copyCache) // the strips' rows pass through it once
 		vrt, cleanup, err := b.withOverviews()
+		restore()
 		defer cleanup()
 		if err := ctx.Err(); err != nil {
 			return err
