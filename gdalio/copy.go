@@ -50,10 +50,7 @@ func translate(ctx context.Context, src, dst string, args []string, cache int64,
 	defer free()
 	var e C.aidw_err
 	defer C.aidw_err_free(&e)
-	if old := int64(C.GDALGetCacheMax64()); cache > 0 && cache < old {
-		C.GDALSetCacheMax64(C.GIntBig(cache))
-		defer C.GDALSetCacheMax64(C.GIntBig(old))
-	}
+	defer limitCache(cache)()
 	rc := withThreads(func() C.int { return C.aidw_translate(csrc, cdst, argv, cancel, &e) })
 	if e.warnings != nil {
 		for _, w := range strings.Split(C.GoString(e.warnings), "\n") {
@@ -67,6 +64,17 @@ func translate(ctx context.Context, src, dst string, args []string, cache int64,
 		return err
 	}
 	return errors.New(oneLine(C.GoString(e.failure)))
+}
+
+// limitCache holds GDAL's block cache to at most cache bytes (0: as it is) until the function
+// it returns is called.
+func limitCache(cache int64) (restore func()) {
+	old := int64(C.GDALGetCacheMax64())
+	if cache <= 0 || cache >= old {
+		return func() {}
+	}
+	C.GDALSetCacheMax64(C.GIntBig(cache))
+	return func() { C.GDALSetCacheMax64(C.GIntBig(old)) }
 }
 
 // withThreads runs f with GDAL_NUM_THREADS=ALL_CPUS on its thread unless the option is set.

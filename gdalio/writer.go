@@ -15,6 +15,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -68,6 +69,9 @@ type Writer struct {
 	tmp, copyTo, final string
 	// copyCache bounds GDAL's block cache while copyTo is made (see translate)
 	copyCache int64
+	// stage is the name the temporary files are made beside; dtype the bands' type
+	stage string
+	dtype godal.DataType
 	// flushRows says whether a row of blockRows-line blocks is flushed once written
 	flushRows bool
 	blockRows int
@@ -145,7 +149,7 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 		return nil, err
 	}
 	w := &Writer{path: path, format: format, create: threadedOptions(format, opt.Create), cols: t.Cols, rows: t.Rows,
-		warn: warner(opt.Warn)}
+		warn: warner(opt.Warn), stage: stage, dtype: dtype}
 	if IsStdout(path) {
 		w.stdout = os.Stdout
 	}
@@ -408,13 +412,38 @@ func (w *Writer) PublishContext(ctx context.Context) error {
 }
 
 // copy runs the driver's CreateCopy from the temporary GTiff, with the -co options; it stops
-// when ctx is done.
+// when ctx is done. A COG's overviews are computed first on every core when aidw can make
+// them as the driver would (see overviews.go).
 func (w *Writer) copy(ctx context.Context) error {
 	args := []string{"-of", w.format}
 	for _, co := range w.create {
 		args = append(args, "-co", co)
 	}
-	return translate(ctx, w.tmp, w.copyTo, args, w.copyCache, w.warn)
+	src := w.tmp
+	if levels, ok := cogOverviewLevels(w.cols, w.rows, w.dtype, w.create); ok && len(levels) > 0 &&
+		strings.EqualFold(w.format, "COG") {
+		b := ovrBuild{ctx: ctx, src: w.tmp, stage: w.stage, levels: levels, workers: numThreads(w.create),
+			radius: cubicRadius, errs: w.errs}
+		restore := limitCache(w.copyCache) // the strips' rows pass through it once
+		vrt, cleanup, err := b.withOverviews()
+		restore()
+		defer cleanup()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err == nil {
+			src = vrt
+		} // else the driver computes them, and reports what failed if it fails too
+	}
+	return translate(ctx, src, w.copyTo, args, w.copyCache, w.warn)
+}
+
+// numThreads is the NUM_THREADS creation option's thread count: every core unless a number.
+func numThreads(co []string) int {
+	if v, ok := optionValue(co, "NUM_THREADS"); ok && !strings.EqualFold(v, "ALL_CPUS") {
+		return max(1, atoi(v))
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 // Abort closes and removes every temporary file; an existing destination stays as it was.
