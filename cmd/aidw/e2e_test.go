@@ -24,6 +24,9 @@ import (
 var aidwBin string
 
 func TestMain(m *testing.M) {
+	if len(os.Args) > 2 && os.Args[1] == peakChildArg {
+		os.Exit(runPeakChild(os.Args[2:]))
+	}
 	godal.RegisterAll()
 	dir, err := os.MkdirTemp("", "aidw-e2e")
 	if err != nil {
@@ -37,6 +40,45 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// peakChildArg makes this test binary a small parent that runs a command and reports its peak
+// RSS (runPeakChild). The ru_maxrss that wait4 reports of a test's child counts the test
+// process too: Linux carries the parent's high-water mark across the vfork and exec that start
+// the child, so a test process of hundreds of MiB would hide the command's own peak.
+const peakChildArg = "-peak-rss-child"
+
+// runPeakChild runs args, passing its output through, then writes its peak RSS in KiB on a
+// last line of stderr, and returns its exit code.
+func runPeakChild(args []string) int {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	err := cmd.Run()
+	if cmd.ProcessState == nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 127
+	}
+	fmt.Fprintf(os.Stderr, "\npeak-rss-kib %d\n", cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)
+	return cmd.ProcessState.ExitCode()
+}
+
+// runAidwPeak is runAidw that also returns the command's own peak RSS in bytes (see
+// peakChildArg).
+func runAidwPeak(t *testing.T, args ...string) (code int, stdout, stderr string, peak int64) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{peakChildArg, aidwBin}, args...)...)
+	var out, errs strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errs
+	code, stdout, stderr = exitCodeOf(t, cmd), out.String(), errs.String()
+	i := strings.LastIndex(stderr, "\npeak-rss-kib ")
+	if i < 0 {
+		t.Fatalf("no peak reported: %q", stderr)
+	}
+	kib, err := strconv.ParseInt(strings.TrimSpace(stderr[i+len("\npeak-rss-kib "):]), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code, stdout, stderr[:i], kib << 10
 }
 
 // runAidw runs the binary and returns its exit code with stdout and stderr.

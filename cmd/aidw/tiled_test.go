@@ -111,13 +111,11 @@ func TestGridInMemoryWithinBudget(t *testing.T) {
 	grid := []string{"grid", "-a", "aidw:max_points=12", "-txe", "450000", "450200", "-tye", "5400000", "5400150", "-outsize", "400", "300"}
 	run := func(mb int64, dst string) (string, int64) {
 		t.Helper()
-		cmd := exec.Command(aidwBin, append(grid, "-memory", fmt.Sprintf("%dMB", mb), in, dst)...)
-		var stdout, stderr strings.Builder
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if code := exitCodeOf(t, cmd); code != 0 {
-			t.Fatalf("-memory %dMB: exit %d: %s", mb, code, stderr.String())
+		code, stdout, stderr, peak := runAidwPeak(t, append(grid, "-memory", fmt.Sprintf("%dMB", mb), in, dst)...)
+		if code != 0 {
+			t.Fatalf("-memory %dMB: exit %d: %s", mb, code, stderr)
 		}
-		return stdout.String(), cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+		return stdout, peak
 	}
 	want, got := filepath.Join(dir, "in-memory.tif"), filepath.Join(dir, "tiled.tif")
 	stdout, peak := run(budget, want)
