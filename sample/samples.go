@@ -8,7 +8,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 )
 
 // Samples are the scattered points, as a structure of arrays. X and Y are relative to
@@ -132,15 +135,31 @@ func (s *Samples) MoveOriginContext(ctx context.Context, ox, oy float64) error {
 // between looks at the context: about a millisecond of work.
 const moveChunk = 1 << 20
 
-// inChunks calls fn on [0,n) in chunks of moveChunk, until ctx is cancelled.
+// inChunks calls fn on [0,n) in chunks of moveChunk, on every core, until ctx is cancelled: fn
+// runs on disjoint chunks at once. On one thread, the passes of a 1e9-sample run (its bounds,
+// the order's range, the move of its origin) took 8 s while 15 cores waited.
 func inChunks(ctx context.Context, n int, fn func(lo, hi int)) error {
-	for lo := 0; lo < n; lo += moveChunk {
-		if err := ctx.Err(); err != nil {
-			return err
+	chunks := (n + moveChunk - 1) / moveChunk
+	var next, done atomic.Int64
+	work := func() {
+		for c := int(next.Add(1) - 1); c < chunks && ctx.Err() == nil; c = int(next.Add(1) - 1) {
+			fn(c*moveChunk, min((c+1)*moveChunk, n))
+			done.Add(1)
 		}
-		fn(lo, min(lo+moveChunk, n))
 	}
-	return nil
+	if workers := min(chunks, runtime.GOMAXPROCS(0)); workers > 1 {
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(work)
+		}
+		wg.Wait()
+	} else {
+		work()
+	}
+	if done.Load() == int64(chunks) {
+		return nil
+	}
+	return ctx.Err()
 }
 
 // LatticePoint returns the point of the lattice of quantum q (the multiples of q) nearest v,
@@ -216,12 +235,15 @@ func extremes(v []float64) (lo, hi float64) {
 // cancelled ctx stops within moveChunk values (its error returned).
 func QuantaRange(ctx context.Context, q []int32) (lo, hi int32, err error) {
 	lo, hi = q[0], q[0]
+	var mu sync.Mutex
 	err = inChunks(ctx, len(q), func(a, b int) {
-		l, h := lo, hi // locals: the closure's captured pair would be read and written through memory
+		l, h := q[a], q[a] // locals: a captured pair would be read and written through memory
 		for _, v := range q[a:b] {
 			l, h = min(l, v), max(h, v)
 		}
-		lo, hi = l, h
+		mu.Lock()
+		lo, hi = min(lo, l), max(hi, h)
+		mu.Unlock()
 	})
 	return lo, hi, err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/aidw/aidw/internal/testload"
@@ -143,5 +144,23 @@ func TestMoveOriginStops(t *testing.T) {
 			t.Errorf("compact %v: %d samples moved after the interrupt, origin %g: want the first chunk's %d, origin 0",
 				compact, moved, s.OriginX, moveChunk)
 		}
+	}
+}
+
+// QuantaRange over several chunks, taken on every core, is slices.Min and slices.Max, wherever
+// the extremes lie.
+func TestQuantaRangeChunks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	q := make([]int32, 5*moveChunk/2)
+	for i := range q {
+		q[i] = int32(rng.IntN(1<<20)) - 1<<19
+	}
+	for _, at := range [][2]int{{0, len(q) - 1}, {moveChunk + 7, 2*moveChunk + 1}, {len(q) - 1, moveChunk}} {
+		q[at[0]], q[at[1]] = -1<<30, 1<<30-int32(at[1]%3)
+		lo, hi, err := QuantaRange(context.Background(), q)
+		if err != nil || lo != slices.Min(q) || hi != slices.Max(q) {
+			t.Errorf("extremes at %v: %d, %d (%v), want %d, %d", at, lo, hi, err, slices.Min(q), slices.Max(q))
+		}
+		q[at[0]], q[at[1]] = 0, 0
 	}
 }
