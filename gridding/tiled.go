@@ -55,7 +55,7 @@ func (r *run) runTiledIfAsked(ctx context.Context) (bool, error) {
 			// one raster per input is a tiled run, whatever its size
 		case !ok && r.Memory > 0:
 			// other inputs declare no count: held to a budget, they are spilled and tiled
-		case !ok || tiles.FitsInMemory(lidar.InMemoryBytes(headers), budget):
+		case !ok || r.fitsInMemory(headers, budget):
 			return false, nil
 		default:
 			if !r.quiet() {
@@ -92,6 +92,13 @@ func lasHeaders(paths []string) ([]lidar.Header, bool) {
 		headers[i] = h
 	}
 	return headers, true
+}
+
+// fitsInMemory says whether the points of LAS inputs with these headers run in memory, untiled,
+// within budget.
+func (r *run) fitsInMemory(headers []lidar.Header, budget int64) bool {
+	n := declaredPoints(headers)
+	return tiles.FitsInMemory(tiles.RuleFor(r.alg, n), int64(n), lidar.InMemoryBytes(headers), budget)
 }
 
 func declaredPoints(headers []lidar.Header) int {

@@ -490,7 +490,8 @@ func lattice(headers []Header) (box [4]float64, ok bool) {
 }
 
 // InMemoryBytes is what a run that holds the points of these files in memory needs at its
-// peak: their samples, the canonical order's records and the index. A point costs 33.2 bytes
+// peak for their samples, the canonical order's records and the index: all that local AIDW and
+// nearest need (other forms hold more besides: tiles.FitsInMemory). A point costs 33.2 bytes
 // on one lattice (compact samples) and 49.3 on several, measured at 5e7 points
 // (bench/results/lidar-memory.md); here with about 10% to spare. The memory check before
 // reading and the choice to tile take it.

@@ -44,9 +44,17 @@ func (p *MemoryPlan) HeapLimit(budget int64) int64 {
 	return heapLimit(budget)
 }
 
-// FitsInMemory says whether a run that holds its samples in memory, untiled, at sampleBytes
-// (lidar.InMemoryBytes) stays within budget with GDAL's block cache and the process's own.
-func FitsInMemory(sampleBytes float64, budget int64) bool {
+// FitsInMemory says whether a job of n samples runs in memory, untiled, within budget with
+// GDAL's block cache and the process's own, its samples, their order and index costing
+// sampleBytes (lidar.InMemoryBytes). A k-nearest form (local AIDW, nearest) adds little to
+// them; the others hold more at the peak (invdistnn's quadtree order, linear's triangles, a
+// global form's far field: 83 to 169 bytes a point at 1e7 points, against 38 for local AIDW;
+// bench/results/lidar-memory.md), so the tiled run's BytesPerSample bounds them from below,
+// as it did every job before.
+func FitsInMemory(rule Rule, n int64, sampleBytes float64, budget int64) bool {
+	if rule.Family != Nearest || rule.Triangles {
+		sampleBytes = max(sampleBytes, float64(n)*BytesPerSample)
+	}
 	return sampleBytes+CacheBytes+processBytes <= float64(budget)
 }
 

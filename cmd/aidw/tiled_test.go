@@ -90,8 +90,8 @@ func TestGridMemoryBudget(t *testing.T) {
 }
 
 // LAS input that -memory holds at its in-memory peak (lidar.InMemoryBytes and the process's
-// share, tiles.FitsInMemory) runs untiled, within that budget as measured; a megabyte less
-// tiles it, with the same raster.
+// share, tiles.FitsInMemory) runs untiled with local AIDW, within that budget as measured; a
+// megabyte less tiles it, with the same raster. A form that holds more per sample is tiled.
 func TestGridInMemoryWithinBudget(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in")
@@ -103,9 +103,13 @@ func TestGridInMemoryWithinBudget(t *testing.T) {
 		}
 		headers = append(headers, h)
 	}
-	need := lidar.InMemoryBytes(headers)
+	need, points := lidar.InMemoryBytes(headers), int64(0)
+	for _, h := range headers {
+		points += int64(h.PointCount)
+	}
 	budget := int64(1)
-	for !tiles.FitsInMemory(need, budget<<20) {
+	aidw := tiles.Rule{Family: tiles.Nearest, K: 12}
+	for !tiles.FitsInMemory(aidw, points, need, budget<<20) {
 		budget++
 	}
 	grid := []string{"grid", "-a", "aidw:max_points=12", "-txe", "450000", "450200", "-tye", "5400000", "5400150", "-outsize", "400", "300"}
@@ -129,6 +133,13 @@ func TestGridInMemoryWithinBudget(t *testing.T) {
 		t.Errorf("-memory %dMB: not tiled: %q", budget-1, stdout)
 	}
 	sameRaster(t, "in memory against tiled", readRaster(t, got, 1), readRaster(t, want, 1))
+	// invdistnn holds gdal's quadtree order besides (83 bytes a point at 1e7 against local
+	// AIDW's 38): the same budget tiles it
+	nn := []string{"grid", "-a", "invdistnn:radius=3:max_points=12", "-txe", "450000", "450200", "-tye", "5400000", "5400150", "-outsize", "400", "300"}
+	code, stdout, stderr := runAidw(t, append(nn, "-memory", fmt.Sprintf("%dMB", budget), in, got)...)
+	if code != 0 || !strings.Contains(stdout, "Tiled run") {
+		t.Errorf("invdistnn, -memory %dMB: exit %d, not tiled: %q %s", budget, code, stdout, stderr)
+	}
 }
 
 // -memory runs the global forms whose samples do not fit the budget by streaming the samples
