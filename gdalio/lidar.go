@@ -38,10 +38,8 @@ func readLiDAR(ctx context.Context, paths []string, opt SourceOptions, flt *samp
 	}
 	s, headers := cloud.Samples, cloud.Headers
 	var srs, srsFrom string
-	total := 0
 	for i, h := range headers {
 		p := paths[i]
-		total += h.PointCount
 		if h.SRS == "" || h.SRS == srs {
 			continue
 		}
@@ -62,7 +60,7 @@ func readLiDAR(ctx context.Context, paths []string, opt SourceOptions, flt *samp
 		src.SkipReason = fmt.Sprintf("%d points with a NaN or infinite value", cloud.NonFinite)
 	}
 	if s.Len() == 0 && flt.Region == nil && cloud.NonFinite == 0 {
-		return Source{}, fmt.Errorf("%s: none of the %d points passes the point filters", what, total)
+		return Source{}, fmt.Errorf("%s: none of the %d points passes the point filters", what, lidar.Points(headers))
 	}
 	if srs != "" {
 		wkt, err := lasSRSWKT(srs)
@@ -132,12 +130,8 @@ func pointMemoryFits(what string, headers []lidar.Header, avail int64) error {
 	if need <= float64(avail) {
 		return nil
 	}
-	total := 0
-	for _, h := range headers {
-		total += h.PointCount
-	}
 	return fmt.Errorf("%s: the headers declare %.4g points, about %s to grid, more than the %s of memory available: run it in tiles (-memory, -tile), keep fewer points (-spat, -class, fewer files) or use a machine with more memory",
-		what, float64(total), bytesize.Text(need), bytesize.Text(float64(avail)))
+		what, float64(lidar.Points(headers)), bytesize.Text(need), bytesize.Text(float64(avail)))
 }
 
 // scanLiDAR is the LAS family's scan: one band, a batch per chunk (see ScanLAS), relative to

@@ -60,7 +60,7 @@ func (r *run) runTiledIfAsked(ctx context.Context) (bool, error) {
 		default:
 			if !r.quiet() {
 				fmt.Fprintf(r.warnings(), "The inputs declare %d points, more than the memory budget of %s holds (%s): the run is tiled.\n",
-					declaredPoints(headers), bytesize.Text(float64(budget)), origin)
+					lidar.Points(headers), bytesize.Text(float64(budget)), origin)
 			}
 		}
 		return true, r.runTiled(ctx, 0, budget)
@@ -97,16 +97,8 @@ func lasHeaders(paths []string) ([]lidar.Header, bool) {
 // fitsInMemory says whether the points of LAS inputs with these headers run in memory, untiled,
 // within budget.
 func (r *run) fitsInMemory(headers []lidar.Header, budget int64) bool {
-	n := declaredPoints(headers)
+	n := lidar.Points(headers)
 	return tiles.FitsInMemory(tiles.RuleFor(r.alg, n), int64(n), lidar.InMemoryBytes(headers), budget)
-}
-
-func declaredPoints(headers []lidar.Header) int {
-	n := 0
-	for _, h := range headers {
-		n += h.PointCount
-	}
-	return n
 }
 
 // tiledJob is what a tiled run shares between its tiles: the census, the target, the facts.

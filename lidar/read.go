@@ -450,18 +450,23 @@ func ReadFile(ctx context.Context, open Opener, path string, flt Filter, dst *sa
 // copies at once), in arena a (see memory.Make).
 func newSamples(a *memory.Arena, headers []Header, compact bool) *sample.Samples {
 	s := &sample.Samples{}
-	total := 0
-	for _, h := range headers {
-		total += h.PointCount
-	}
 	if box, ok := lattice(headers); compact && ok {
 		s.QuantumX, s.QuantumY = headers[0].Scale[0], headers[0].Scale[1]
 		_, s.OriginX = sample.LatticePoint((box[0]+box[2])/2, s.QuantumX)
 		_, s.OriginY = sample.LatticePoint((box[1]+box[3])/2, s.QuantumY)
 	}
-	s.GrowIn(a, total)
+	s.GrowIn(a, Points(headers))
 	s.Truncate(0)
 	return s
+}
+
+// Points is how many points the headers declare, in all.
+func Points(headers []Header) int {
+	n := 0
+	for _, h := range headers {
+		n += h.PointCount
+	}
+	return n
 }
 
 // lattice says whether the files' scales and offsets put every point on the first file's
@@ -472,12 +477,11 @@ func lattice(headers []Header) (box [4]float64, ok bool) {
 	if len(headers) == 0 {
 		return box, false
 	}
-	qx, qy := headers[0].Scale[0], headers[0].Scale[1]
+	first := headers[0]
+	qx, qy := first.Scale[0], first.Scale[1]
 	ok = qx > 0 && qy > 0
-	for i, h := range headers {
-		if i == 0 {
-			box = [4]float64{h.Min[0], h.Min[1], h.Max[0], h.Max[1]}
-		}
+	box = [4]float64{first.Min[0], first.Min[1], first.Max[0], first.Max[1]}
+	for _, h := range headers {
 		box = [4]float64{min(box[0], h.Min[0]), min(box[1], h.Min[1]), max(box[2], h.Max[0]), max(box[3], h.Max[1])}
 		_, okX := latticeShift(h.Scale[0], h.Offset[0], qx, 0)
 		_, okY := latticeShift(h.Scale[1], h.Offset[1], qy, 0)
@@ -500,9 +504,5 @@ func InMemoryBytes(headers []Header) float64 {
 	if _, ok := lattice(headers); ok {
 		perPoint = 36
 	}
-	total := 0.0
-	for _, h := range headers {
-		total += float64(h.PointCount)
-	}
-	return total * perPoint
+	return float64(Points(headers)) * perPoint
 }

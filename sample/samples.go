@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -135,27 +134,17 @@ func (s *Samples) MoveOriginContext(ctx context.Context, ox, oy float64) error {
 // between looks at the context: about a millisecond of work.
 const moveChunk = 1 << 20
 
-// inChunks calls fn on [0,n) in chunks of moveChunk, on every core, until ctx is cancelled: fn
-// runs on disjoint chunks at once. On one thread, the passes of a 1e9-sample run (its bounds,
-// the order's range, the move of its origin) took 8 s while 15 cores waited.
+// inChunks calls fn on [0,n) in chunks of at most moveChunk, on every core (parallelChunks),
+// until ctx is cancelled: fn runs on disjoint chunks at once. On one thread, the passes of a
+// 1e9-sample run (its bounds, the order's range, the move of its origin) took 8 s while 15
+// cores waited.
 func inChunks(ctx context.Context, n int, fn func(lo, hi int)) error {
 	chunks := (n + moveChunk - 1) / moveChunk
-	var next, done atomic.Int64
-	work := func() {
-		for c := int(next.Add(1) - 1); c < chunks && ctx.Err() == nil; c = int(next.Add(1) - 1) {
-			fn(c*moveChunk, min((c+1)*moveChunk, n))
-			done.Add(1)
-		}
-	}
-	if workers := min(chunks, runtime.GOMAXPROCS(0)); workers > 1 {
-		var wg sync.WaitGroup
-		for range workers {
-			wg.Go(work)
-		}
-		wg.Wait()
-	} else {
-		work()
-	}
+	var done atomic.Int64
+	parallelChunks(ctx, n, chunks, func(_, lo, hi int) {
+		fn(lo, hi)
+		done.Add(1)
+	})
 	if done.Load() == int64(chunks) {
 		return nil
 	}

@@ -103,13 +103,10 @@ func TestGridInMemoryWithinBudget(t *testing.T) {
 		}
 		headers = append(headers, h)
 	}
-	need, points := lidar.InMemoryBytes(headers), int64(0)
-	for _, h := range headers {
-		points += int64(h.PointCount)
-	}
+	need := lidar.InMemoryBytes(headers)
 	budget := int64(1)
 	aidw := tiles.Rule{Family: tiles.Nearest, K: 12}
-	for !tiles.FitsInMemory(aidw, points, need, budget<<20) {
+	for !tiles.FitsInMemory(aidw, int64(lidar.Points(headers)), need, budget<<20) {
 		budget++
 	}
 	grid := []string{"grid", "-a", "aidw:max_points=12", "-txe", "450000", "450200", "-tye", "5400000", "5400150", "-outsize", "400", "300"}

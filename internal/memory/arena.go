@@ -139,8 +139,9 @@ func unmap(b []byte) {
 }
 
 // releaseWorkers and releaseChunk split the freeing of pages (Release, unmap of a large array):
-// a chunk is a few milliseconds of the kernel's freeing. The scheduler shares the cores by thread within a session: beside 4 busy processes
-// on 2 cores, 8 threads are due 2/3 of the cores, where the one exiting thread is due 1/5.
+// a chunk is a few milliseconds of the kernel's freeing. The scheduler shares the cores by
+// thread within a session: beside 4 busy processes on 2 cores, 8 threads are due 2/3 of the
+// cores, where the one exiting thread is due 1/5.
 const (
 	releaseWorkers = 8
 	releaseChunk   = 64 << 20
