@@ -26,6 +26,7 @@ import (
 	"github.com/aidw/aidw/internal/memory"
 	"github.com/aidw/aidw/internal/outfile"
 	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/raster/cog"
 	"github.com/airbusgeo/godal"
 )
 
@@ -77,6 +78,20 @@ type Writer struct {
 	blockRows int
 	// stdout, for a destination /vsistdout/, receives the finished raster's bytes.
 	stdout io.Writer
+	// cog, when set, is the COG aidw writes itself (cogwrite.go), of cogLayout, whose full
+	// resolution has its rows up to cogNext; ovr make its overviews, each from the image
+	// ovrFrom names
+	cog       *cog.File
+	cogLayout cog.Layout
+	cogNext   int
+	ovr       []*ovrStream
+	ovrFrom   []int
+	// ovrIn takes the raster's rows to the overviews' goroutine, in the buffers of ovrFree;
+	// ovrDone gives its error once ovrIn is closed
+	ovrIn, ovrFree chan []byte
+	ovrDone        chan error
+	// pixels holds a few MB of rows converted to the band's type
+	pixels []byte
 }
 
 // CheckDestination fails early when path cannot be written: its folder is missing or not
@@ -186,6 +201,13 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 	if strings.EqualFold(createFormat, "GTiff") {
 		createOpts = tiffOptions(createOpts, bands)
 	}
+	layout, cogOK := cogLayout(format, t.Cols, t.Rows, bands, dtype, size, w.create)
+	cogOK = cogOK && w.copyTo != "" && checkMemory(t.Cols, cog.Memory(layout), "the COG's rows of tiles") == nil
+	if cogOK {
+		// the staged GTiff holds only the raster's description (its pixels go to the COG),
+		// and the rows the COG gives back if it is left to the driver (leaveCOG)
+		createOpts = append(createOpts, "SPARSE_OK=TRUE")
+	}
 	if w.tmp, err = outfile.Reserve(stage, ext); err != nil {
 		w.Abort()
 		return nil, err
@@ -193,6 +215,12 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 	if err := w.start(createFormat, createOpts, bands, dtype, size, t, wkt, nodata); err != nil {
 		w.Abort()
 		return nil, fmt.Errorf("creating %s: %w", path, flat(err))
+	}
+	if cogOK {
+		if err := w.startCOG(stage, layout); err != nil {
+			w.Abort()
+			return nil, fmt.Errorf("creating %s: %w", path, err)
+		}
 	}
 	return w, nil
 }
@@ -298,7 +326,18 @@ func (w *Writer) WriteRows(band, row0, rows int, values []float64) error {
 	if len(values) != rows*w.cols {
 		return fmt.Errorf("%d rows need %d values, got %d", rows, rows*w.cols, len(values))
 	}
-	if err := w.bands[band-1].Write(0, row0, values, w.cols, rows, godal.ErrLogger(w.errs)); err != nil {
+	if w.cog != nil && row0 != w.cogNext {
+		if err := w.leaveCOG(); err != nil { // rows out of order: the driver writes the COG
+			return fmt.Errorf("writing %s: %w", w.path, err)
+		}
+	}
+	var err error
+	if w.cog != nil {
+		err = w.writeCOGRows(row0, rows, values)
+	} else {
+		err = w.bands[band-1].Write(0, row0, values, w.cols, rows, godal.ErrLogger(w.errs))
+	}
+	if err != nil {
 		return fmt.Errorf("writing %s band %d rows %d-%d: %w", w.path, band, row0, row0+rows-1, flat(err))
 	}
 	w.flushBlocks(band, row0+rows)
@@ -369,11 +408,21 @@ func (w *Writer) Finish(ctx context.Context) error {
 	if w.ds == nil {
 		return errors.New("writer is closed")
 	}
-	err := w.ds.Close(godal.ErrLogger(w.errs))
+	var err error
+	if w.cog != nil && w.cogNext != w.rows {
+		err = w.leaveCOG() // rows missing: the driver writes the COG, as for other formats
+	}
+	if closeErr := w.ds.Close(godal.ErrLogger(w.errs)); err == nil {
+		err = closeErr
+	}
 	w.ds, w.bands = nil, nil
 	w.final = w.tmp
 	if err == nil && w.copyTo != "" {
-		err = w.copy(ctx)
+		if w.cog != nil {
+			err = w.finishCOG(ctx)
+		} else {
+			err = w.copy(ctx)
+		}
 		w.final = w.copyTo
 	}
 	if err == nil {
@@ -449,6 +498,7 @@ func numThreads(co []string) int {
 // Abort closes and removes every temporary file; an existing destination stays as it was.
 // It is safe to call after Commit and more than once.
 func (w *Writer) Abort() {
+	w.abandonCOG()
 	if w.ds != nil {
 		// its blocks still in GDAL's cache are dropped, not compressed and written (seconds
 		// of a compressed GTiff's)

@@ -1,0 +1,248 @@
+package gdalio
+
+/*
+#include <gdal.h>
+*/
+import "C"
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unsafe"
+
+	"github.com/aidw/aidw/raster/cog"
+	"github.com/airbusgeo/godal"
+)
+
+// A one-band DEFLATE COG is written by aidw (raster/cog) rather than by GDAL's COG driver,
+// which compresses every tile in a copy after the gridding: as the raster's rows come, its tiles
+// are compressed on every core and its CUBIC overviews made (ovrstream.go) and compressed too,
+// and the file is laid out as the driver lays it out, with the driver's tags (those of the
+// staged GTiff, which holds no pixels) and libdeflate's tile bytes at the driver's level. Other
+// COGs (bands, compressions, predictors, resamplings) keep the driver and overviews.go.
+
+// cogOptions are the creation options the COG path follows as the driver does; any other
+// leaves the COG to the driver.
+var cogOptions = map[string]bool{"COMPRESS": true, "LEVEL": true, "BLOCKSIZE": true, "BIGTIFF": true,
+	"NUM_THREADS": true, "RESAMPLING": true, "OVERVIEW_RESAMPLING": true, "OVERVIEWS": true,
+	"OVERVIEW_COUNT": true, "PREDICTOR": true}
+
+// cogLayout is the layout of a COG that aidw writes itself, and whether it can.
+func cogLayout(format string, cols, rows, bands int, dt godal.DataType, size int, co []string) (cog.Layout, bool) {
+	if !strings.EqualFold(format, "COG") || bands != 1 {
+		return cog.Layout{}, false
+	}
+	for _, o := range co {
+		if k, _, _ := strings.Cut(o, "="); !cogOptions[strings.ToUpper(k)] {
+			return cog.Layout{}, false
+		}
+	}
+	if v, _ := optionValue(co, "COMPRESS"); !strings.EqualFold(v, "DEFLATE") {
+		return cog.Layout{}, false // LZW, the driver's default, among others
+	}
+	if v, set := optionValue(co, "PREDICTOR"); set && !isFalse(v) {
+		return cog.Layout{}, false
+	}
+	levels, ok := cogOverviewLevels(cols, rows, dt, co)
+	if !ok {
+		return cog.Layout{}, false
+	}
+	l := cog.Layout{Sizes: [][2]int{{cols, rows}}, Block: 512, SampleBytes: size, Level: 6}
+	for _, lv := range levels {
+		l.Sizes = append(l.Sizes, [2]int{lv.cols, lv.rows})
+	}
+	if v, set := optionValue(co, "BLOCKSIZE"); set {
+		l.Block = atoi(v)
+	}
+	if v, set := optionValue(co, "LEVEL"); set {
+		l.Level = atoi(v)
+	}
+	l.BigTIFF, _ = optionValue(co, "BIGTIFF")
+	if l.Block < 16 || l.Block%16 != 0 || l.Level < 1 || l.Level > 12 {
+		return cog.Layout{}, false // the driver's own message
+	}
+	switch dt {
+	case godal.Float32, godal.Float64:
+		l.SampleFormat = 3
+	case godal.Int16, godal.Int32:
+		l.SampleFormat = 2
+	default:
+		l.SampleFormat = 1
+	}
+	return l, true
+}
+
+// isFalse says whether a boolean option's value is one of GDAL's false ones (CPLTestBool).
+func isFalse(v string) bool {
+	switch strings.ToUpper(v) {
+	case "NO", "FALSE", "OFF", "0":
+		return true
+	}
+	return false
+}
+
+// writeCOGRows writes rows row0.. of the one band to the COG and its overviews, a few MB at a
+// time, converted to the band's type as GDAL converts them (GDALCopyWords: rounded and clamped
+// for integers).
+func (w *Writer) writeCOGRows(row0, rows int, values []float64) error {
+	size := w.cogLayout.SampleBytes
+	step := max(1, (4<<20)/(8*w.cols))
+	if w.pixels == nil {
+		w.pixels = make([]byte, step*w.cols*size)
+	}
+	for r := 0; r < rows; r += step {
+		n := min(step, rows-r) * w.cols
+		raw := w.pixels[:n*size]
+		C.GDALCopyWords(unsafe.Pointer(&values[r*w.cols]), C.GDT_Float64, 8, unsafe.Pointer(&raw[0]),
+			C.GDALDataType(w.dtype), C.int(size), C.int(n))
+		if err := w.cog.WriteRows(0, raw); err != nil {
+			return err
+		}
+		if w.ovrIn != nil {
+			w.ovrIn <- append(<-w.ovrFree, raw...)
+		}
+	}
+	w.cogNext = row0 + rows
+	return nil
+}
+
+// startCOG starts aidw's COG of layout: its file, and a stream for each overview level.
+func (w *Writer) startCOG(stage string, layout cog.Layout) error {
+	f, err := cog.Create(stage, layout, numThreads(w.create))
+	if err != nil {
+		return err
+	}
+	w.cog, w.cogLayout = f, layout
+	band := w.bands[0]
+	nodata, hasNodata := band.NoData()
+	info := ovrSource{bands: 1, dtype: w.dtype, nodata: []float64{nodata}, hasNodata: []bool{hasNodata},
+		useMask: band.MaskFlags()&C.GMF_ALL_VALID == 0}
+	w.ovr, w.ovrFrom = nil, nil
+	for i, s := range layout.Sizes[1:] {
+		// GDAL makes a level from the one before it when that is wider, else from the raster
+		from := 0
+		if prev := layout.Sizes[i]; i > 0 && prev[0] > s[0] {
+			from = i
+		}
+		image := i + 1
+		w.ovr = append(w.ovr, newOvrStream(ovrLevel{layout.Sizes[from][0], layout.Sizes[from][1]},
+			ovrLevel{s[0], s[1]}, info, numThreads(w.create), func(pixels []byte) error {
+				if err := w.cog.WriteRows(image, pixels); err != nil {
+					return err
+				}
+				return w.pushOverviews(image, pixels)
+			}))
+		w.ovrFrom = append(w.ovrFrom, from)
+	}
+	if len(w.ovr) > 0 {
+		// the overviews are made on a goroutine of their own, which the raster's rows reach
+		// through a few buffers, so that the rows' writer keeps feeding the compression
+		w.ovrIn, w.ovrFree, w.ovrDone = make(chan []byte, ovrBuffers), make(chan []byte, ovrBuffers), make(chan error, 1)
+		for range ovrBuffers {
+			w.ovrFree <- nil
+		}
+		go func() {
+			var err error
+			for pixels := range w.ovrIn {
+				if err == nil {
+					err = w.pushOverviews(0, pixels)
+				}
+				w.ovrFree <- pixels[:0]
+			}
+			w.ovrDone <- err
+		}()
+	}
+	return nil
+}
+
+// ovrBuffers is how many blocks of the raster's rows wait for the overviews at most.
+const ovrBuffers = 3
+
+// stopOverviews waits for the overviews' goroutine to take every row, and returns its error.
+func (w *Writer) stopOverviews() error {
+	if w.ovrIn == nil {
+		return nil
+	}
+	close(w.ovrIn)
+	w.ovrIn = nil
+	return <-w.ovrDone
+}
+
+// pushOverviews hands rows of COG image i (0: the raster) to the overviews made from it.
+func (w *Writer) pushOverviews(i int, pixels []byte) error {
+	for k, s := range w.ovr {
+		if w.ovrFrom[k] == i {
+			if err := s.push(pixels); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// leaveCOG leaves the COG to GDAL's driver: the rows it took go to the staged GTiff, whose
+// rows then come as for other formats.
+func (w *Writer) leaveCOG() error {
+	if err := w.stopOverviews(); err != nil {
+		w.abandonCOG()
+		return err
+	}
+	row := 0
+	err := w.cog.Rows(func(pixels []byte) error {
+		n := len(pixels) / (w.cols * w.cogLayout.SampleBytes)
+		if err := w.bands[0].Write(0, row, typedSlice(w.dtype, pixels), w.cols, n, godal.ErrLogger(w.errs)); err != nil {
+			return fmt.Errorf("rows %d-%d back to the staged raster: %w", row, row+n-1, err)
+		}
+		row += n
+		return nil
+	})
+	w.abandonCOG()
+	return err
+}
+
+// abandonCOG stops the COG and removes its files.
+func (w *Writer) abandonCOG() {
+	if w.cog != nil {
+		w.stopOverviews()
+		w.cog.Abort()
+		w.cog, w.ovr = nil, nil
+	}
+}
+
+// finishCOG writes the COG at copyTo, whose tiles are made, with the staged raster's
+// georeferencing, nodata and metadata.
+func (w *Writer) finishCOG(ctx context.Context) error {
+	if err := w.stopOverviews(); err != nil {
+		return err
+	}
+	for i, s := range w.ovr {
+		if s.done != s.g.dst.rows {
+			return fmt.Errorf("overview %d: %d of %d rows made", i+1, s.done, s.g.dst.rows)
+		}
+	}
+	tags, err := cog.ReadTags(w.tmp)
+	if err != nil {
+		return err
+	}
+	err = w.cog.Finish(ctx, w.copyTo, cog.Descriptive(tags))
+	w.cog, w.ovr = nil, nil
+	return err
+}
+
+// typedSlice is pixels (of one of cubicWorkType's types) as a slice of that type.
+func typedSlice(dt godal.DataType, pixels []byte) any {
+	p := unsafe.Pointer(&pixels[0])
+	switch dt {
+	case godal.Int16:
+		return unsafe.Slice((*int16)(p), len(pixels)/2)
+	case godal.Int32:
+		return unsafe.Slice((*int32)(p), len(pixels)/4)
+	case godal.UInt32:
+		return unsafe.Slice((*uint32)(p), len(pixels)/4)
+	case godal.Float32:
+		return unsafe.Slice((*float32)(p), len(pixels)/4)
+	default:
+		return unsafe.Slice((*float64)(p), len(pixels)/8)
+	}
+}

@@ -1,0 +1,197 @@
+package gdalio
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/raster/cog"
+)
+
+// sameAsDriver compares the COG at ours with GDAL's at theirs: the same directories with the
+// same tags, tile offsets aside, and every tile's bytes, leader and trailer, the same. "" when
+// they are.
+func sameAsDriver(t *testing.T, ours, theirs string) string {
+	t.Helper()
+	a, err := cog.Directories(ours)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := cog.Directories(theirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a) != len(b) {
+		return "directories: " + itoa(len(a)) + ", GDAL's " + itoa(len(b))
+	}
+	fa, _ := os.ReadFile(ours)
+	fb, _ := os.ReadFile(theirs)
+	if !bytes.Equal(fa[:16], fb[:16]) && !(fa[2] == fb[2] && bytes.Equal(fa[8:16], fb[8:16])) {
+		return "headers differ"
+	}
+	for d := range a {
+		var offA, offB, counts []uint64
+		for _, pair := range [][2][]cog.Tag{{a[d], b[d]}} {
+			if len(pair[0]) != len(pair[1]) {
+				return "directory " + itoa(d) + ": different tags"
+			}
+			for i := range pair[0] {
+				ta, tb := pair[0][i], pair[1][i]
+				switch {
+				case ta.Code != tb.Code || ta.Type != tb.Type || ta.Count != tb.Count:
+					return "directory " + itoa(d) + ": tag " + itoa(int(ta.Code)) + " differs from GDAL's " + itoa(int(tb.Code))
+				case ta.Code == 324:
+					offA, offB = values(ta), values(tb)
+				case !bytes.Equal(ta.Value, tb.Value):
+					return "directory " + itoa(d) + ": tag " + itoa(int(ta.Code)) + "'s value differs"
+				case ta.Code == 325:
+					counts = values(ta)
+				}
+			}
+		}
+		for k := range offA {
+			ra := fa[offA[k]-4 : offA[k]+counts[k]+4]
+			rb := fb[offB[k]-4 : offB[k]+counts[k]+4]
+			if !bytes.Equal(ra, rb) {
+				return "directory " + itoa(d) + ": tile " + itoa(k) + " differs"
+			}
+		}
+	}
+	return ""
+}
+
+func itoa(n int) string { return string(appendInt(nil, n)) }
+
+func appendInt(b []byte, n int) []byte {
+	if n < 0 {
+		return appendInt(append(b, '-'), -n)
+	}
+	if n >= 10 {
+		b = appendInt(b, n/10)
+	}
+	return append(b, byte('0'+n%10))
+}
+
+// values decodes a LONG or LONG8 array tag.
+func values(t cog.Tag) []uint64 {
+	var out []uint64
+	for i := range int(t.Count) {
+		if t.Type == 4 {
+			out = append(out, uint64(t.Value[4*i])|uint64(t.Value[4*i+1])<<8|uint64(t.Value[4*i+2])<<16|uint64(t.Value[4*i+3])<<24)
+		} else {
+			var v uint64
+			for j := 7; j >= 0; j-- {
+				v = v<<8 | uint64(t.Value[8*i+j])
+			}
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// validCOG runs GDAL's validate_cloud_optimized_geotiff.py on path when python3-gdal is there.
+func validCOG(t *testing.T, path string) {
+	t.Helper()
+	const script = "/usr/lib/python3/dist-packages/osgeo_utils/samples/validate_cloud_optimized_geotiff.py"
+	if _, err := os.Stat(script); err != nil {
+		t.Log("python3-gdal is not installed: GDAL's COG validator not run")
+		return
+	}
+	if out, err := exec.Command("/usr/bin/python3", script, "--full-check=yes", path).CombinedOutput(); err != nil {
+		t.Fatalf("GDAL's COG validator: %v: %s", err, out)
+	}
+}
+
+// TestCOGWrittenAsTheDriverWritesIt: the one-band DEFLATE COGs that aidw writes itself have
+// GDAL's COG driver's directories, tags and tile bytes (the layout of the values aside), and
+// pass GDAL's validator; the others are the driver's.
+func TestCOGWrittenAsTheDriverWritesIt(t *testing.T) {
+	cases := append(slices.Clone(cogCases),
+		cogCase{name: "Float64 LEVEL=9 BIGTIFF=YES", cols: 1100, rows: 530, bands: 1, typ: "Float64",
+			co: []string{"LEVEL=9", "BIGTIFF=YES"}, fast: true},
+		cogCase{name: "Int32 IF_SAFER NUM_THREADS=3", cols: 1300, rows: 600, bands: 1, typ: "Int32", nodata: true,
+			co: []string{"BIGTIFF=IF_SAFER", "NUM_THREADS=3"}, fast: true},
+		// seven images filling at once, each overview as the level above it comes
+		cogCase{name: "Float32 six levels BLOCKSIZE=64", cols: 2100, rows: 1500, bands: 1, typ: "Float32", nodata: true,
+			co: []string{"BLOCKSIZE=64"}, fast: true},
+		cogCase{name: "PREDICTOR is the driver's", cols: 600, rows: 600, bands: 1, typ: "Float32",
+			co: []string{"PREDICTOR=YES"}, fast: true})
+	for _, cc := range cases {
+		t.Run(cc.name, func(t *testing.T) {
+			dt, size, err := dataType(cc.typ)
+			if err != nil {
+				t.Fatal(err)
+			}
+			co := append([]string{"COMPRESS=DEFLATE"}, cc.co...)
+			_, written := cogLayout("COG", cc.cols, cc.rows, cc.bands, dt, size, threadedOptions("COG", co))
+			wantWritten := cc.fast && cc.bands == 1 && cc.name != "PREDICTOR is the driver's"
+			if written != wantWritten {
+				t.Fatalf("aidw writes the COG: %v, want %v", written, wantWritten)
+			}
+			dir := t.TempDir()
+			plain, ours, theirs := filepath.Join(dir, "plain.tif"), filepath.Join(dir, "ours.tif"), filepath.Join(dir, "gdal.tif")
+			writeCOGCase(t, plain, "GTiff", cc)
+			writeCOGCase(t, ours, "COG", cc)
+			gdalCOG(t, plain, theirs, cc.co)
+			if d := sameLevels(levels(t, ours), levels(t, theirs)); d != "" {
+				t.Fatal(d)
+			}
+			if d := sameAsDriver(t, ours, theirs); d != "" {
+				t.Fatal(d)
+			}
+			validCOG(t, ours)
+		})
+	}
+}
+
+// TestCOGRowsOutOfOrder: rows that come out of order leave the COG to the driver: the rows the
+// COG took (a compressed row of tiles and part of the next) go back to the staged raster, and
+// the file is GDAL's all the same.
+func TestCOGRowsOutOfOrder(t *testing.T) {
+	cc := cogCases[0]
+	dir := t.TempDir()
+	plain, ours, theirs := filepath.Join(dir, "plain.tif"), filepath.Join(dir, "ours.tif"), filepath.Join(dir, "gdal.tif")
+	writeCOGCase(t, plain, "GTiff", cc)
+	tg := raster.NorthUp(440720, 3750000, 440720+float64(cc.cols), 3750000+float64(cc.rows), cc.cols, cc.rows)
+	w, err := Create(ours, tg, RasterOptions{Format: "COG", Type: cc.typ, Create: []string{"COMPRESS=DEFLATE"},
+		NoData: -9999, SetNoData: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.cog == nil {
+		t.Fatal("aidw does not write this COG: the test shows nothing")
+	}
+	// rows 0-599 in order (past the first row of 512-line tiles), then 700-776, then 600-699
+	for _, r0 := range []int{0, 100, 200, 300, 400, 500, 700, 600} {
+		if r0 == 700 && w.cog == nil {
+			t.Fatal("rows in order left the COG")
+		}
+		rows := min(100, cc.rows-r0)
+		vals := make([]float64, 0, rows*cc.cols)
+		for r := r0; r < r0+rows; r++ {
+			for c := range cc.cols {
+				vals = append(vals, demValue(1, r, c, true))
+			}
+		}
+		if err := w.WriteRows(1, r0, rows, vals); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w.cog != nil {
+		t.Fatal("rows out of order still go to aidw's COG")
+	}
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	gdalCOG(t, plain, theirs, nil)
+	if d := sameLevels(levels(t, ours), levels(t, theirs)); d != "" {
+		t.Fatal(d)
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "*aidwtmp*")); len(files) > 0 {
+		t.Fatalf("temporary files left: %v", files)
+	}
+}
