@@ -41,14 +41,15 @@ func cogLayout(format string, cols, rows, bands int, dt godal.DataType, size int
 	if v, _ := optionValue(co, "COMPRESS"); !strings.EqualFold(v, "DEFLATE") {
 		return cog.Layout{}, false // LZW, the driver's default, among others
 	}
-	if v, set := optionValue(co, "PREDICTOR"); set && !isFalse(v) {
+	predictor, ok := cogPredictor(co, dt)
+	if !ok {
 		return cog.Layout{}, false
 	}
 	levels, ok := cogOverviewLevels(cols, rows, dt, co)
 	if !ok {
 		return cog.Layout{}, false
 	}
-	l := cog.Layout{Sizes: [][2]int{{cols, rows}}, Block: 512, SampleBytes: size, Level: 6}
+	l := cog.Layout{Sizes: [][2]int{{cols, rows}}, Block: 512, SampleBytes: size, Level: 6, Predictor: predictor}
 	for _, lv := range levels {
 		l.Sizes = append(l.Sizes, [2]int{lv.cols, lv.rows})
 	}
@@ -71,6 +72,36 @@ func cogLayout(format string, cols, rows, bands int, dt godal.DataType, size int
 		l.SampleFormat = 1
 	}
 	return l, true
+}
+
+// cogPredictor is TIFF's predictor for the COG driver's PREDICTOR option (cogdriver.cpp: YES
+// is the floating point one for floating point data, the horizontal one otherwise), and
+// whether aidw writes it: not the floating point one for integers, which libtiff refuses.
+func cogPredictor(co []string, dt godal.DataType) (uint16, bool) {
+	v, set := optionValue(co, "PREDICTOR")
+	floating := dt == godal.Float32 || dt == godal.Float64
+	switch {
+	case !set || isFalse(v):
+		return 1, true
+	case strings.EqualFold(v, "STANDARD"):
+		return 2, true
+	case strings.EqualFold(v, "FLOATING_POINT") && floating:
+		return 3, true
+	case isTrue(v) && floating:
+		return 3, true
+	case isTrue(v):
+		return 2, true
+	}
+	return 0, false
+}
+
+// isTrue says whether a boolean option's value is one of GDAL's true ones (CPLTestBool).
+func isTrue(v string) bool {
+	switch strings.ToUpper(v) {
+	case "YES", "TRUE", "ON", "1":
+		return true
+	}
+	return false
 }
 
 // isFalse says whether a boolean option's value is one of GDAL's false ones (CPLTestBool).

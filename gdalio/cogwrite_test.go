@@ -118,7 +118,13 @@ func TestCOGWrittenAsTheDriverWritesIt(t *testing.T) {
 		// seven images filling at once, each overview as the level above it comes
 		cogCase{name: "Float32 six levels BLOCKSIZE=64", cols: 2100, rows: 1500, bands: 1, typ: "Float32", nodata: true,
 			co: []string{"BLOCKSIZE=64"}, fast: true},
-		cogCase{name: "PREDICTOR is the driver's", cols: 600, rows: 600, bands: 1, typ: "Float32",
+		cogCase{name: "Float32 PREDICTOR=YES (floating point)", cols: 1001, rows: 777, bands: 1, typ: "Float32", nodata: true,
+			co: []string{"PREDICTOR=YES"}, fast: true},
+		cogCase{name: "Float64 PREDICTOR=FLOATING_POINT", cols: 700, rows: 600, bands: 1, typ: "Float64",
+			co: []string{"PREDICTOR=FLOATING_POINT", "BLOCKSIZE=256"}, fast: true},
+		cogCase{name: "Float32 PREDICTOR=STANDARD (horizontal)", cols: 600, rows: 600, bands: 1, typ: "Float32",
+			co: []string{"PREDICTOR=STANDARD"}, fast: true},
+		cogCase{name: "Int16 PREDICTOR=YES (horizontal)", cols: 1001, rows: 777, bands: 1, typ: "Int16", nodata: true,
 			co: []string{"PREDICTOR=YES"}, fast: true})
 	for _, cc := range cases {
 		t.Run(cc.name, func(t *testing.T) {
@@ -128,7 +134,7 @@ func TestCOGWrittenAsTheDriverWritesIt(t *testing.T) {
 			}
 			co := append([]string{"COMPRESS=DEFLATE"}, cc.co...)
 			_, written := cogLayout("COG", cc.cols, cc.rows, cc.bands, dt, size, threadedOptions("COG", co))
-			wantWritten := cc.fast && cc.bands == 1 && cc.name != "PREDICTOR is the driver's"
+			wantWritten := cc.fast && cc.bands == 1
 			if written != wantWritten {
 				t.Fatalf("aidw writes the COG: %v, want %v", written, wantWritten)
 			}
@@ -148,16 +154,48 @@ func TestCOGWrittenAsTheDriverWritesIt(t *testing.T) {
 	}
 }
 
+// TestCOGLeftToTheDriver: the COGs that aidw does not write as the driver would go to the driver.
+func TestCOGLeftToTheDriver(t *testing.T) {
+	for _, c := range []struct {
+		typ   string
+		bands int
+		co    []string
+	}{
+		{"Float32", 1, nil}, // LZW, the driver's default
+		{"Float32", 1, []string{"COMPRESS=ZSTD"}},
+		{"Float32", 2, []string{"COMPRESS=DEFLATE"}},
+		{"Byte", 1, []string{"COMPRESS=DEFLATE"}},
+		{"Int32", 1, []string{"COMPRESS=DEFLATE", "PREDICTOR=FLOATING_POINT"}}, // the driver's error
+		{"Float32", 1, []string{"COMPRESS=DEFLATE", "RESAMPLING=AVERAGE"}},
+		{"Float32", 1, []string{"COMPRESS=DEFLATE", "QUALITY=80"}},
+		{"Float32", 1, []string{"COMPRESS=DEFLATE", "BLOCKSIZE=100"}},
+	} {
+		dt, size, err := dataType(c.typ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := cogLayout("COG", 3000, 2000, c.bands, dt, size, c.co); ok {
+			t.Errorf("%s, %d bands, %v: aidw writes it", c.typ, c.bands, c.co)
+		}
+	}
+}
+
 // TestCOGRowsOutOfOrder: rows that come out of order leave the COG to the driver: the rows the
-// COG took (a compressed row of tiles and part of the next) go back to the staged raster, and
-// the file is GDAL's all the same.
+// COG took (a compressed row of tiles, decoded, and part of the next) go back to the staged
+// raster, and the file is GDAL's all the same, with and without a predictor.
 func TestCOGRowsOutOfOrder(t *testing.T) {
+	for _, co := range [][]string{{"COMPRESS=DEFLATE"}, {"COMPRESS=DEFLATE", "PREDICTOR=YES"}} {
+		t.Run(co[len(co)-1], func(t *testing.T) { rowsOutOfOrder(t, co) })
+	}
+}
+
+func rowsOutOfOrder(t *testing.T, co []string) {
 	cc := cogCases[0]
 	dir := t.TempDir()
 	plain, ours, theirs := filepath.Join(dir, "plain.tif"), filepath.Join(dir, "ours.tif"), filepath.Join(dir, "gdal.tif")
 	writeCOGCase(t, plain, "GTiff", cc)
 	tg := raster.NorthUp(440720, 3750000, 440720+float64(cc.cols), 3750000+float64(cc.rows), cc.cols, cc.rows)
-	w, err := Create(ours, tg, RasterOptions{Format: "COG", Type: cc.typ, Create: []string{"COMPRESS=DEFLATE"},
+	w, err := Create(ours, tg, RasterOptions{Format: "COG", Type: cc.typ, Create: co,
 		NoData: -9999, SetNoData: true})
 	if err != nil {
 		t.Fatal(err)

@@ -39,6 +39,8 @@ type Layout struct {
 	SampleFormat uint16
 	// Level is GDAL's DEFLATE level (COG's LEVEL, 6 by default), 1 to 12.
 	Level int
+	// Predictor is TIFF's: 1 none, 2 horizontal differencing, 3 floating point.
+	Predictor uint16
 	// BigTIFF is the BIGTIFF creation option: YES, NO, IF_SAFER or IF_NEEDED ("", the default,
 	// which also turns to BigTIFF a file that a TIFF's 4 GB cannot hold).
 	BigTIFF string
@@ -202,10 +204,97 @@ func (t *tile) compress(z *compressor, pix []byte, l Layout) {
 		src := r.slot.raw[(y*cols+col0)*sb:]
 		copy(pix[y*b*sb:y*b*sb+width], src[:width])
 	}
+	predict(pix, b*sb, sb, l.Predictor)
 	rec := r.slot.packed[t.k*r.slot.stride : (t.k+1)*r.slot.stride]
 	t.n = z.compress(rec[4:len(rec)-4], pix)
 	binary.LittleEndian.PutUint32(rec, uint32(t.n))
 	copy(rec[4+t.n:], rec[t.n:4+t.n])
+}
+
+// predict applies TIFF's predictor to each row (rowBytes long) of a tile's pixels of
+// sampleBytes each, as libtiff 4.5 does before it compresses (tif_predict.c): 2, the difference
+// with the sample to the left in the sample's unsigned word; 3, each row's bytes regrouped by
+// significance, the most significant of every sample first, then the difference with the byte
+// to the left.
+func predict(pix []byte, rowBytes, sampleBytes int, predictor uint16) {
+	if predictor < 2 {
+		return
+	}
+	le := binary.LittleEndian
+	var tmp []byte
+	if predictor == 3 {
+		tmp = make([]byte, rowBytes)
+	}
+	for row := 0; row < len(pix); row += rowBytes {
+		p := pix[row : row+rowBytes]
+		n := rowBytes / sampleBytes
+		if predictor == 3 {
+			copy(tmp, p)
+			for i := range n {
+				for b := range sampleBytes {
+					p[b*n+i] = tmp[i*sampleBytes+sampleBytes-1-b]
+				}
+			}
+			for i := rowBytes - 1; i > 0; i-- {
+				p[i] -= p[i-1]
+			}
+			continue
+		}
+		for i := n - 1; i > 0; i-- {
+			at, prev := i*sampleBytes, (i-1)*sampleBytes
+			switch sampleBytes {
+			case 1:
+				p[at] -= p[prev]
+			case 2:
+				le.PutUint16(p[at:], le.Uint16(p[at:])-le.Uint16(p[prev:]))
+			case 4:
+				le.PutUint32(p[at:], le.Uint32(p[at:])-le.Uint32(p[prev:]))
+			default:
+				le.PutUint64(p[at:], le.Uint64(p[at:])-le.Uint64(p[prev:]))
+			}
+		}
+	}
+}
+
+// unpredict undoes predict.
+func unpredict(pix []byte, rowBytes, sampleBytes int, predictor uint16) {
+	if predictor < 2 {
+		return
+	}
+	le := binary.LittleEndian
+	var tmp []byte
+	if predictor == 3 {
+		tmp = make([]byte, rowBytes)
+	}
+	for row := 0; row < len(pix); row += rowBytes {
+		p := pix[row : row+rowBytes]
+		n := rowBytes / sampleBytes
+		if predictor == 3 {
+			for i := 1; i < rowBytes; i++ {
+				p[i] += p[i-1]
+			}
+			copy(tmp, p)
+			for i := range n {
+				for b := range sampleBytes {
+					p[i*sampleBytes+sampleBytes-1-b] = tmp[b*n+i]
+				}
+			}
+			continue
+		}
+		for i := 1; i < n; i++ {
+			at, prev := i*sampleBytes, (i-1)*sampleBytes
+			switch sampleBytes {
+			case 1:
+				p[at] += p[prev]
+			case 2:
+				le.PutUint16(p[at:], le.Uint16(p[at:])+le.Uint16(p[prev:]))
+			case 4:
+				le.PutUint32(p[at:], le.Uint32(p[at:])+le.Uint32(p[prev:]))
+			default:
+				le.PutUint64(p[at:], le.Uint64(p[at:])+le.Uint64(p[prev:]))
+			}
+		}
+	}
 }
 
 // appendRows writes the compressed rows of tiles to their images' files, in order.
@@ -285,6 +374,7 @@ func (f *File) Rows(emit func(pixels []byte) error) error {
 			if _, err := io.ReadFull(zr, tile); err != nil {
 				return err
 			}
+			unpredict(tile, b*sb, sb, f.layout.Predictor)
 			width := min(b, img.cols-k*b) * sb
 			for y := range n {
 				copy(rows[(y*img.cols+k*b)*sb:][:width], tile[y*b*sb:])
@@ -458,7 +548,7 @@ func (f *File) directory(i int, descriptive []Tag, offs []uint64, big bool) []Ta
 	tags := []Tag{
 		shortOrLong(256, uint32(img.cols)), shortOrLong(257, uint32(img.rows)),
 		shorts(258, uint16(8*l.SampleBytes)), shorts(259, 8), shorts(262, 1), shorts(277, 1),
-		shorts(284, 1), shorts(317, 1), shortOrLong(322, uint32(l.Block)), shortOrLong(323, uint32(l.Block)),
+		shorts(284, 1), shorts(317, max(l.Predictor, 1)), shortOrLong(322, uint32(l.Block)), shortOrLong(323, uint32(l.Block)),
 		offsets(offs, big), byteCounts(img.sizes, big), shorts(339, l.SampleFormat),
 	}
 	if i > 0 {
