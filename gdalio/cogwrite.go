@@ -15,7 +15,7 @@ import (
 	"github.com/airbusgeo/godal"
 )
 
-// A one-band DEFLATE COG is written by aidw (raster/cog) rather than by GDAL's COG driver,
+// A one-band DEFLATE or LZW COG is written by aidw (raster/cog) rather than by GDAL's COG driver,
 // which compresses every tile in a copy after the gridding: as the raster's rows come, its tiles
 // are compressed on every core and its CUBIC overviews made (ovrstream.go) and compressed too,
 // and the file is laid out as the driver lays it out, with the driver's tags (those of the
@@ -38,8 +38,11 @@ func cogLayout(format string, cols, rows, bands int, dt godal.DataType, size int
 			return cog.Layout{}, false
 		}
 	}
-	if v, _ := optionValue(co, "COMPRESS"); !strings.EqualFold(v, "DEFLATE") {
-		return cog.Layout{}, false // LZW, the driver's default, among others
+	compression := uint16(5) // LZW, the driver's default
+	if v, set := optionValue(co, "COMPRESS"); set && strings.EqualFold(v, "DEFLATE") {
+		compression = 8
+	} else if set && !strings.EqualFold(v, "LZW") {
+		return cog.Layout{}, false
 	}
 	predictor, ok := cogPredictor(co, dt)
 	if !ok {
@@ -49,7 +52,8 @@ func cogLayout(format string, cols, rows, bands int, dt godal.DataType, size int
 	if !ok {
 		return cog.Layout{}, false
 	}
-	l := cog.Layout{Sizes: [][2]int{{cols, rows}}, Block: 512, SampleBytes: size, Level: 6, Predictor: predictor}
+	l := cog.Layout{Sizes: [][2]int{{cols, rows}}, Block: 512, SampleBytes: size, Compression: compression,
+		Level: 6, Predictor: predictor}
 	for _, lv := range levels {
 		l.Sizes = append(l.Sizes, [2]int{lv.cols, lv.rows})
 	}

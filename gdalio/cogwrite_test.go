@@ -118,6 +118,13 @@ func TestCOGWrittenAsTheDriverWritesIt(t *testing.T) {
 		// seven images filling at once, each overview as the level above it comes
 		cogCase{name: "Float32 six levels BLOCKSIZE=64", cols: 2100, rows: 1500, bands: 1, typ: "Float32", nodata: true,
 			co: []string{"BLOCKSIZE=64"}, fast: true},
+		// LZW: the driver's default, and named
+		cogCase{name: "Float32 LZW by default", cols: 1001, rows: 777, bands: 1, typ: "Float32", nodata: true,
+			co: []string{"COMPRESS="}, fast: true},
+		cogCase{name: "Int16 LZW PREDICTOR=YES", cols: 1300, rows: 900, bands: 1, typ: "Int16", nodata: true,
+			co: []string{"COMPRESS=LZW", "PREDICTOR=YES"}, fast: true},
+		cogCase{name: "Float64 LZW PREDICTOR=YES", cols: 700, rows: 600, bands: 1, typ: "Float64",
+			co: []string{"COMPRESS=LZW", "PREDICTOR=YES"}, fast: true},
 		cogCase{name: "Float32 PREDICTOR=YES (floating point)", cols: 1001, rows: 777, bands: 1, typ: "Float32", nodata: true,
 			co: []string{"PREDICTOR=YES"}, fast: true},
 		cogCase{name: "Float64 PREDICTOR=FLOATING_POINT", cols: 700, rows: 600, bands: 1, typ: "Float64",
@@ -132,8 +139,7 @@ func TestCOGWrittenAsTheDriverWritesIt(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			co := append([]string{"COMPRESS=DEFLATE"}, cc.co...)
-			_, written := cogLayout("COG", cc.cols, cc.rows, cc.bands, dt, size, threadedOptions("COG", co))
+			_, written := cogLayout("COG", cc.cols, cc.rows, cc.bands, dt, size, threadedOptions("COG", caseOptions(cc.co)))
 			wantWritten := cc.fast && cc.bands == 1
 			if written != wantWritten {
 				t.Fatalf("aidw writes the COG: %v, want %v", written, wantWritten)
@@ -161,8 +167,8 @@ func TestCOGLeftToTheDriver(t *testing.T) {
 		bands int
 		co    []string
 	}{
-		{"Float32", 1, nil}, // LZW, the driver's default
 		{"Float32", 1, []string{"COMPRESS=ZSTD"}},
+		{"Float32", 1, []string{"COMPRESS=NONE"}},
 		{"Float32", 2, []string{"COMPRESS=DEFLATE"}},
 		{"Byte", 1, []string{"COMPRESS=DEFLATE"}},
 		{"Int32", 1, []string{"COMPRESS=DEFLATE", "PREDICTOR=FLOATING_POINT"}}, // the driver's error

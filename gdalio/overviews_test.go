@@ -7,6 +7,7 @@ import (
 	"math"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -22,7 +23,7 @@ type cogCase struct {
 	bands      int
 	typ        string
 	nodata     bool
-	co         []string // beyond COMPRESS=DEFLATE
+	co         []string // beyond COMPRESS=DEFLATE (caseOptions)
 	fast       bool     // aidw computes the overviews (else the driver does)
 }
 
@@ -65,7 +66,7 @@ func writeCOGCase(t testing.TB, path, format string, cc cogCase) {
 	t.Helper()
 	opt := RasterOptions{Format: format, Type: cc.typ, Bands: cc.bands, Warn: func(m string) { t.Log(m) }}
 	if format == "COG" {
-		opt.Create = append([]string{"COMPRESS=DEFLATE"}, cc.co...)
+		opt.Create = caseOptions(cc.co)
 	}
 	if cc.nodata {
 		opt.NoData, opt.SetNoData = -9999, true
@@ -94,11 +95,23 @@ func writeCOGCase(t testing.TB, path, format string, cc cogCase) {
 	}
 }
 
+// caseOptions are a case's creation options: COMPRESS=DEFLATE unless they name a compression;
+// "COMPRESS=" names none, the driver's default.
+func caseOptions(co []string) []string {
+	if v, set := optionValue(co, "COMPRESS"); set {
+		if v == "" {
+			return slices.DeleteFunc(slices.Clone(co), func(o string) bool { return o == "COMPRESS=" })
+		}
+		return co
+	}
+	return append([]string{"COMPRESS=DEFLATE"}, co...)
+}
+
 // gdalCOG is GDAL's own COG of src, with the case's options.
 func gdalCOG(t *testing.T, src, dst string, co []string) {
 	t.Helper()
-	args := []string{"-q", "-of", "COG", "-co", "COMPRESS=DEFLATE"}
-	for _, o := range co {
+	args := []string{"-q", "-of", "COG"}
+	for _, o := range caseOptions(co) {
 		args = append(args, "-co", o)
 	}
 	if out, err := exec.Command("gdal_translate", append(args, src, dst)...).CombinedOutput(); err != nil {

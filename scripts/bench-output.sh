@@ -1,7 +1,7 @@
 #!/bin/bash
 # Compressed output against plain (issue 24, "Output"): the same DEM (local AIDW, max_points=12,
-# Float32) from a synthetic survey (scripts/genlas) written as plain GTiff, DEFLATE GTiff and
-# DEFLATE COG, each command timed whole (/usr/bin/time: wall, user + system CPU, peak RSS), and
+# Float32) from a synthetic survey (scripts/genlas) written as plain GTiff, DEFLATE GTiff,
+# DEFLATE COG and COG (LZW, the driver's default), each command timed whole (/usr/bin/time: wall, user + system CPU, peak RSS), and
 # the compressed rasters' decoded pixels compared with the plain one's, and the COGs' overviews,
 # level by level, with those of GDAL's own COG of the plain raster (gdal_translate -of COG).
 # BASE=<aidw binary> adds the same runs of another build (e.g. one without threaded compression),
@@ -22,13 +22,14 @@ if [ ! -f "$work/survey.las" ]; then
 	if [ -n "${GENLAS:-}" ]; then "$GENLAS" -n "$points" -o "$work/survey.las"; else go run ./scripts/genlas -n "$points" -o "$work/survey.las"; fi
 fi
 grid=(grid -q -a aidw:max_points=12 -outsize "$side" "$side" -ot Float32)
-declare -A outputs=([plain]="" [gtiff-deflate]="-co COMPRESS=DEFLATE" [cog-deflate]="-of COG -co COMPRESS=DEFLATE")
+declare -A outputs=([plain]="" [gtiff-deflate]="-co COMPRESS=DEFLATE" [cog-deflate]="-of COG -co COMPRESS=DEFLATE"
+	[cog-lzw]="-of COG")
 bins=("new=$aidw")
 [ -n "${BASE:-}" ] && bins+=("base=$BASE")
 echo "| run | build | output | wall s | CPU s (user + sys) | peak RSS MiB | size MiB | load before |"
 echo "|---|---|---|---|---|---|---|---|"
 for run in $(seq "${RUNS:-1}"); do
-	for out in plain gtiff-deflate cog-deflate; do
+	for out in plain gtiff-deflate cog-deflate cog-lzw; do
 		for b in "${bins[@]}"; do
 			name=${b%%=*} bin=${b#*=}
 			load=$(cut -d' ' -f1 /proc/loadavg)
@@ -52,8 +53,10 @@ levels=0
 while msg=$(gdal_translate -ovr "$levels" -of ENVI "$work/gdal-cog.tif" "$work/ovr_gdal.bin" 2>&1 >/dev/null) &&
 	[[ $msg != *"Cannot get overview level"* ]]; do
 	for b in "${bins[@]}"; do
-		gdal_translate -q -ovr "$levels" -of ENVI "$work/${b%%=*}-cog-deflate.tif" "$work/ovr_cog.bin"
-		cmp -s "$work/ovr_cog.bin" "$work/ovr_gdal.bin" || { echo "overview $levels of ${b%%=*}'s COG differs from GDAL's"; exit 1; }
+		for c in cog-deflate cog-lzw; do
+			gdal_translate -q -ovr "$levels" -of ENVI "$work/${b%%=*}-$c.tif" "$work/ovr_cog.bin"
+			cmp -s "$work/ovr_cog.bin" "$work/ovr_gdal.bin" || { echo "overview $levels of ${b%%=*}'s $c differs from GDAL's"; exit 1; }
+		done
 	done
 	levels=$((levels + 1))
 done

@@ -10,7 +10,6 @@ package cog
 import "C"
 
 import (
-	"compress/zlib"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -37,6 +36,8 @@ type Layout struct {
 	// describe a pixel of the only band.
 	SampleBytes  int
 	SampleFormat uint16
+	// Compression is TIFF's: 8 DEFLATE (Adobe), 5 LZW.
+	Compression uint16
 	// Level is GDAL's DEFLATE level (COG's LEVEL, 6 by default), 1 to 12.
 	Level int
 	// Predictor is TIFF's: 1 none, 2 horizontal differencing, 3 floating point.
@@ -119,8 +120,9 @@ type tile struct {
 
 // Create starts a COG whose temporary files go beside stage, compressing on workers goroutines.
 func Create(stage string, layout Layout, workers int) (*File, error) {
-	if len(layout.Sizes) == 0 || layout.Block < 16 || layout.Block%16 != 0 {
-		return nil, fmt.Errorf("COG layout: %d images, tiles of %d", len(layout.Sizes), layout.Block)
+	if len(layout.Sizes) == 0 || layout.Block < 16 || layout.Block%16 != 0 ||
+		layout.Compression != deflateCompression && layout.Compression != lzwCompression {
+		return nil, fmt.Errorf("COG layout: %d images, tiles of %d, compression %d", len(layout.Sizes), layout.Block, layout.Compression)
 	}
 	workers = max(workers, 1)
 	f := &File{layout: layout, jobs: make(chan *tile, 4*workers), rows: make(chan *tileRow, 3*len(layout.Sizes)),
@@ -153,7 +155,7 @@ func Create(stage string, layout Layout, workers int) (*File, error) {
 		}
 	}
 	for range workers {
-		z, err := newCompressor(layout.Level)
+		z, err := newEncoder(layout)
 		if err != nil {
 			f.Abort()
 			return nil, err
@@ -187,14 +189,14 @@ func Memory(l Layout) int {
 // records (each at most stride bytes).
 func slotBytes(l Layout, cols int) (raw, packed, stride int) {
 	tile := l.Block * l.Block * l.SampleBytes
-	stride = compressBound(tile) + 8
+	stride = encodedBound(l, tile) + 8
 	return l.Block * cols * l.SampleBytes, (cols + l.Block - 1) / l.Block * stride, stride
 }
 
 // compress packs the tile's pixels from its row of tiles into pix, zero past the raster's
 // edges as GDAL pads them, and compresses them into the tile's record, between its leader
 // (the size) and its trailer (the last 4 bytes again).
-func (t *tile) compress(z *compressor, pix []byte, l Layout) {
+func (t *tile) compress(z encoder, pix []byte, l Layout) {
 	clear(pix)
 	r := t.row
 	b, sb, cols := l.Block, l.SampleBytes, r.img.cols
@@ -366,12 +368,8 @@ func (f *File) Rows(emit func(pixels []byte) error) error {
 		n := min(b, img.rows-t0/across*b) // the raster's rows in this row of tiles
 		for k := range across {
 			size := int64(img.sizes[t0+k])
-			zr, err := zlib.NewReader(io.NewSectionReader(img.file, at+4, size))
-			if err != nil {
-				return err
-			}
 			tile := make([]byte, b*b*sb)
-			if _, err := io.ReadFull(zr, tile); err != nil {
+			if err := decode(f.layout, io.NewSectionReader(img.file, at+4, size), tile); err != nil {
 				return err
 			}
 			unpredict(tile, b*sb, sb, f.layout.Predictor)
@@ -547,7 +545,7 @@ func (f *File) directory(i int, descriptive []Tag, offs []uint64, big bool) []Ta
 	img, l := f.images[i], f.layout
 	tags := []Tag{
 		shortOrLong(256, uint32(img.cols)), shortOrLong(257, uint32(img.rows)),
-		shorts(258, uint16(8*l.SampleBytes)), shorts(259, 8), shorts(262, 1), shorts(277, 1),
+		shorts(258, uint16(8*l.SampleBytes)), shorts(259, l.Compression), shorts(262, 1), shorts(277, 1),
 		shorts(284, 1), shorts(317, max(l.Predictor, 1)), shortOrLong(322, uint32(l.Block)), shortOrLong(323, uint32(l.Block)),
 		offsets(offs, big), byteCounts(img.sizes, big), shorts(339, l.SampleFormat),
 	}

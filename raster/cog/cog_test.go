@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/image/tiff/lzw"
 )
 
 // pixel is a 16-bit test value that differs from tile to tile and row to row.
@@ -45,10 +47,15 @@ func find(tags []Tag, code uint16) Tag {
 // zero padding past the edges, each tile's leader and trailer, the directories before the
 // data and the overviews' tiles before the full resolution's, from the smallest.
 func TestLayout(t *testing.T) {
-	for _, bigTIFF := range []string{"", "YES"} {
+	for _, c := range []struct {
+		compression uint16
+		bigTIFF     string
+	}{{deflateCompression, ""}, {deflateCompression, "YES"}, {lzwCompression, ""}} {
+		bigTIFF := c.bigTIFF
 		dir := t.TempDir()
 		sizes := [][2]int{{100, 70}, {50, 35}, {25, 17}}
-		layout := Layout{Sizes: sizes, Block: 32, SampleBytes: 2, SampleFormat: 1, Level: 6, BigTIFF: bigTIFF}
+		layout := Layout{Sizes: sizes, Block: 32, SampleBytes: 2, SampleFormat: 1, Compression: c.compression,
+			Level: 6, BigTIFF: bigTIFF}
 		f, err := Create(filepath.Join(dir, "out.tif"), layout, 3)
 		if err != nil {
 			t.Fatal(err)
@@ -115,9 +122,11 @@ func TestLayout(t *testing.T) {
 				if binary.LittleEndian.Uint32(rec) != uint32(n) || !bytes.Equal(rec[4+n-4:4+n], rec[4+n:]) {
 					t.Fatalf("image %d tile %d: leader or trailer wrong", img, k)
 				}
-				zr, err := zlib.NewReader(bytes.NewReader(rec[4 : 4+n]))
-				if err != nil {
-					t.Fatal(err)
+				var zr io.Reader = lzw.NewReader(bytes.NewReader(rec[4:4+n]), lzw.MSB, 8)
+				if c.compression == deflateCompression {
+					if zr, err = zlib.NewReader(bytes.NewReader(rec[4 : 4+n])); err != nil {
+						t.Fatal(err)
+					}
 				}
 				pix, err := io.ReadAll(zr)
 				if err != nil || len(pix) != 32*32*2 {
@@ -165,7 +174,7 @@ func TestLayout(t *testing.T) {
 func TestAbortRemovesEverything(t *testing.T) {
 	dir := t.TempDir()
 	f, err := Create(filepath.Join(dir, "out.tif"), Layout{Sizes: [][2]int{{64, 64}}, Block: 16, SampleBytes: 4,
-		SampleFormat: 3, Level: 1}, 2)
+		SampleFormat: 3, Compression: deflateCompression, Level: 1}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,59 @@ package cog
 import "C"
 
 import (
+	"compress/zlib"
 	"errors"
+	"io"
 	"unsafe"
+
+	tifflzw "golang.org/x/image/tiff/lzw"
+)
+
+// encoder compresses a tile: compress writes the codes of in into out, which holds at least
+// encodedBound bytes, and returns their length.
+type encoder interface {
+	compress(out, in []byte) int
+	close()
+}
+
+// newEncoder makes an encoder of the layout's compression.
+func newEncoder(l Layout) (encoder, error) {
+	if l.Compression == lzwCompression {
+		return new(lzwCompressor), nil
+	}
+	return newCompressor(l.Level)
+}
+
+// encodedBound is the most bytes the layout's compression makes of n.
+func encodedBound(l Layout, n int) int {
+	if l.Compression == lzwCompression {
+		return lzwBound(n)
+	}
+	return compressBound(n)
+}
+
+// decode fills tile with the pixels of the compressed tile src, for Rows: Go's own decoders.
+func decode(l Layout, src io.Reader, tile []byte) error {
+	var r io.Reader
+	if l.Compression == lzwCompression {
+		lr := tifflzw.NewReader(src, tifflzw.MSB, 8)
+		defer lr.Close()
+		r = lr
+	} else {
+		zr, err := zlib.NewReader(src)
+		if err != nil {
+			return err
+		}
+		r = zr
+	}
+	_, err := io.ReadFull(r, tile)
+	return err
+}
+
+// TIFF's compression codes aidw writes.
+const (
+	lzwCompression     = 5
+	deflateCompression = 8
 )
 
 // compressor makes zlib streams with libdeflate, the library libtiff (and so GDAL's GTiff and
