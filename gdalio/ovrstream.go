@@ -144,52 +144,50 @@ func (s *ovrStream) strip(y0, rows, row1 int) error {
 // nodata mask band sees them (GDALNoDataMaskBand: exact for integers, ARE_REAL_EQUAL within
 // two float ulps for floating point, NaN matching a NaN nodata).
 func nodataMask(mask, pixels []byte, dt godal.DataType, nodata float64) {
-	set := func(i int, isNodata bool) {
-		if isNodata {
-			mask[i] = 0
-		} else {
-			mask[i] = 255
-		}
-	}
+	p := unsafe.Pointer(&pixels[0])
 	switch dt {
 	case godal.Int16:
-		v, nd := unsafe.Slice((*int16)(unsafe.Pointer(&pixels[0])), len(mask)), int16(nodata)
-		for i := range mask {
-			set(i, v[i] == nd)
-		}
+		maskEqual(mask, unsafe.Slice((*int16)(p), len(mask)), int16(nodata))
 	case godal.Int32:
-		v, nd := unsafe.Slice((*int32)(unsafe.Pointer(&pixels[0])), len(mask)), int32(nodata)
-		for i := range mask {
-			set(i, v[i] == nd)
-		}
+		maskEqual(mask, unsafe.Slice((*int32)(p), len(mask)), int32(nodata))
 	case godal.UInt32:
-		v, nd := unsafe.Slice((*uint32)(unsafe.Pointer(&pixels[0])), len(mask)), uint32(nodata)
-		for i := range mask {
-			set(i, v[i] == nd)
-		}
+		maskEqual(mask, unsafe.Slice((*uint32)(p), len(mask)), uint32(nodata))
 	case godal.Float32:
-		v, nd := unsafe.Slice((*float32)(unsafe.Pointer(&pixels[0])), len(mask)), float32(nodata)
+		v, nd := unsafe.Slice((*float32)(p), len(mask)), float32(nodata)
 		const eps = float32(1.1920929e-07) // FLT_EPSILON
-		for i := range mask {
-			x := v[i]
+		for i, x := range v {
+			isNodata := x == nd || abs32(x-nd) < eps*abs32(x+nd)*2
 			if nd != nd {
-				set(i, x != x)
-			} else {
-				set(i, x == nd || abs32(x-nd) < eps*abs32(x+nd)*2)
+				isNodata = x != x
 			}
+			mask[i] = validity(isNodata)
 		}
 	default:
-		v := unsafe.Slice((*float64)(unsafe.Pointer(&pixels[0])), len(mask))
+		v := unsafe.Slice((*float64)(p), len(mask))
 		const eps = float64(float32(1.1920929e-07))
-		for i := range mask {
-			x := v[i]
+		for i, x := range v {
+			isNodata := x == nodata || math.Abs(x-nodata) < eps*math.Abs(x+nodata)*2
 			if math.IsNaN(nodata) {
-				set(i, math.IsNaN(x))
-			} else {
-				set(i, x == nodata || math.Abs(x-nodata) < eps*math.Abs(x+nodata)*2)
+				isNodata = math.IsNaN(x)
 			}
+			mask[i] = validity(isNodata)
 		}
 	}
+}
+
+// maskEqual sets mask from integer pixels: nodata where they equal nd.
+func maskEqual[T int16 | int32 | uint32](mask []byte, v []T, nd T) {
+	for i, x := range v {
+		mask[i] = validity(x == nd)
+	}
+}
+
+// validity is a mask byte as GDAL's mask bands give it: 0 for nodata, 255 for a value.
+func validity(isNodata bool) byte {
+	if isNodata {
+		return 0
+	}
+	return 255
 }
 
 func abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }
