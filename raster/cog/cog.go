@@ -58,23 +58,19 @@ var ghost = fmt.Sprintf("GDAL_STRUCTURAL_METADATA_SIZE=%06d bytes\n", len(ghostB
 type File struct {
 	layout Layout
 	images []*image
-	jobs   chan *tile
-	// rows carries every image's rows of tiles, in the order they were filled, to the goroutine
-	// that appends them to their image's temporary file
-	rows    chan *tileRow
+	// jobs carries the tiles to the workers, nil once stopped
+	jobs    chan *tile
 	workers sync.WaitGroup
-	// written receives the file writer's error once rows is closed
-	written chan error
 	// slots are every image's, to free
 	slots []*slot
 }
 
 // slots is how many rows of tiles image i holds at once: one filling while the others are
-// compressed and written, a third for the full resolution, whose rows come fastest. The images
+// compressed and written, more for the full resolution, whose rows come fastest. The images
 // fill at once (each overview as the rows of the level above it come), so each has its own.
 func slots(i int) int {
 	if i == 0 {
-		return 3
+		return 4
 	}
 	return 2
 }
@@ -101,6 +97,11 @@ type image struct {
 	fill    int // bytes of pending.raw filled
 	// free holds the image's slots not in use
 	free chan *slot
+	// queue carries the image's rows of tiles, in order, to the goroutine that appends them to
+	// its file (one an image, so that no image waits for another's tiles); written gives that
+	// goroutine's error once queue is closed
+	queue   chan *tileRow
+	written chan error
 }
 
 // tileRow is a row of tiles of an image, compressed by the workers.
@@ -125,9 +126,7 @@ func Create(stage string, layout Layout, workers int) (*File, error) {
 		return nil, fmt.Errorf("COG layout: %d images, tiles of %d, compression %d", len(layout.Sizes), layout.Block, layout.Compression)
 	}
 	workers = max(workers, 1)
-	f := &File{layout: layout, jobs: make(chan *tile, 4*workers), rows: make(chan *tileRow, 3*len(layout.Sizes)),
-		written: make(chan error, 1)}
-	go f.appendRows()
+	f := &File{layout: layout, jobs: make(chan *tile, 4*workers)}
 	for i, s := range layout.Sizes {
 		path, err := outfile.Reserve(stage, ".tiles")
 		if err != nil {
@@ -139,8 +138,10 @@ func Create(stage string, layout Layout, workers int) (*File, error) {
 			f.Abort()
 			return nil, err
 		}
-		img := &image{cols: s[0], rows: s[1], file: file, path: path, free: make(chan *slot, slots(i))}
+		img := &image{cols: s[0], rows: s[1], file: file, path: path, free: make(chan *slot, slots(i)),
+			queue: make(chan *tileRow, slots(i)), written: make(chan error, 1)}
 		f.images = append(f.images, img)
+		go img.appendRows()
 		raw, packed, stride := slotBytes(layout, s[0])
 		for range slots(i) {
 			mem := C.malloc(C.size_t(raw + packed))
@@ -213,20 +214,20 @@ func (t *tile) compress(z encoder, pix []byte, l Layout) {
 	copy(rec[4+t.n:], rec[t.n:4+t.n])
 }
 
-// appendRows writes the compressed rows of tiles to their images' files, in order.
-func (f *File) appendRows() {
+// appendRows writes the image's compressed rows of tiles to its file, in order.
+func (img *image) appendRows() {
 	var err error
-	for r := range f.rows {
+	for r := range img.queue {
 		r.done.Wait()
 		for _, t := range r.tiles {
 			if err == nil {
-				_, err = r.img.file.Write(r.slot.packed[t.k*r.slot.stride:][:t.n+8])
-				r.img.sizes = append(r.img.sizes, uint64(t.n))
+				_, err = img.file.Write(r.slot.packed[t.k*r.slot.stride:][:t.n+8])
+				img.sizes = append(img.sizes, uint64(t.n))
 			}
 		}
-		r.img.free <- r.slot
+		img.free <- r.slot
 	}
-	f.written <- err
+	img.written <- err
 }
 
 // WriteRows appends rows (little-endian pixels, whole rows) to image i (0 is the full
@@ -261,7 +262,7 @@ func (f *File) submit(img *image, rows int) {
 	}
 	img.pending = nil
 	r.done.Add(len(r.tiles))
-	f.rows <- r
+	img.queue <- r
 	for _, t := range r.tiles {
 		f.jobs <- t
 	}
@@ -503,16 +504,20 @@ func (f *File) bigTIFF(data int64, tags []Tag) (bool, error) {
 	}
 }
 
-// stop waits for the workers and the file writer, and returns the writer's error.
+// stop waits for the workers and the images' file writers, and returns the writers' errors.
 func (f *File) stop() error {
 	if f.jobs == nil {
 		return nil
 	}
 	close(f.jobs)
-	close(f.rows)
+	var errs []error
+	for _, img := range f.images {
+		close(img.queue)
+		errs = append(errs, <-img.written)
+	}
 	f.workers.Wait()
-	f.jobs, f.rows = nil, nil
-	return <-f.written
+	f.jobs = nil
+	return errors.Join(errs...)
 }
 
 // Abort stops the workers and removes the temporary files; nothing is written at the
