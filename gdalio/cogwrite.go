@@ -173,20 +173,22 @@ func (w *Writer) startCOG(stage string, layout cog.Layout) error {
 	if len(w.ovr) > 0 {
 		// the overviews are made on a goroutine of their own, which the raster's rows reach
 		// through a few buffers, so that the rows' writer keeps feeding the compression
-		w.ovrIn, w.ovrFree, w.ovrDone = make(chan []byte, ovrBuffers), make(chan []byte, ovrBuffers), make(chan error, 1)
+		in, free, done := make(chan []byte, ovrBuffers), make(chan []byte, ovrBuffers), make(chan error, 1)
 		for range ovrBuffers {
-			w.ovrFree <- nil
+			free <- nil
 		}
+		// the goroutine has the channels of its own: stopOverviews may clear the fields first
 		go func() {
 			var err error
-			for pixels := range w.ovrIn {
+			for pixels := range in {
 				if err == nil {
 					err = w.pushOverviews(0, pixels)
 				}
-				w.ovrFree <- pixels[:0]
+				free <- pixels[:0]
 			}
-			w.ovrDone <- err
+			done <- err
 		}()
+		w.ovrIn, w.ovrFree, w.ovrDone = in, free, done
 	}
 	return nil
 }

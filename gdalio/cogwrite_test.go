@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/raster/cog"
@@ -217,5 +218,32 @@ func rowsOutOfOrder(t *testing.T, co []string) {
 	}
 	if files, _ := filepath.Glob(filepath.Join(dir, "*aidwtmp*")); len(files) > 0 {
 		t.Fatalf("temporary files left: %v", files)
+	}
+}
+
+// TestCOGAbortAtOnce: a COG aborted as soon as it is created (an interrupt while the command
+// starts) stops its goroutines and leaves no file, however they were scheduled.
+func TestCOGAbortAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	tg := raster.NorthUp(0, 0, 3000, 2000, 3000, 2000)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 50 {
+			w, err := Create(filepath.Join(dir, "o.tif"), tg, RasterOptions{Format: "COG", Type: "Float32"})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			w.Abort()
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("Abort did not return")
+	}
+	if names, _ := os.ReadDir(dir); len(names) > 0 {
+		t.Fatalf("left %v", names)
 	}
 }
