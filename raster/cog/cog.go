@@ -1,9 +1,10 @@
 // Package cog writes Cloud Optimized GeoTIFFs laid out as GDAL 3.6's COG driver lays them out
 // (every directory before the data, the overviews' tiles from the smallest to the full
 // resolution's, each tile with its size before it and its last 4 bytes repeated after it, as
-// the file's "ghost" header says), with DEFLATE tiles compressed by libdeflate on every core as
-// rows come: the driver compresses them only once the whole raster is written, after the
-// gridding. The pixels and the georeferencing come from the caller; the package needs no GDAL.
+// the file's "ghost" header says), with DEFLATE (libdeflate) or LZW (libtiff's) tiles compressed
+// on every core as rows come: the driver compresses them only once the whole raster is written,
+// after the gridding. The pixels and the georeferencing come from the caller; the package needs
+// no GDAL.
 package cog
 
 // #include <stdlib.h>
@@ -54,7 +55,8 @@ const ghostBody = "LAYOUT=IFDS_BEFORE_DATA\nBLOCK_ORDER=ROW_MAJOR\nBLOCK_LEADER=
 
 var ghost = fmt.Sprintf("GDAL_STRUCTURAL_METADATA_SIZE=%06d bytes\n", len(ghostBody)) + ghostBody
 
-// File is a COG being written: rows go in image by image, in order, and Finish writes the file.
+// File is a COG being written: each image's rows go in in order (the images side by side, each
+// from one goroutine at a time), and Finish writes the file.
 type File struct {
 	layout Layout
 	images []*image
