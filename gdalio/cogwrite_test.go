@@ -167,6 +167,34 @@ func TestCOGLeftToTheDriver(t *testing.T) {
 	}
 }
 
+// TestCOGWithinGDALCache: a COG whose rows of tiles need more than GDAL's block cache (which a
+// run held to a memory budget bounds and counts) is left to the driver.
+func TestCOGWithinGDALCache(t *testing.T) {
+	tg := raster.NorthUp(0, 0, 3000, 2000, 3000, 2000)
+	dt, size, _ := dataType("Float32")
+	layout, ok := cogLayout("COG", 3000, 2000, 1, dt, size, []string{"COMPRESS=DEFLATE"})
+	if !ok {
+		t.Fatal("aidw does not write this COG")
+	}
+	for _, c := range []struct {
+		cache  int64
+		writes bool
+	}{{int64(cog.Memory(layout)), true}, {int64(cog.Memory(layout)) - 1, false}} {
+		restore := limitCache(c.cache)
+		w, err := Create(filepath.Join(t.TempDir(), "o.tif"), tg, RasterOptions{Format: "COG", Type: "Float32",
+			Create: []string{"COMPRESS=DEFLATE"}})
+		restore()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (w.cog != nil) != c.writes {
+			t.Errorf("GDAL's cache of %d bytes, rows of tiles of %d: aidw writes the COG %v, want %v",
+				c.cache, cog.Memory(layout), w.cog != nil, c.writes)
+		}
+		w.Abort()
+	}
+}
+
 // TestCOGRowsOutOfOrder: rows that come out of order leave the COG to the driver: the rows the
 // COG took (a compressed row of tiles, decoded, and part of the next) go back to the staged
 // raster, and the file is GDAL's all the same, with and without a predictor.

@@ -202,7 +202,10 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 		createOpts = tiffOptions(createOpts, bands)
 	}
 	layout, cogOK := cogLayout(format, t.Cols, t.Rows, bands, dtype, size, w.create)
-	cogOK = cogOK && w.copyTo != "" && checkMemory(t.Cols, cog.Memory(layout), "the COG's rows of tiles") == nil
+	// its rows of tiles take the place of the driver's blocks in GDAL's cache, whose bound a run
+	// held to a memory budget counts (tiles.CacheBytes): wider rasters go to the driver
+	cogOK = cogOK && w.copyTo != "" && int64(cog.Memory(layout)) <= int64(C.GDALGetCacheMax64()) &&
+		checkMemory(t.Cols, cog.Memory(layout), "the COG's rows of tiles") == nil
 	if cogOK {
 		// the staged GTiff holds only the raster's description (its pixels go to the COG),
 		// and the rows the COG gives back if it is left to the driver (leaveCOG)
