@@ -20,7 +20,7 @@ import (
 // are compressed on every core and its CUBIC overviews made (ovrstream.go) and compressed too,
 // and the file is laid out as the driver lays it out, with the driver's tags (those of the
 // staged GTiff, which holds no pixels) and libdeflate's tile bytes at the driver's level. Other
-// COGs (bands, compressions, predictors, resamplings) keep the driver and overviews.go.
+// COGs (several bands, other compressions and resamplings) keep the driver and overviews.go.
 
 // cogOptions are the creation options the COG path follows as the driver does; any other
 // leaves the COG to the driver.
@@ -38,9 +38,9 @@ func cogLayout(format string, cols, rows, bands int, dt godal.DataType, size int
 			return cog.Layout{}, false
 		}
 	}
-	compression := uint16(5) // LZW, the driver's default
+	compression := uint16(cog.LZW) // the driver's default
 	if v, set := optionValue(co, "COMPRESS"); set && strings.EqualFold(v, "DEFLATE") {
-		compression = 8
+		compression = cog.Deflate
 	} else if set && !strings.EqualFold(v, "LZW") {
 		return cog.Layout{}, false
 	}
@@ -83,38 +83,31 @@ func cogLayout(format string, cols, rows, bands int, dt godal.DataType, size int
 // whether aidw writes it: not the floating point one for integers, which libtiff refuses.
 func cogPredictor(co []string, dt godal.DataType) (uint16, bool) {
 	v, set := optionValue(co, "PREDICTOR")
+	on, known := boolOption(v)
 	floating := dt == godal.Float32 || dt == godal.Float64
 	switch {
-	case !set || isFalse(v):
+	case !set || known && !on:
 		return 1, true
 	case strings.EqualFold(v, "STANDARD"):
 		return 2, true
-	case strings.EqualFold(v, "FLOATING_POINT") && floating:
+	case strings.EqualFold(v, "FLOATING_POINT") && floating, on && floating:
 		return 3, true
-	case isTrue(v) && floating:
-		return 3, true
-	case isTrue(v):
+	case on:
 		return 2, true
 	}
 	return 0, false
 }
 
-// isTrue says whether a boolean option's value is one of GDAL's true ones (CPLTestBool).
-func isTrue(v string) bool {
+// boolOption is a boolean option's value as GDAL reads it (CPLTestBool's words), and whether
+// it is one of them.
+func boolOption(v string) (value, known bool) {
 	switch strings.ToUpper(v) {
 	case "YES", "TRUE", "ON", "1":
-		return true
-	}
-	return false
-}
-
-// isFalse says whether a boolean option's value is one of GDAL's false ones (CPLTestBool).
-func isFalse(v string) bool {
-	switch strings.ToUpper(v) {
+		return true, true
 	case "NO", "FALSE", "OFF", "0":
-		return true
+		return false, true
 	}
-	return false
+	return false, false
 }
 
 // writeCOGRows writes rows row0.. of the one band to the COG and its overviews, a few MB at a
@@ -265,21 +258,4 @@ func (w *Writer) finishCOG(ctx context.Context) error {
 	err = w.cog.Finish(ctx, w.copyTo, cog.Descriptive(tags))
 	w.cog, w.ovr = nil, nil
 	return err
-}
-
-// typedSlice is pixels (of one of cubicWorkType's types) as a slice of that type.
-func typedSlice(dt godal.DataType, pixels []byte) any {
-	p := unsafe.Pointer(&pixels[0])
-	switch dt {
-	case godal.Int16:
-		return unsafe.Slice((*int16)(p), len(pixels)/2)
-	case godal.Int32:
-		return unsafe.Slice((*int32)(p), len(pixels)/4)
-	case godal.UInt32:
-		return unsafe.Slice((*uint32)(p), len(pixels)/4)
-	case godal.Float32:
-		return unsafe.Slice((*float32)(p), len(pixels)/4)
-	default:
-		return unsafe.Slice((*float64)(p), len(pixels)/8)
-	}
 }

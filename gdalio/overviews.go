@@ -413,22 +413,24 @@ func (b ovrBuild) resampleBand(info ovrSource, i int, band godal.Band, g ovrGeom
 
 // typedBuffer makes a slice of n values of type dt (one of cubicWorkType's) and its address.
 func typedBuffer(dt godal.DataType, n int) (any, unsafe.Pointer) {
+	b := make([]byte, n*int(C.GDALGetDataTypeSizeBytes(C.GDALDataType(dt))))
+	return typedSlice(dt, b), unsafe.Pointer(&b[0])
+}
+
+// typedSlice is pixels (of one of cubicWorkType's types) as a slice of that type.
+func typedSlice(dt godal.DataType, pixels []byte) any {
+	p := unsafe.Pointer(&pixels[0])
 	switch dt {
 	case godal.Int16:
-		s := make([]int16, n)
-		return s, unsafe.Pointer(&s[0])
+		return unsafe.Slice((*int16)(p), len(pixels)/2)
 	case godal.Int32:
-		s := make([]int32, n)
-		return s, unsafe.Pointer(&s[0])
+		return unsafe.Slice((*int32)(p), len(pixels)/4)
 	case godal.UInt32:
-		s := make([]uint32, n)
-		return s, unsafe.Pointer(&s[0])
+		return unsafe.Slice((*uint32)(p), len(pixels)/4)
 	case godal.Float32:
-		s := make([]float32, n)
-		return s, unsafe.Pointer(&s[0])
+		return unsafe.Slice((*float32)(p), len(pixels)/4)
 	default:
-		s := make([]float64, n)
-		return s, unsafe.Pointer(&s[0])
+		return unsafe.Slice((*float64)(p), len(pixels)/8)
 	}
 }
 

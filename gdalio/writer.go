@@ -337,13 +337,12 @@ func (w *Writer) WriteRows(band, row0, rows int, values []float64) error {
 	var err error
 	if w.cog != nil {
 		err = w.writeCOGRows(row0, rows, values)
-	} else {
-		err = w.bands[band-1].Write(0, row0, values, w.cols, rows, godal.ErrLogger(w.errs))
+	} else if err = w.bands[band-1].Write(0, row0, values, w.cols, rows, godal.ErrLogger(w.errs)); err == nil {
+		w.flushBlocks(band, row0+rows)
 	}
 	if err != nil {
 		return fmt.Errorf("writing %s band %d rows %d-%d: %w", w.path, band, row0, row0+rows-1, flat(err))
 	}
-	w.flushBlocks(band, row0+rows)
 	return nil
 }
 

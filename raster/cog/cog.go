@@ -37,7 +37,7 @@ type Layout struct {
 	// describe a pixel of the only band.
 	SampleBytes  int
 	SampleFormat uint16
-	// Compression is TIFF's: 8 DEFLATE (Adobe), 5 LZW.
+	// Compression is TIFF's: Deflate (8, Adobe's) or LZW (5).
 	Compression uint16
 	// Level is GDAL's DEFLATE level (COG's LEVEL, 6 by default), 1 to 12.
 	Level int
@@ -124,7 +124,7 @@ type tile struct {
 // Create starts a COG whose temporary files go beside stage, compressing on workers goroutines.
 func Create(stage string, layout Layout, workers int) (*File, error) {
 	if len(layout.Sizes) == 0 || layout.Block < 16 || layout.Block%16 != 0 ||
-		layout.Compression != deflateCompression && layout.Compression != lzwCompression {
+		layout.Compression != Deflate && layout.Compression != LZW {
 		return nil, fmt.Errorf("COG layout: %d images, tiles of %d, compression %d", len(layout.Sizes), layout.Block, layout.Compression)
 	}
 	workers = max(workers, 1)

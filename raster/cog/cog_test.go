@@ -50,7 +50,7 @@ func TestLayout(t *testing.T) {
 	for _, c := range []struct {
 		compression uint16
 		bigTIFF     string
-	}{{deflateCompression, ""}, {deflateCompression, "YES"}, {lzwCompression, ""}} {
+	}{{Deflate, ""}, {Deflate, "YES"}, {LZW, ""}} {
 		bigTIFF := c.bigTIFF
 		dir := t.TempDir()
 		sizes := [][2]int{{100, 70}, {50, 35}, {25, 17}}
@@ -123,7 +123,7 @@ func TestLayout(t *testing.T) {
 					t.Fatalf("image %d tile %d: leader or trailer wrong", img, k)
 				}
 				var zr io.Reader = lzw.NewReader(bytes.NewReader(rec[4:4+n]), lzw.MSB, 8)
-				if c.compression == deflateCompression {
+				if c.compression == Deflate {
 					if zr, err = zlib.NewReader(bytes.NewReader(rec[4 : 4+n])); err != nil {
 						t.Fatal(err)
 					}
@@ -174,7 +174,7 @@ func TestLayout(t *testing.T) {
 func TestAbortRemovesEverything(t *testing.T) {
 	dir := t.TempDir()
 	f, err := Create(filepath.Join(dir, "out.tif"), Layout{Sizes: [][2]int{{64, 64}}, Block: 16, SampleBytes: 4,
-		SampleFormat: 3, Compression: deflateCompression, Level: 1}, 2)
+		SampleFormat: 3, Compression: Deflate, Level: 1}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

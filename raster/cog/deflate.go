@@ -24,7 +24,7 @@ type encoder interface {
 
 // newEncoder makes an encoder of the layout's compression.
 func newEncoder(l Layout) (encoder, error) {
-	if l.Compression == lzwCompression {
+	if l.Compression == LZW {
 		return new(lzwCompressor), nil
 	}
 	return newCompressor(l.Level)
@@ -32,7 +32,7 @@ func newEncoder(l Layout) (encoder, error) {
 
 // encodedBound is the most bytes the layout's compression makes of n.
 func encodedBound(l Layout, n int) int {
-	if l.Compression == lzwCompression {
+	if l.Compression == LZW {
 		return lzwBound(n)
 	}
 	return compressBound(n)
@@ -41,7 +41,7 @@ func encodedBound(l Layout, n int) int {
 // decode fills tile with the pixels of the compressed tile src, for Rows: Go's own decoders.
 func decode(l Layout, src io.Reader, tile []byte) error {
 	var r io.Reader
-	if l.Compression == lzwCompression {
+	if l.Compression == LZW {
 		lr := tifflzw.NewReader(src, tifflzw.MSB, 8)
 		defer lr.Close()
 		r = lr
@@ -56,10 +56,10 @@ func decode(l Layout, src io.Reader, tile []byte) error {
 	return err
 }
 
-// TIFF's compression codes aidw writes.
+// TIFF's compression codes of the tiles this package writes (Layout.Compression).
 const (
-	lzwCompression     = 5
-	deflateCompression = 8
+	LZW     = 5
+	Deflate = 8
 )
 
 // compressor makes zlib streams with libdeflate, the library libtiff (and so GDAL's GTiff and
