@@ -54,13 +54,27 @@ func (s *ovrStream) push(pixels []byte) error {
 	}
 	at := len(s.src)
 	s.src = slices.Grow(s.src, n)[:at+n]
-	C.GDALCopyWords(unsafe.Pointer(&pixels[0]), C.GDALDataType(s.info.dtype), C.int(s.size),
-		unsafe.Pointer(&s.src[at]), C.GDT_Float32, 4, C.int(n))
 	if s.info.useMask {
-		at := len(s.mask)
 		s.mask = slices.Grow(s.mask, n)[:at+n]
-		nodataMask(s.mask[at:], pixels, s.info.dtype, s.info.nodata[0])
 	}
+	// a share of the rows on each worker: on one, the conversion and the mask took as long as
+	// the strips' resampling on every core
+	parts := max(1, min(s.workers, n/(64<<10)))
+	var wg sync.WaitGroup
+	for p := range parts {
+		i0, i1 := at+p*n/parts, at+(p+1)*n/parts
+		px := pixels[(i0-at)*s.size : (i1-at)*s.size]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			C.GDALCopyWords(unsafe.Pointer(&px[0]), C.GDALDataType(s.info.dtype), C.int(s.size),
+				unsafe.Pointer(&s.src[i0]), C.GDT_Float32, 4, C.int(i1-i0))
+			if s.info.useMask {
+				nodataMask(s.mask[i0:i1], px, s.info.dtype, s.info.nodata[0])
+			}
+		}()
+	}
+	wg.Wait()
 	return s.make()
 }
 

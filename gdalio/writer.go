@@ -79,17 +79,11 @@ type Writer struct {
 	// stdout, for a destination /vsistdout/, receives the finished raster's bytes.
 	stdout io.Writer
 	// cog, when set, is the COG aidw writes itself (cogwrite.go), of cogLayout, whose full
-	// resolution has its rows up to cogNext; ovr make its overviews, each from the image
-	// ovrFrom names
+	// resolution has its rows up to cogNext; ovr make its overviews, a level each
 	cog       *cog.File
 	cogLayout cog.Layout
 	cogNext   int
-	ovr       []*ovrStream
-	ovrFrom   []int
-	// ovrIn takes the raster's rows to the overviews' goroutine, in the buffers of ovrFree;
-	// ovrDone gives its error once ovrIn is closed
-	ovrIn, ovrFree chan []byte
-	ovrDone        chan error
+	ovr       []*ovrFeed
 	// pixels holds a few MB of rows converted to the band's type
 	pixels []byte
 }

@@ -17,8 +17,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -60,8 +62,9 @@ var ghost = fmt.Sprintf("GDAL_STRUCTURAL_METADATA_SIZE=%06d bytes\n", len(ghostB
 type File struct {
 	layout Layout
 	images []*image
-	// jobs carries the tiles to the workers, nil once stopped
-	jobs    chan *tile
+	// jobs carry the tiles to the workers: jobs[0] the full resolution's, jobs[1] the
+	// overviews', which the workers take first (see next); nil once stopped
+	jobs    [2]chan *tile
 	workers sync.WaitGroup
 	// slots are every image's, to free
 	slots []*slot
@@ -128,7 +131,7 @@ func Create(stage string, layout Layout, workers int) (*File, error) {
 		return nil, fmt.Errorf("COG layout: %d images, tiles of %d, compression %d", len(layout.Sizes), layout.Block, layout.Compression)
 	}
 	workers = max(workers, 1)
-	f := &File{layout: layout, jobs: make(chan *tile, 4*workers)}
+	f := &File{layout: layout, jobs: [2]chan *tile{make(chan *tile, 4*workers), make(chan *tile, 4*workers)}}
 	for i, s := range layout.Sizes {
 		path, err := outfile.Reserve(stage, ".tiles")
 		if err != nil {
@@ -167,14 +170,61 @@ func Create(stage string, layout Layout, workers int) (*File, error) {
 		go func() {
 			defer f.workers.Done()
 			defer z.close()
+			background()
 			pix := make([]byte, layout.Block*layout.Block*layout.SampleBytes)
-			for t := range f.jobs {
+			jobs := f.jobs
+			for t := next(&jobs); t != nil; t = next(&jobs) {
 				t.compress(z, pix, f.layout)
 				t.row.done.Done()
 			}
 		}()
 	}
 	return f, nil
+}
+
+// background locks the calling goroutine to its thread for the rest of its life (the thread
+// ends with it) and lowers the thread's priority by 10 nice levels. The workers compress a
+// tile at a time in C for tens of milliseconds, and no one waits on a single tile; the
+// gridding, the raster's writer and the overviews' resampling are a chain, each step of which
+// waited for a core: with the workers below them, a 1e8-node COG's rows took 1.05-1.12 s on
+// 16 cores instead of 1.20-1.22 s (the plain GTiff's, 0.5-0.7 s).
+func background() {
+	runtime.LockOSThread()
+	tid := unix.Gettid()
+	if prio, err := unix.Getpriority(unix.PRIO_PROCESS, tid); err == nil { // 20 - nice
+		unix.Setpriority(unix.PRIO_PROCESS, tid, min(20-prio+10, 19))
+	}
+}
+
+// next is a worker's next tile, an overview's before the full resolution's, or nil once both
+// queues are closed and empty: an overview's rows wait for its two rows of tiles, and the
+// raster's rows for the overviews (a few buffers), so that an overview's tile queued behind
+// the full resolution's rows would hold up the whole stream.
+func next(jobs *[2]chan *tile) *tile {
+	for jobs[0] != nil || jobs[1] != nil {
+		select {
+		case t, ok := <-jobs[1]:
+			if ok {
+				return t
+			}
+			jobs[1] = nil
+			continue
+		default:
+		}
+		select {
+		case t, ok := <-jobs[1]:
+			if ok {
+				return t
+			}
+			jobs[1] = nil
+		case t, ok := <-jobs[0]:
+			if ok {
+				return t
+			}
+			jobs[0] = nil
+		}
+	}
+	return nil
 }
 
 // Memory is the memory a File of layout l holds besides its workers' tiles: its images' rows of
@@ -265,8 +315,12 @@ func (f *File) submit(img *image, rows int) {
 	img.pending = nil
 	r.done.Add(len(r.tiles))
 	img.queue <- r
+	queue := 1
+	if img == f.images[0] {
+		queue = 0
+	}
 	for _, t := range r.tiles {
-		f.jobs <- t
+		f.jobs[queue] <- t
 	}
 }
 
@@ -389,73 +443,83 @@ func (f *File) assemble(ctx context.Context, path string, tags []Tag) error {
 	if int64(len(out)) != start {
 		return fmt.Errorf("COG directories of %d bytes, %d planned", len(out), start)
 	}
+	var parts []part
+	for i := len(f.images) - 1; i >= 0; i-- {
+		parts = append(parts, part{src: f.images[i].file, at: base[i]})
+	}
+	return writeFile(ctx, path, out, parts)
+}
+
+// part is a temporary file of tiles and where it goes in the COG.
+type part struct {
+	src *os.File
+	at  int64
+}
+
+// writeFile writes the COG at path: head (the header and the directories), then each part,
+// a piece at a time on a few goroutines. Measured on 16 cores, 400 MB from the page cache:
+// copy_file_range on one stream took 0.15-0.18 s and on 8 streams 0.3 s (writes to one file
+// take its lock in turn), the file's pages mapped and filled on 8 goroutines 0.18-0.20 s
+// (their page faults contend), reads and writes of 8 MB on 4 goroutines 0.11-0.13 s.
+func writeFile(ctx context.Context, path string, head []byte, parts []part) (err error) {
 	dst, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return err
 	}
-	if _, err := dst.Write(out); err != nil {
-		dst.Close()
+	defer func() {
+		if cerr := dst.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	if _, err := dst.Write(head); err != nil {
 		return err
 	}
-	at = start
-	for i := len(f.images) - 1; i >= 0; i-- {
-		if err := ctx.Err(); err != nil {
-			dst.Close()
-			return err
-		}
-		n, err := copyParallel(dst, at, f.images[i].file)
+	type piece struct {
+		src      *os.File
+		from, at int64
+		n        int64
+	}
+	const pieceBytes = 8 << 20
+	var pieces []piece
+	for _, p := range parts {
+		st, err := p.src.Stat()
 		if err != nil {
-			dst.Close()
 			return err
 		}
-		at += n
+		for from := int64(0); from < st.Size(); from += pieceBytes {
+			pieces = append(pieces, piece{p.src, from, p.at + from, min(pieceBytes, st.Size()-from)})
+		}
 	}
-	return dst.Close()
-}
-
-// copyParallel copies the whole of src into dst at offset at, in the kernel (copy_file_range),
-// a share of it on each of a few goroutines: one stream copies page cache at about 2 GB/s, a
-// tenth of a second for the full resolution of a 1e8-node Float32 COG.
-func copyParallel(dst *os.File, at int64, src *os.File) (int64, error) {
-	st, err := src.Stat()
-	if err != nil {
-		return 0, err
-	}
-	size := st.Size()
-	const parts = 8
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	errs := make([]error, parts)
-	for p := range parts {
-		from, to := size*int64(p)/parts, size*int64(p+1)/parts
+	errs := make([]error, copiers)
+	for c := range copiers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[p] = copyRange(dst, at+from, src, from, to-from)
+			buf := make([]byte, pieceBytes)
+			for k := next.Add(1) - 1; k < int64(len(pieces)) && ctx.Err() == nil; k = next.Add(1) - 1 {
+				p := pieces[k]
+				if _, err := p.src.ReadAt(buf[:p.n], p.from); err != nil {
+					errs[c] = err
+					return
+				}
+				if _, err := dst.WriteAt(buf[:p.n], p.at); err != nil {
+					errs[c] = err
+					return
+				}
+			}
 		}()
 	}
 	wg.Wait()
-	return size, errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return ctx.Err()
 }
 
-// copyRange copies n bytes of src at from into dst at to; through a buffer where the kernel
-// cannot copy between the two files.
-func copyRange(dst *os.File, to int64, src *os.File, from, n int64) error {
-	for n > 0 {
-		k, err := unix.CopyFileRange(int(src.Fd()), &from, int(dst.Fd()), &to, int(min(n, 1<<30)), 0)
-		if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EXDEV) || errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EINVAL) {
-			_, err := io.Copy(io.NewOffsetWriter(dst, to), io.NewSectionReader(src, from, n))
-			return err
-		}
-		if err != nil {
-			return err
-		}
-		if k == 0 {
-			return io.ErrUnexpectedEOF
-		}
-		n -= int64(k)
-	}
-	return nil
-}
+// copiers is how many goroutines copy the tiles into the COG.
+const copiers = 4
 
 // directory is image i's tags; offsets are its tiles' (past their leaders).
 func (f *File) directory(i int, descriptive []Tag, offs []uint64, big bool) []Tag {
@@ -508,17 +572,18 @@ func (f *File) bigTIFF(data int64, tags []Tag) (bool, error) {
 
 // stop waits for the workers and the images' file writers, and returns the writers' errors.
 func (f *File) stop() error {
-	if f.jobs == nil {
+	if f.jobs[0] == nil {
 		return nil
 	}
-	close(f.jobs)
+	close(f.jobs[0])
+	close(f.jobs[1])
 	var errs []error
 	for _, img := range f.images {
 		close(img.queue)
 		errs = append(errs, <-img.written)
 	}
 	f.workers.Wait()
-	f.jobs = nil
+	f.jobs = [2]chan *tile{}
 	return errors.Join(errs...)
 }
 
