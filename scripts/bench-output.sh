@@ -33,6 +33,9 @@ for run in $(seq "${RUNS:-1}"); do
 		for b in "${bins[@]}"; do
 			name=${b%%=*} bin=${b#*=}
 			load=$(cut -d' ' -f1 /proc/loadavg)
+			# a new file each time: replacing the last run's would time the kernel dropping
+			# its pages, 0.2-0.3 s while they are still being written back
+			rm -f "$work/$name-$out.tif"
 			# shellcheck disable=SC2086
 			/usr/bin/time -f "%e %U %S %M" -o "$work/time" "$bin" "${grid[@]}" ${outputs[$out]} "$work/survey.las" "$work/$name-$out.tif"
 			read -r wall user sys kb <"$work/time"
