@@ -243,16 +243,22 @@ int aidw_cubic_chunk(double x_ratio, double y_ratio, const float *chunk, const u
 	const double y_sw = y_scale >= 1.0 ? 1.0 : y_scale;
 	const double y_radius = radius / y_sw;
 
+	const int taps = (int)(2 + 2 * (x_radius > y_radius ? x_radius : y_radius) + 0.5);
 	float *line = dst_type != GDT_Float32 ? malloc((size_t)dst_w * sizeof(float)) : NULL;
 	double *hf = malloc((size_t)chunk_h * dst_w * sizeof(double));
-	double *w = malloc((size_t)(int)(2 + 2 * (x_radius > y_radius ? x_radius : y_radius) + 0.5) * sizeof(double));
+	double *w = malloc((size_t)taps * sizeof(double));
+	// each destination column's taps: their weights, first column in the chunk and count
+	double *hw = malloc((size_t)dst_w * taps * sizeof(double));
+	int *hstart = malloc((size_t)dst_w * sizeof(int)), *hcount = malloc((size_t)dst_w * sizeof(int));
 	unsigned char *hmask = mask ? malloc((size_t)chunk_h * dst_w) : NULL;
-	if ((dst_type != GDT_Float32 && !line) || !hf || !w || (mask && !hmask)) {
-		free(line), free(hf), free(w), free(hmask);
+	if ((dst_type != GDT_Float32 && !line) || !hf || !w || !hw || !hstart || !hcount || (mask && !hmask)) {
+		free(line), free(hf), free(w), free(hw), free(hstart), free(hcount), free(hmask);
 		return -1;
 	}
 
-	// horizontal pass, every chunk row
+	// horizontal pass: the weights of every destination column (GDAL computes them column by
+	// column too), then the chunk row by row, so that hf and hmask are written in order, each
+	// value with GDAL's operations
 	const int chunk_right = chunk_x0 + chunk_w;
 	for (int d = dst_x0; d < dst_x1; ++d) {
 		const double src = (d + 0.5) * x_ratio;
@@ -263,31 +269,38 @@ int aidw_cubic_chunk(double x_ratio, double y_ratio, const float *chunk, const u
 		if (stop > chunk_right)
 			stop = chunk_right;
 		const int count = stop - start;
-		double sum = weights_h(w, start, stop, src, x_sw);
-		if (!mask) {
-			if (sum != 0) {
-				const double inv = 1.0 / sum;
-				for (int i = 0; i < count; ++i)
-					w[i] *= inv;
-			}
-			for (int r = 0; r < chunk_h; ++r)
-				hf[(size_t)r * dst_w + d - dst_x0] = conv_h(chunk + (size_t)r * chunk_w + (start - chunk_x0), w, count);
-			continue;
+		double *wd = hw + (size_t)(d - dst_x0) * taps;
+		double sum = weights_h(wd, start, stop, src, x_sw);
+		if (!mask && sum != 0) {
+			const double inv = 1.0 / sum;
+			for (int i = 0; i < count; ++i)
+				wd[i] *= inv;
 		}
-		for (int r = 0; r < chunk_h; ++r) {
-			const size_t j = (size_t)r * chunk_w + (start - chunk_x0);
-			const size_t out = (size_t)r * dst_w + d - dst_x0;
-			if (longest_valid(mask + j, 1, count) < count / 2) {
-				hf[out] = 0.0, hmask[out] = 0;
+		hstart[d - dst_x0] = start - chunk_x0;
+		hcount[d - dst_x0] = count;
+	}
+	for (int r = 0; r < chunk_h; ++r) {
+		const float *row = chunk + (size_t)r * chunk_w;
+		double *hrow = hf + (size_t)r * dst_w;
+		for (int c = 0; c < dst_w; ++c) {
+			const double *wd = hw + (size_t)c * taps;
+			const int count = hcount[c];
+			const float *p = row + hstart[c];
+			if (!mask) {
+				hrow[c] = conv_h(p, wd, count);
 				continue;
 			}
-			const float *p = chunk + j;
-			const unsigned char *m = mask + j;
+			const unsigned char *m = mask + (size_t)r * chunk_w + hstart[c];
+			unsigned char *hm = hmask + (size_t)r * dst_w + c;
+			if (longest_valid(m, 1, count) < count / 2) {
+				hrow[c] = 0.0, *hm = 0;
+				continue;
+			}
 			double val = 0, wsum = 0;
 			int i = 0;
 			for (; i + 3 < count; i += 4) {
-				const double w0 = w[i] * m[i], w1 = w[i + 1] * m[i + 1];
-				const double w2 = w[i + 2] * m[i + 2], w3 = w[i + 3] * m[i + 3];
+				const double w0 = wd[i] * m[i], w1 = wd[i + 1] * m[i + 1];
+				const double w2 = wd[i + 2] * m[i + 2], w3 = wd[i + 3] * m[i + 3];
 				val += p[i] * w0;
 				val += p[i + 1] * w1;
 				val += p[i + 2] * w2;
@@ -295,14 +308,14 @@ int aidw_cubic_chunk(double x_ratio, double y_ratio, const float *chunk, const u
 				wsum += w0 + w1 + w2 + w3;
 			}
 			for (; i < count; ++i) {
-				const double wi = w[i] * m[i];
+				const double wi = wd[i] * m[i];
 				val += p[i] * wi;
 				wsum += wi;
 			}
 			if (wsum > 0.0)
-				hf[out] = val / wsum, hmask[out] = 1;
+				hrow[c] = val / wsum, *hm = 1;
 			else
-				hf[out] = 0.0, hmask[out] = 0;
+				hrow[c] = 0.0, *hm = 0;
 		}
 	}
 
@@ -354,6 +367,6 @@ int aidw_cubic_chunk(double x_ratio, double y_ratio, const float *chunk, const u
 			GDALCopyWords(line, GDT_Float32, 4, (char *)dst + (size_t)(d - dst_y0) * dst_w * dst_size,
 				dst_type, dst_size, dst_w);
 	}
-	free(line), free(hf), free(w), free(hmask);
+	free(line), free(hf), free(w), free(hw), free(hstart), free(hcount), free(hmask);
 	return 0;
 }
