@@ -234,9 +234,9 @@ func next(jobs *[2]chan *tile) *tile {
 }
 
 // Memory is the memory a File of layout l holds besides its workers' tiles: its images' rows of
-// tiles.
+// tiles, and the buffers that copy the tiles into place.
 func Memory(l Layout) int {
-	n := 0
+	n := copiers * pieceBytes
 	for i, s := range l.Sizes {
 		raw, packed, _ := slotBytes(l, s[0])
 		n += slots(i) * (raw + packed)
