@@ -63,7 +63,7 @@ type File struct {
 	layout Layout
 	images []*image
 	// jobs carry the tiles to the workers: jobs[0] the full resolution's, jobs[1] the
-	// overviews', which the workers take first (see next); nil once stopped
+	// overviews', which the workers take first (see next); nil once closed
 	jobs    [2]chan *tile
 	workers sync.WaitGroup
 	// slots are every image's, to free
