@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/aidw/aidw/internal/gdalbool"
 	"github.com/aidw/aidw/raster/cog"
 	"github.com/airbusgeo/godal"
 )
@@ -84,7 +85,7 @@ func cogLayout(format string, cols, rows, bands int, dt godal.DataType, size int
 // whether aidw writes it: not the floating point one for integers, which libtiff refuses.
 func cogPredictor(co []string, dt godal.DataType) (uint16, bool) {
 	v, set := optionValue(co, "PREDICTOR")
-	on, known := boolOption(v)
+	on, known := gdalbool.Parse(v)
 	floating := dt == godal.Float32 || dt == godal.Float64
 	switch {
 	case !set || known && !on:
@@ -97,18 +98,6 @@ func cogPredictor(co []string, dt godal.DataType) (uint16, bool) {
 		return 2, true
 	}
 	return 0, false
-}
-
-// boolOption is a boolean option's value as GDAL reads it (CPLTestBool's words), and whether
-// it is one of them.
-func boolOption(v string) (value, known bool) {
-	switch strings.ToUpper(v) {
-	case "YES", "TRUE", "ON", "1":
-		return true, true
-	case "NO", "FALSE", "OFF", "0":
-		return false, true
-	}
-	return false, false
 }
 
 // writeCOGRows writes rows row0.. of the one band to the COG and its overviews, a few MB at a

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/aidw/aidw/internal/gdalbool"
 )
 
 // Algorithm is a parsed, validated `-a name:key=value:...` string. Each algorithm is an options
@@ -172,27 +174,17 @@ func parseFloats(v string) ([]float64, error) {
 
 // YesNo reads a boolean key: yes/no, true/false, on/off or 1/0; absent is its default.
 func (kv *keyValues) YesNo(key string) bool {
-	def, _ := parseYesNo(kv.option(key).Default)
+	def, _ := gdalbool.Parse(kv.option(key).Default)
 	v, ok := kv.raw(key)
 	if !ok {
 		return def
 	}
-	b, ok := parseYesNo(v)
+	b, ok := gdalbool.Parse(v)
 	if !ok {
 		kv.fail(fmt.Errorf("%s=%q: must be yes or no", key, v))
 		return def
 	}
 	return b
-}
-
-func parseYesNo(v string) (value, ok bool) {
-	switch strings.ToLower(v) {
-	case "yes", "true", "on", "1":
-		return true, true
-	case "no", "false", "off", "0":
-		return false, true
-	}
-	return false, false
 }
 
 func (kv *keyValues) fail(err error) {
