@@ -104,7 +104,7 @@ func cogPredictor(co []string, dt godal.DataType) (uint16, bool) {
 // time, converted to the band's type as GDAL converts them (GDALCopyWords: rounded and clamped
 // for integers).
 func (w *Writer) writeCOGRows(row0, rows int, values []float64) error {
-	size := w.cogLayout.SampleBytes
+	size := w.cog.Layout().SampleBytes
 	step := max(1, (4<<20)/(8*w.cols))
 	if w.pixels == nil {
 		w.pixels = make([]byte, step*w.cols*size)
@@ -129,7 +129,7 @@ func (w *Writer) startCOG(stage string, layout cog.Layout) error {
 	if err != nil {
 		return err
 	}
-	w.cog, w.cogLayout = f, layout
+	w.cog = f
 	band := w.bands[0]
 	nodata, hasNodata := band.NoData()
 	info := ovrSource{bands: 1, dtype: w.dtype, nodata: []float64{nodata}, hasNodata: []bool{hasNodata},
@@ -236,7 +236,7 @@ func (w *Writer) leaveCOG() error {
 	}
 	row := 0
 	err := w.cog.Rows(func(pixels []byte) error {
-		n := len(pixels) / (w.cols * w.cogLayout.SampleBytes)
+		n := len(pixels) / (w.cols * w.cog.Layout().SampleBytes)
 		if err := w.bands[0].Write(0, row, typedSlice(w.dtype, pixels), w.cols, n, godal.ErrLogger(w.errs)); err != nil {
 			return fmt.Errorf("rows %d-%d back to the staged raster: %w", row, row+n-1, err)
 		}

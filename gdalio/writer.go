@@ -78,12 +78,11 @@ type Writer struct {
 	blockRows int
 	// stdout, for a destination /vsistdout/, receives the finished raster's bytes.
 	stdout io.Writer
-	// cog, when set, is the COG aidw writes itself (cogwrite.go), of cogLayout, whose full
-	// resolution has its rows up to cogNext; ovr make its overviews, a level each
-	cog       *cog.File
-	cogLayout cog.Layout
-	cogNext   int
-	ovr       []*ovrFeed
+	// cog, when set, is the COG aidw writes itself (cogwrite.go), whose full resolution has its
+	// rows up to cogNext; ovr make its overviews, a level each
+	cog     *cog.File
+	cogNext int
+	ovr     []*ovrFeed
 	// pixels holds a few MB of rows converted to the band's type
 	pixels []byte
 }
@@ -198,8 +197,9 @@ func Create(path string, t raster.Target, opt RasterOptions) (*Writer, error) {
 	layout, cogOK := cogLayout(format, t.Cols, t.Rows, bands, dtype, size, w.create)
 	// its rows of tiles take the place of the driver's blocks in GDAL's cache, whose bound a run
 	// held to a memory budget counts (tiles.CacheBytes): wider rasters go to the driver
-	cogOK = cogOK && w.copyTo != "" && int64(cog.Memory(layout)) <= int64(C.GDALGetCacheMax64()) &&
-		checkMemory(t.Cols, cog.Memory(layout), "the COG's rows of tiles") == nil
+	cogMemory := cog.Memory(layout)
+	cogOK = cogOK && w.copyTo != "" && int64(cogMemory) <= int64(C.GDALGetCacheMax64()) &&
+		checkMemory(t.Cols, cogMemory, "the COG's rows of tiles") == nil
 	if cogOK {
 		// the staged GTiff holds only the raster's description (its pixels go to the COG),
 		// and the rows the COG gives back if it is left to the driver (leaveCOG)

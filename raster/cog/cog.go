@@ -233,6 +233,9 @@ func next(jobs *[2]chan *tile) *tile {
 	return nil
 }
 
+// Layout is the file's layout.
+func (f *File) Layout() Layout { return f.layout }
+
 // Memory is the memory a File of layout l holds besides its workers' tiles: its images' rows of
 // tiles, and the buffers that copy the tiles into place.
 func Memory(l Layout) int {
