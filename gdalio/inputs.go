@@ -78,6 +78,10 @@ func ReadInputs(ctx context.Context, paths []string, opt SourceOptions) ([]Sourc
 		if err := checkUsable(what, s); err != nil {
 			return nil, err
 		}
+		if opt.InputOrder && s.Samples.IsCompact() {
+			s.Samples.InputOrder = true
+			continue
+		}
 		if err := sample.Canonicalize(ctx, s.Samples); err != nil {
 			return nil, err
 		}

@@ -161,6 +161,21 @@ func TestReadInputsLASTiles(t *testing.T) {
 			if len(got) != 1 || !g.Samples.IsCompact() || !bitsEqual(triples(g.Samples), want) || g.Samples.OriginX != ox || g.Samples.OriginY != oy {
 				t.Fatalf("%+v, %q: %d bands, samples differ from the whole file's", opt, args, len(got))
 			}
+			// left in input order for an engine that orders them: the same samples
+			keep := opt
+			keep.InputOrder = true
+			unordered, err := ReadInputs(context.Background(), paths, keep)
+			if err != nil {
+				t.Fatalf("%q: %v", args, err)
+			}
+			u := unordered[0].Samples
+			if !u.InputOrder || !u.IsCompact() {
+				t.Fatalf("%+v, %q: InputOrder %v, compact %v", opt, args, u.InputOrder, u.IsCompact())
+			}
+			u.MoveOrigin(ox, oy)
+			if err := sample.Canonicalize(context.Background(), u); err != nil || u.InputOrder || !bitsEqual(triples(u), want) {
+				t.Fatalf("%+v, %q: samples left in input order differ from the canonical ones once ordered (%v)", opt, args, err)
+			}
 			if g.SRS != ref[0].SRS || !strings.Contains(g.SRS, "UTM zone 33N") || g.Name != "4 LAS files" {
 				t.Errorf("%q: SRS %.40q, name %q", args, g.SRS, g.Name)
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/report"
+	"github.com/aidw/aidw/sample"
 )
 
 // Grid grids the samples of o.Sources into the raster o.Dest: it reads the samples and the
@@ -76,7 +77,13 @@ func (r *run) gridInMemory(ctx context.Context) error {
 			return err
 		}
 	}
-	sources, err := gdalio.ReadInputs(ctx, r.inputs, r.sourceOptions())
+	eng, err := chooseEngine(r.Device, r.GPUs, r.alg, false, r.Threads, r.warnings())
+	if err != nil {
+		return err
+	}
+	opt := r.sourceOptions()
+	opt.InputOrder = interp.OrdersCompact(eng, r.alg)
+	sources, err := gdalio.ReadInputs(ctx, r.inputs, opt)
 	if err != nil {
 		return err
 	}
@@ -87,10 +94,6 @@ func (r *run) gridInMemory(ctx context.Context) error {
 	reportSkipped(sources, r.warnings())
 
 	target, err := r.target(tmpl, sources[0])
-	if err != nil {
-		return err
-	}
-	eng, err := chooseEngine(r.Device, r.GPUs, r.alg, false, r.Threads, r.warnings())
 	if err != nil {
 		return err
 	}
@@ -301,6 +304,12 @@ func gridBands(ctx context.Context, eng interp.Engine, alg interp.Algorithm, tar
 		cx, cy := target.Centre()
 		if err := s.Samples.MoveOriginContext(ctx, cx, cy); err != nil {
 			return err
+		}
+		if s.Samples.InputOrder && !s.Samples.IsCompact() {
+			// the move left the lattice: the engine orders compact samples only
+			if err := sample.Canonicalize(ctx, s.Samples); err != nil {
+				return err
+			}
 		}
 		p := &interp.Problem{Samples: s.Samples, Target: target, Alg: alg}
 		sourcePreview := preview

@@ -14,6 +14,7 @@ import (
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/kernels/cuda"
 	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/sample"
 )
 
 // Engine is the GPU engine: it runs the algorithms that describe themselves to a device
@@ -111,7 +112,14 @@ func (e *Engine) Prepare(ctx context.Context, p *interp.Problem) (interp.Prepare
 		if pp.w, err = weightingOf(p, pp.ix.box); err != nil {
 			return err
 		}
+		byCoords := tiesByCoords(pp.w.form, p.Samples)
+		if p.Samples.InputOrder && !byCoords {
+			return fmt.Errorf("%s's %s form needs the samples in canonical order", p.Alg.Name(), pp.w.form)
+		}
 		pp.host = deviceProblem(pp.w.prob, pp.ix, p.Target, p.Samples.OriginX, p.Samples.OriginY)
+		if byCoords {
+			pp.host.TieByCoords = 1
+		}
 		if err := pp.prepareForm(); err != nil {
 			return err
 		}
@@ -125,6 +133,26 @@ func (e *Engine) Prepare(ctx context.Context, p *interp.Problem) (interp.Prepare
 		return nil, fmt.Errorf("gpu: %w", err)
 	}
 	return pp, nil
+}
+
+// tiesByCoords says whether the kernels of form break ties between samples s by their
+// coordinates (Problem.tieByCoords): those of the nearest form do for compact samples, whose
+// coordinates order them as the canonical order does, so that they may come in any order.
+// The order they then give is the canonical one: samples in canonical order get the same
+// nodes either way.
+func tiesByCoords(form interp.DeviceForm, s *sample.Samples) bool {
+	return form == interp.DeviceNearest && s.IsCompact()
+}
+
+// OrdersCompact implements interp's compactOrderer: the nearest form takes compact samples in
+// input order (tiesByCoords).
+func (e *Engine) OrdersCompact(a interp.Algorithm) bool {
+	da, ok := a.(interp.DeviceAlgorithm)
+	if !ok || e.WhyNot(a) != "" {
+		return false
+	}
+	d, _, _ := da.DeviceParams(nil, interp.Bounds{})
+	return d.Form == interp.DeviceNearest
 }
 
 // prepared is one problem on the device.

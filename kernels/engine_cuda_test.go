@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -138,8 +140,13 @@ func TestEngineCompactSamples(t *testing.T) {
 		compact.QX = append(compact.QX, int32(math.Round((x+s.OriginX-ox)/0.01)))
 		compact.QY = append(compact.QY, int32(math.Round((y+s.OriginY-oy)/0.01)))
 	}
+	// in canonical order, the order of both forms: compact samples break ties by their
+	// coordinates, plain ones by their index
+	if err := sample.Canonicalize(context.Background(), compact); err != nil {
+		t.Fatal(err)
+	}
 	x, y := compact.Coords()
-	plain := &sample.Samples{X: x, Y: y, Z: s.Z, OriginX: ox, OriginY: oy}
+	plain := &sample.Samples{X: x, Y: y, Z: compact.Z, OriginX: ox, OriginY: oy}
 	for _, c := range engineCases {
 		alg := mustParse(t, c.spec)
 		e := NewEngine(testDev)
@@ -150,6 +157,79 @@ func TestEngineCompactSamples(t *testing.T) {
 				t.Fatalf("%s: node %d is %v from compact samples, %v from plain", c.spec, i, got[i], want[i])
 			}
 		}
+	}
+}
+
+// latticeSet is compact samples on a 1 m lattice, a fifth of its points taken twice or three
+// times with other values, and a target whose nodes lie on the lattice's cell centres: every
+// node meets ties in distance (four samples, then eight, at the same distance).
+func latticeSet(seed uint64) (*sample.Samples, raster.Target) {
+	rng := rand.New(rand.NewPCG(seed, 5))
+	t := raster.NorthUp(500000, 5400000, 500060, 5400040, 60, 40)
+	_, ox := sample.LatticePoint(500030, 0.5)
+	_, oy := sample.LatticePoint(5400020, 0.5)
+	s := &sample.Samples{OriginX: ox, OriginY: oy, QuantumX: 0.5, QuantumY: 0.5}
+	for i := range 61 {
+		for j := range 41 {
+			for range 1 + rng.IntN(5)/4*(1+rng.IntN(2)) {
+				s.QX = append(s.QX, int32(2*i-60))
+				s.QY = append(s.QY, int32(2*j-40))
+				s.Z = append(s.Z, float64(rng.IntN(50))) // few values: ties in z too
+			}
+		}
+	}
+	return s, t
+}
+
+// TestEngineOrdersCompactSamples: compact samples in any order (sample.Samples.InputOrder)
+// give the nearest form's nodes that the same samples in canonical order give, bit for bit,
+// where ties in distance are everywhere; the CPU engine, which breaks ties by place, shows
+// that the order matters on these samples.
+func TestEngineOrdersCompactSamples(t *testing.T) {
+	canonical, target := latticeSet(71)
+	if err := sample.Canonicalize(context.Background(), canonical); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(72, 6))
+	shuffled := &sample.Samples{OriginX: canonical.OriginX, OriginY: canonical.OriginY, QuantumX: 0.5, QuantumY: 0.5,
+		QX: slices.Clone(canonical.QX), QY: slices.Clone(canonical.QY), Z: slices.Clone(canonical.Z)}
+	rng.Shuffle(shuffled.Len(), func(i, j int) {
+		shuffled.QX[i], shuffled.QX[j] = shuffled.QX[j], shuffled.QX[i]
+		shuffled.QY[i], shuffled.QY[j] = shuffled.QY[j], shuffled.QY[i]
+		shuffled.Z[i], shuffled.Z[j] = shuffled.Z[j], shuffled.Z[i]
+	})
+	e := NewEngine(testDev)
+	orderMatters := false
+	for _, spec := range []string{"aidw:max_points=4", "aidw:max_points=6", "aidw:max_points=12",
+		"aidw:k=5:max_points=9:radius=2.2:min_points=3", "aidw:k=6:max_points=7:rmin=0.5:rmax=1.5"} {
+		alg := mustParse(t, spec)
+		if !e.OrdersCompact(alg) {
+			t.Fatalf("%s: the engine does not order compact samples", spec)
+		}
+		want := gridValues(t, e, &interp.Problem{Samples: canonical, Target: target, Alg: alg})
+		shuffled.InputOrder = true
+		got := gridValues(t, e, &interp.Problem{Samples: shuffled, Target: target, Alg: alg})
+		for i := range want {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("%s: node %d is %v from samples in input order, %v in canonical order", spec, i, got[i], want[i])
+			}
+		}
+		shuffled.InputOrder = false
+		cpu := gridValues(t, &interp.CPU{}, &interp.Problem{Samples: shuffled, Target: target, Alg: alg})
+		cpuCanonical := gridValues(t, &interp.CPU{}, &interp.Problem{Samples: canonical, Target: target, Alg: alg})
+		orderMatters = orderMatters || !slices.Equal(cpu, cpuCanonical)
+	}
+	if !orderMatters {
+		t.Fatal("the CPU engine gives the same nodes from both orders: the samples test no tie")
+	}
+	// a global form sums in cell order: it takes samples in canonical order only
+	shuffled.InputOrder = true
+	if e.OrdersCompact(mustParse(t, "aidw")) {
+		t.Fatal("the engine claims to order compact samples for global AIDW")
+	}
+	_, err := e.Prepare(context.Background(), &interp.Problem{Samples: shuffled, Target: target, Alg: mustParse(t, "aidw")})
+	if err == nil || !strings.Contains(err.Error(), "canonical order") {
+		t.Fatalf("global AIDW on samples in input order: %v, want a refusal", err)
 	}
 }
 

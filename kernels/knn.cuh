@@ -49,6 +49,10 @@ struct Problem {
     const int *rank;        // gdal's quadtree order of the samples in cell order, or null
     int *flags;             // FLAG_* of forms.cuh, set by the nodes that need what is missing
     i64 minPerQuad, maxPerQuad;  // invdistnn's quadrant search (both 0: none)
+    // 1: a tie in distance goes by the samples' (y, x, z) order (sample.Canonicalize's), read
+    // from their coordinates, so that the samples may come in any order (compact samples,
+    // whose coordinates order them as their quanta do); 0: by input index (order)
+    i64 tieByCoords;
 };
 
 // problem_size lets Go check that both sides agree on the layout.
@@ -71,28 +75,35 @@ __device__ __forceinline__ double dist2(double2 p, double qx, double qy) {
     return __dadd_rn(__dmul_rn(dx, dx), __dmul_rn(dy, dy));
 }
 
-// Knn keeps the best k candidates sorted by (d2, input index), as grid's kNN does, and the
-// first sample in input order within the exact-hit distance (smoothing included, as gdal's).
+// total_order maps a double onto an integer of the same order, -0 before +0 (sample.totalOrder).
+__device__ __forceinline__ unsigned long long total_order(double f) {
+    unsigned long long b = (unsigned long long)__double_as_longlong(f);
+    return (b >> 63) ? ~b : (b | (1ULL << 63));
+}
+
+// Knn keeps the best k candidates sorted by (d2, the samples' order), as grid's kNN does, and
+// the first sample in that order within the exact-hit distance (smoothing included, as gdal's).
+// The samples' order is their input index, or their (y, x, z) order when P.tieByCoords: the
+// same order for samples in canonical order.
 template <int KMAX>
 struct Knn {
     double d2[KMAX];
     int pos[KMAX];  // positions in cell order
     int cnt, k;
     double kd2;  // the k-th d2 once k are found, else +inf
-    int kid;     // input index of the k-th
-    int hitPos, hitId;
+    int hitPos;
     double qx, qy, hitD2, smooth2;
     double lim2;  // samples beyond this squared distance are not candidates
     const double2 *xy;
     const int *order;
+    const double *z;
+    bool byCoords;
 
     __device__ __forceinline__ void init(const Problem &P, double x, double y, int kk) {
         cnt = 0;
         k = kk;
         kd2 = INF_D;
-        kid = 0x7fffffff;
         hitPos = -1;
-        hitId = 0x7fffffff;
         qx = x;
         qy = y;
         hitD2 = P.hitD2;
@@ -100,35 +111,38 @@ struct Knn {
         lim2 = INF_D;
         xy = P.xy;
         order = P.order;
+        z = P.z;
+        byCoords = P.tieByCoords != 0;
+    }
+
+    // after says whether the sample at position a comes after the one at b in the samples' order.
+    __device__ __forceinline__ bool after(int a, int b) const {
+        if (!byCoords) return order[a] > order[b];
+        const double2 pa = xy[a], pb = xy[b];
+        const unsigned long long ya = total_order(pa.y), yb = total_order(pb.y);
+        if (ya != yb) return ya > yb;
+        const unsigned long long xa = total_order(pa.x), xb = total_order(pb.x);
+        if (xa != xb) return xa > xb;
+        return total_order(z[a]) > total_order(z[b]);
     }
 
     __device__ __forceinline__ void scan(int lo, int hi) {
         for (int j = lo; j < hi; j++) {
             double dd = dist2(xy[j], qx, qy);
-            if (dd + smooth2 < hitD2) {
-                int id = order[j];
-                if (id < hitId) {
-                    hitId = id;
-                    hitPos = j;
-                }
-            }
+            if (dd + smooth2 < hitD2 && (hitPos < 0 || after(hitPos, j))) hitPos = j;
             if (dd > kd2 || dd > lim2) continue;
-            int id = order[j];
-            if (cnt == k && dd == kd2 && id > kid) continue;
+            if (cnt == k && dd == kd2 && after(j, pos[k - 1])) continue;
             int i = cnt < k ? cnt++ : k - 1;
             while (i > 0) {
                 double pd = d2[i - 1];
-                if (dd > pd || (dd == pd && id > order[pos[i - 1]])) break;
+                if (dd > pd || (dd == pd && after(j, pos[i - 1]))) break;
                 d2[i] = pd;
                 pos[i] = pos[i - 1];
                 i--;
             }
             d2[i] = dd;
             pos[i] = j;
-            if (cnt == k) {
-                kd2 = d2[k - 1];
-                kid = order[pos[k - 1]];
-            }
+            if (cnt == k) kd2 = d2[k - 1];
         }
     }
 };

@@ -35,6 +35,7 @@ type problem struct {
 	Rank                         devPtr
 	Flags                        devPtr
 	MinPerQuad, MaxPerQuad       int64
+	TieByCoords                  int64
 }
 
 // weighting is an algorithm mapped onto the kernels: its form, the algorithm's part of the

@@ -12,7 +12,7 @@ import (
 var problemFields = []string{"MinX", "MinY", "Cell", "InvCell", "Cols", "Rows", "N", "Start", "XY", "Order", "Z",
 	"GX0", "GX1", "GX2", "GY0", "GY1", "GY2", "OX", "OY", "TCols", "K", "NQ", "MaxPoints", "R2", "MinPoints",
 	"Nodata", "RExp", "RMin", "RMax", "Alphas[5]", "Power", "Smooth2", "HitD2", "Adaptive", "R1s", "R2s", "R12s",
-	"Half", "Sq", "Stat", "Rank", "Flags", "MinPerQuad", "MaxPerQuad"}
+	"Half", "Sq", "Stat", "Rank", "Flags", "MinPerQuad", "MaxPerQuad", "TieByCoords"}
 
 // farTreeFields are the fields of the Go mirror of struct FarTree (far.go), as problemFields.
 var farTreeFields = []string{"OX", "OY", "Side", "Depth", "XY", "Z", "LeafStart", "LevelStart", "Count",

@@ -27,11 +27,12 @@ import (
 func Canonicalize(ctx context.Context, s *Samples) error {
 	n := s.Len()
 	if n < 2 {
+		s.InputOrder = false
 		return nil
 	}
 	if s.IsCompact() {
 		canonicalizeCompact(ctx, s)
-		return ctx.Err()
+		return ordered(ctx, s)
 	}
 	b := newYBands(slices.Min(s.Y), slices.Max(s.Y), n)
 	a := memory.ArenaOf(ctx)
@@ -55,7 +56,16 @@ func Canonicalize(ctx context.Context, s *Samples) error {
 	}
 	dropRecords(a, recs) // as canonicalizeCompact does
 	sortBands(ctx, s, b)
-	return ctx.Err()
+	return ordered(ctx, s)
+}
+
+// ordered marks s as in canonical order unless ctx stopped the sort, and returns ctx's error.
+func ordered(ctx context.Context, s *Samples) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.InputOrder = false
+	return nil
 }
 
 // yBands splits the samples' y extent into 2^bits bands of equal height; band is monotonic in y.

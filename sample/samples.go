@@ -28,6 +28,10 @@ type Samples struct {
 	// The compact form: QX and QY replace X and Y.
 	QX, QY             []int32
 	QuantumX, QuantumY float64
+	// InputOrder says that the samples are in the order they were read, where Canonicalize
+	// (which clears it) would have put them in canonical order: for an engine that computes
+	// them in any order as in that one (interp.OrdersCompact).
+	InputOrder bool
 }
 
 // Len is the number of samples.
