@@ -80,8 +80,9 @@ func (mp *multiPrepared) Compute(ctx context.Context, b *Block) error {
 	}
 	step := mp.m.PartRows
 	if step <= 0 {
-		// the rows of the target's width, window or not: the parts of a block, and so the
-		// chunks a GPU's global weighting starts from, stay those of a whole-width block
+		// rows for about 256 Ki nodes of the target's width, window or not: a windowed
+		// block's parts start at the rows a whole-width block's do, and so do the chunks (and
+		// lanes) of a GPU's global weighting
 		step = max(1, (256<<10)/max(mp.cols, 1))
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
