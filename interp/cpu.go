@@ -229,7 +229,10 @@ const chunkNodes = 256
 
 // Compute fills the block with all workers pulling chunks of nodes from a shared counter.
 func (c *cpuPrepared) Compute(ctx context.Context, b *Block) error {
-	cols := c.p.Target.Cols
+	first, cols, err := b.Window(c.p.Target.Cols)
+	if err != nil {
+		return err
+	}
 	if len(b.Extra) > 0 && len(b.Extra) != c.nbands-1 {
 		return fmt.Errorf("block asks for %d bands after the value; %s gives %d", len(b.Extra), c.p.Alg.Name(), c.nbands-1)
 	}
@@ -237,14 +240,14 @@ func (c *cpuPrepared) Compute(ctx context.Context, b *Block) error {
 		// Each chunk of nodes goes to the spanner a row's run at a time.
 		return c.forEach(ctx, b.Rows*cols, func(sc *scratch, lo, hi int) {
 			for i := lo; i < hi; {
-				col0 := i % cols
-				col1 := min(cols, col0+hi-i)
+				k := i % cols
+				run := min(cols-k, hi-i)
 				var skip []bool
 				if b.Skip != nil {
-					skip = b.Skip[i : i+col1-col0]
+					skip = b.Skip[i : i+run]
 				}
-				c.span.span(sc, b.Row0+i/cols, col0, col1, skip, b.Values[i:i+col1-col0])
-				i += col1 - col0
+				c.span.span(sc, b.Row0+i/cols, first+k, first+k+run, skip, b.Values[i:i+run])
+				i += run
 			}
 			b.report(hi - lo)
 		})
@@ -254,7 +257,7 @@ func (c *cpuPrepared) Compute(ctx context.Context, b *Block) error {
 			if b.Skip != nil && b.Skip[i] {
 				continue
 			}
-			x, y := c.p.NodeXY(i%cols, b.Row0+i/cols)
+			x, y := c.p.NodeXY(first+i%cols, b.Row0+i/cols)
 			sc.reach2 = 0
 			if len(b.Extra) == 0 {
 				b.Values[i] = c.fn(sc, -1, x, y)

@@ -10,10 +10,16 @@ import (
 	"github.com/aidw/aidw/raster"
 )
 
-// Block is a run of whole rows of the target.
+// Block is a run of rows of the target, whole or a window of their columns: the nodes
+// (Col0+k, Row0+r) for k < Cols, r < Rows. A window lets a tile's blocks hold the tile's own
+// nodes alone, not the target's whole width.
 type Block struct {
 	Row0, Rows int
-	// Skip, when non-nil, marks nodes (row-major, Rows*Cols) that stay nodata and need no work.
+	// Col0 and Cols are the window's columns; Cols 0 is every column of the target (Col0 0).
+	Col0, Cols int
+	// Skip, when non-nil, marks nodes (row-major, Rows x the window's columns) that need no
+	// work: Compute leaves what they hold in every band and Reach as it is (Grid's driver
+	// makes them nodata; a tile's keeps the values its earlier rounds computed).
 	Skip []bool
 	// Values receives one value per node, row-major.
 	Values []float64
@@ -32,6 +38,19 @@ type Block struct {
 	// Done, when set, is told how many more nodes of the block are finished; engines may call
 	// it from several goroutines. It lets progress move within a long block.
 	Done func(nodes int)
+}
+
+// Window is the block's columns in a target of cols columns: the first, and how many a row
+// (Values, Skip, Extra and Reach hold that many a row). It fails when the window does not lie
+// within the target.
+func (b *Block) Window(cols int) (col0, n int, err error) {
+	if b.Cols == 0 && b.Col0 == 0 {
+		return 0, cols, nil
+	}
+	if b.Col0 < 0 || b.Cols <= 0 || b.Col0+b.Cols > cols {
+		return 0, 0, fmt.Errorf("a block of %d columns from column %d does not lie within the target's %d columns", b.Cols, b.Col0, cols)
+	}
+	return b.Col0, b.Cols, nil
 }
 
 // report tells b.Done about finished nodes, if anyone listens.

@@ -68,14 +68,21 @@ func (m *Multi) Prepare(ctx context.Context, p *Problem) (Prepared, error) {
 type multiPrepared struct {
 	m     *Multi
 	parts []Prepared
-	cols  int
+	cols  int // the target's
 }
 
 // Compute implements Prepared: the block's parts go to whichever engine is free. The first
 // engine that fails stops the others and names itself in the error.
 func (mp *multiPrepared) Compute(ctx context.Context, b *Block) error {
+	_, cols, err := b.Window(mp.cols)
+	if err != nil {
+		return err
+	}
 	step := mp.m.PartRows
 	if step <= 0 {
+		// rows for about 256 Ki nodes of the target's width, window or not: a windowed
+		// block's parts start at the rows a whole-width block's do, and so do the chunks (and
+		// lanes) of a GPU's global weighting
 		step = max(1, (256<<10)/max(mp.cols, 1))
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -89,7 +96,7 @@ func (mp *multiPrepared) Compute(ctx context.Context, b *Block) error {
 				if r0 >= b.Rows {
 					return
 				}
-				if err := part.Compute(ctx, b.part(r0, min(step, b.Rows-r0), mp.cols)); err != nil {
+				if err := part.Compute(ctx, b.part(r0, min(step, b.Rows-r0), cols)); err != nil {
 					cancel(fmt.Errorf("%s: %w", mp.m.Engines[i].Name(), err))
 					return
 				}
@@ -100,15 +107,19 @@ func (mp *multiPrepared) Compute(ctx context.Context, b *Block) error {
 	return context.Cause(ctx)
 }
 
-// part is rows r0..r0+rows-1 of the block, as a block of its own sharing its memory.
+// part is rows r0..r0+rows-1 of the block, cols nodes a row (its window's), as a block of its
+// own sharing its memory.
 func (b *Block) part(r0, rows, cols int) *Block {
 	lo, hi := r0*cols, (r0+rows)*cols
-	p := &Block{Row0: b.Row0 + r0, Rows: rows, Values: b.Values[lo:hi], Done: b.Done}
+	p := &Block{Row0: b.Row0 + r0, Rows: rows, Col0: b.Col0, Cols: b.Cols, Values: b.Values[lo:hi], Done: b.Done}
 	if b.Skip != nil {
 		p.Skip = b.Skip[lo:hi]
 	}
 	for _, e := range b.Extra {
 		p.Extra = append(p.Extra, e[lo:hi])
+	}
+	if b.Reach != nil {
+		p.Reach = b.Reach[lo:hi]
 	}
 	return p
 }

@@ -226,15 +226,12 @@ func (pp *prepared) Compute(ctx context.Context, b *interp.Block) error {
 	if len(b.Extra) > 0 {
 		return fmt.Errorf("gpu: %s computes its value band only, not %d more", pp.p.Alg.Name(), len(b.Extra))
 	}
-	var list []int32
+	list, at, err := nodeList(b, pp.p.Target.Cols)
+	if err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
 	count := b.Rows * pp.p.Target.Cols
-	if b.Skip != nil {
-		list = make([]int32, 0, count)
-		for i, s := range b.Skip[:count] {
-			if !s {
-				list = append(list, int32(i))
-			}
-		}
+	if list != nil {
 		count = len(list)
 	}
 	if count == 0 {
@@ -242,7 +239,7 @@ func (pp *prepared) Compute(ctx context.Context, b *interp.Block) error {
 	}
 	start := time.Now()
 	defer func() { pp.times.compute += time.Since(start) }()
-	err := pp.e.dev.Do(func() error {
+	err = pp.e.dev.Do(func() error {
 		c, err := pp.chunker(count, list)
 		if err != nil {
 			return err
@@ -265,7 +262,7 @@ func (pp *prepared) Compute(ctx context.Context, b *interp.Block) error {
 				return err
 			}
 			for j, v := range c.host[:n] {
-				b.Values[list[first+j]] = v
+				b.Values[at[first+j]] = v
 			}
 		}
 		return nil

@@ -131,7 +131,7 @@ func budgetSide(t raster.Target, f *Facts, rule Rule, bands int, budget int64, e
 		points := density * span * span
 		rows := 2 * float64(side) * float64(t.Cols) * 8 * float64(bands)
 		tile := float64(side) * float64(side) * 8 * float64(bands+2)
-		return float64(engines)*(points*BytesPerSample+tile+blockBytes(Tile{Cols: side, Rows: side}, t.Cols, bands)) + rows
+		return float64(engines)*(points*BytesPerSample+tile+blockBytes(Tile{Cols: side, Rows: side})) + rows
 	}
 	room := liveShare * float64(heapLimit(budget))
 	if need(16) > room {
@@ -168,21 +168,20 @@ func (r Rule) firstHalo(density float64) float64 {
 	return r.nearestHalo(density)
 }
 
-// blockNodes is about how many of a tile's nodes are computed at a time (computeNodes): enough
-// to keep every core busy, few enough that the block's rows, which span the target's width,
-// stay small beside the tile.
+// blockNodes is about how many of a tile's nodes are computed at a time (computeBlocks):
+// enough to keep every core busy, and a block's buffers small beside the tile.
 const blockNodes = 1 << 18
 
-// blockRows is how many rows of a tile are computed at a time: about blockNodes of its nodes,
-// within raster.BlockRows of the target's cols.
-func blockRows(tl Tile, cols int) int {
-	return max(1, min(blockNodes/max(tl.Cols, 1), raster.BlockRows(cols), tl.Rows))
+// blockRows is how many rows of a tile are computed at a time: about blockNodes of its nodes.
+func blockRows(tl Tile) int {
+	return max(1, min(blockNodes/max(tl.Cols, 1), tl.Rows))
 }
 
-// blockBytes is what a block of tile tl's rows holds: a value, a reach and a skip flag a node
-// of the target's cols, and bands-1 more values.
-func blockBytes(tl Tile, cols, bands int) float64 {
-	return float64(blockRows(tl, cols)) * float64(cols) * float64(8*bands+9)
+// blockBytes is what a block of tile tl's rows holds besides the tile's own bands and reach,
+// into which it computes: a skip flag a node, and the GPU engine's list of the nodes to
+// compute, their places in the block and its copy of their values (4+4+8 bytes).
+func blockBytes(tl Tile) float64 {
+	return float64(blockRows(tl)) * float64(tl.Cols) * (1 + 16)
 }
 
 // cellSize is the larger step of t's nodes.

@@ -490,86 +490,85 @@ func (c *Computer) threads() int {
 	return runtime.GOMAXPROCS(0)
 }
 
-// computeNodes computes the nodes do of the tile from samples s with the CPU engine, on the
-// whole target (so that nodes lie where the in-memory run puts them), rows at a time; reach,
-// when non-nil, receives each node's reach (see interp.Block.Reach) for the halo check against
-// region.
+// computeNodes computes the nodes do of the tile from samples s with engine eng; reach, when
+// non-nil, receives each node's reach (see interp.Block.Reach) for the halo check against
+// region. An engine that does not tell reach computes while the host searches the nodes' k
+// nearest for it, on every core (knnReach): the engine's work hides under the search.
 func (c *Computer) computeNodes(ctx context.Context, eng interp.Engine, tl Tile, s *sample.Samples, job *interp.Job, do []bool, out [][]float64, reach []float64, region *[4]float64) error {
-	any := false
-	for _, d := range do {
-		any = any || d
-	}
-	if !any {
+	if !slices.Contains(do, true) {
 		return nil
 	}
-	t := c.cfg.Target
-	p := &interp.Problem{Samples: s, Target: t, Alg: c.cfg.Alg, Job: job}
-	cpu := interp.TellsReach(eng)
+	p := &interp.Problem{Samples: s, Target: c.cfg.Target, Alg: c.cfg.Alg, Job: job}
+	var err error
 	switch {
-	case reach != nil && !cpu && c.rule.Triangles:
-		// only the CPU engine tells a node's reach, and nothing but the triangles tells it for
-		// linear: the CPU computes these tiles
-		eng = &interp.CPU{Threads: c.cfg.Threads}
-	case reach != nil && !cpu:
-		// only the CPU engine tells a node's reach: the k nearest tell it for the others
-		c.knnReach(ctx, tl, s, do, reach, *region)
-		reach = nil
+	case reach == nil || interp.TellsReach(eng):
+		err = c.computeBlocks(ctx, eng, p, tl, do, out, reach)
+	case c.rule.Triangles:
+		// nothing but the triangles tells a node's reach for linear, and only the CPU engine
+		// tells it: the CPU computes these tiles
+		err = c.computeBlocks(ctx, &interp.CPU{Threads: c.cfg.Threads}, p, tl, do, out, reach)
+	default:
+		err = both(ctx, func(ctx context.Context) error {
+			return c.knnReach(ctx, tl, s, do, reach, *region)
+		}, func(ctx context.Context) error {
+			return c.computeBlocks(ctx, eng, p, tl, do, out, nil)
+		})
 	}
+	if err != nil {
+		return err
+	}
+	if job.OrderNeeded() {
+		return fmt.Errorf("tile (col %d, row %d): %w", tl.Col0, tl.Row0, errTieOrder)
+	}
+	return nil
+}
+
+// both runs f and g at the same time and returns the first error of either (or of ctx),
+// which stops the other.
+func both(ctx context.Context, f, g func(context.Context) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := f(ctx); err != nil {
+			cancel(err)
+		}
+	}()
+	if err := g(ctx); err != nil {
+		cancel(err)
+	}
+	<-done
+	return context.Cause(ctx)
+}
+
+// computeBlocks computes the nodes do of tile tl for problem p with engine eng, in blocks of
+// the tile's rows over its own columns (nodes lie where the in-memory run puts them: the
+// block's window of the target); reach, when non-nil, receives each node's reach.
+func (c *Computer) computeBlocks(ctx context.Context, eng interp.Engine, p *interp.Problem, tl Tile, do []bool, out [][]float64, reach []float64) error {
 	prep, release, err := c.prepare(ctx, eng, p)
 	if err != nil {
 		return err
 	}
 	defer release()
-	step := blockRows(tl, t.Cols)
-	vals := make([]float64, step*t.Cols)
-	extra := make([][]float64, c.nbands-1)
-	for k := range extra {
-		extra[k] = make([]float64, step*t.Cols)
-	}
-	skip := make([]bool, step*t.Cols)
-	var reachRows []float64
-	if reach != nil {
-		reachRows = make([]float64, step*t.Cols)
-	}
+	step := blockRows(tl)
+	skip := make([]bool, step*tl.Cols)
 	for r0 := 0; r0 < tl.Rows; r0 += step {
-		rows := min(step, tl.Rows-r0)
-		b := &interp.Block{Row0: tl.Row0 + r0, Rows: rows, Values: vals[:rows*t.Cols], Skip: skip[:rows*t.Cols]}
-		for k := range extra {
-			b.Extra = append(b.Extra, extra[k][:rows*t.Cols])
+		lo, hi := r0*tl.Cols, min(r0+step, tl.Rows)*tl.Cols
+		b := &interp.Block{Row0: tl.Row0 + r0, Rows: min(step, tl.Rows-r0), Col0: tl.Col0, Cols: tl.Cols,
+			Values: out[0][lo:hi], Skip: skip[:hi-lo]}
+		for _, band := range out[1:] {
+			b.Extra = append(b.Extra, band[lo:hi])
 		}
 		if reach != nil {
-			b.Reach = reachRows[:rows*t.Cols]
+			b.Reach = reach[lo:hi]
 		}
-		for i := range b.Skip {
-			b.Skip[i] = true
-		}
-		for r := range rows {
-			for k := range tl.Cols {
-				b.Skip[r*t.Cols+tl.Col0+k] = !do[(r0+r)*tl.Cols+k]
-			}
+		for i, d := range do[lo:hi] {
+			b.Skip[i] = !d
 		}
 		if err := prep.Compute(ctx, b); err != nil {
 			return err
 		}
-		for r := range rows {
-			for k := range tl.Cols {
-				i := (r0+r)*tl.Cols + k
-				if !do[i] {
-					continue
-				}
-				j := r*t.Cols + tl.Col0 + k
-				out[0][i] = b.Values[j]
-				for e := range b.Extra {
-					out[e+1][i] = b.Extra[e][j]
-				}
-				if reach != nil {
-					reach[i] = b.Reach[j]
-				}
-			}
-		}
-	}
-	if job.OrderNeeded() {
-		return fmt.Errorf("tile (col %d, row %d): %w", tl.Col0, tl.Row0, errTieOrder)
 	}
 	return nil
 }
@@ -817,11 +816,12 @@ func (w *windowRun) write(ctx context.Context) error {
 // there are fewer; computed on every core. A node that the cells' counts alone prove far
 // enough inside region for the halo check (checkNodes) gets that bound instead, which passes
 // the check as its reach would: most of a tile's nodes, whose k nearest then need no search.
-func (c *Computer) knnReach(ctx context.Context, tl Tile, s *sample.Samples, do []bool, reach []float64, region [4]float64) {
+// It fails when ctx is done, the reach then incomplete.
+func (c *Computer) knnReach(ctx context.Context, tl Tile, s *sample.Samples, do []bool, reach []float64, region [4]float64) error {
 	t := c.cfg.Target
 	ix, err := grid.Of(ctx, s)
 	if err != nil {
-		return // the caller sees ctx's error
+		return err
 	}
 	margin := tiny(region)
 	var next atomic.Int64
@@ -856,6 +856,7 @@ func (c *Computer) knnReach(ctx context.Context, tl Tile, s *sample.Samples, do 
 		})
 	}
 	wg.Wait()
+	return ctx.Err()
 }
 
 // SetProgress sets the function told the fraction of the job done.
