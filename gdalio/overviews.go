@@ -417,10 +417,23 @@ func typedBuffer(dt godal.DataType, n int) (any, unsafe.Pointer) {
 	return typedSlice(dt, b), unsafe.Pointer(&b[0])
 }
 
-// typedSlice is pixels (of one of cubicWorkType's types) as a slice of that type.
+// hasTypedSlice says whether typedSlice has a slice of dt's values.
+func hasTypedSlice(dt godal.DataType) bool {
+	switch dt {
+	case godal.Byte, godal.UInt16, godal.Int16, godal.Int32, godal.UInt32, godal.Float32, godal.Float64:
+		return true
+	}
+	return false
+}
+
+// typedSlice is pixels (of a type hasTypedSlice holds) as a slice of that type.
 func typedSlice(dt godal.DataType, pixels []byte) any {
 	p := unsafe.Pointer(&pixels[0])
 	switch dt {
+	case godal.Byte:
+		return pixels
+	case godal.UInt16:
+		return unsafe.Slice((*uint16)(p), len(pixels)/2)
 	case godal.Int16:
 		return unsafe.Slice((*int16)(p), len(pixels)/2)
 	case godal.Int32:
