@@ -54,7 +54,7 @@ func (c *chunker) runForm(row0, first, n int) error {
 	for {
 		quad := pp.host.MinPerQuad > 0 || pp.host.MaxPerQuad > 0
 		name := formKernel(pp.w.form, interp.DeviceStat(pp.host.Stat), quad, kmax(pp.host.NQ))
-		if err := gdalFormKernel(d, name, pp.prob, row0, first, n, c.list, c.out); err != nil {
+		if err := gdalFormKernel(d, name, pp.prob, row0, first, n, c.nodes(), c.out); err != nil {
 			return err
 		}
 		if pp.host.Rank != 0 || !pp.mayNeedRanks() {

@@ -14,6 +14,8 @@ type chunker struct {
 	pp   *prepared
 	size int // nodes per chunk
 	list buf // int32 node indices within the block, when some are skipped
+	// listed says whether the block being computed has a list: the buffer outlives it
+	listed bool
 	out  buf // float64 values
 	host []float64
 	// global weighting
@@ -54,6 +56,7 @@ func (pp *prepared) chunker(count int, list []int32) (*chunker, error) {
 		}
 	}
 	c := pp.c
+	c.listed = list != nil
 	if list == nil {
 		return c, nil
 	}
@@ -68,6 +71,14 @@ func (pp *prepared) chunker(count int, list []int32) (*chunker, error) {
 		c.host = make([]float64, c.size)
 	}
 	return c, cuda.Upload(c.list, list)
+}
+
+// nodes is the node list the kernels take: the block's, or none (every node of its rows).
+func (c *chunker) nodes() buf {
+	if !c.listed {
+		return buf{}
+	}
+	return c.list
 }
 
 // want is how many of count nodes a chunk takes: all, or what a quarter of the free device
@@ -172,9 +183,9 @@ func (c *chunker) run(row0, first, n int) error {
 	k := kmax(pp.host.NQ)
 	switch pp.w.form {
 	case interp.DeviceNearest:
-		return local(d, k, pp.prob, row0, first, n, c.list, c.out)
+		return local(d, k, pp.prob, row0, first, n, c.nodes(), c.out)
 	case interp.DeviceRadius:
-		return radius(d, k, pp.prob, row0, first, n, c.list, c.out)
+		return radius(d, k, pp.prob, row0, first, n, c.nodes(), c.out)
 	}
 	if err := c.prepNodes(row0, first, n); err != nil {
 		return err
@@ -190,7 +201,7 @@ func (c *chunker) run(row0, first, n int) error {
 // the chunk's nodes.
 func (c *chunker) prepNodes(row0, first, n int) error {
 	pp := c.pp
-	return nodePrep(pp.e.dev, kmax(pp.host.NQ), pp.prob, row0, first, n, c.list, c.px, c.py, c.pc, c.pc0, c.pd2,
+	return nodePrep(pp.e.dev, kmax(pp.host.NQ), pp.prob, row0, first, n, c.nodes(), c.px, c.py, c.pc, c.pc0, c.pd2,
 		c.hit, c.nearPos, c.nearD2)
 }
 
