@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/inputs"
@@ -300,6 +301,8 @@ func gridBands(ctx context.Context, eng interp.Engine, alg interp.Algorithm, tar
 	if progress != nil {
 		progress(0)
 	}
+	var dropping sync.WaitGroup
+	defer dropping.Wait()
 	for i, s := range sources {
 		cx, cy := target.Centre()
 		if err := s.Samples.MoveOriginContext(ctx, cx, cy); err != nil {
@@ -312,6 +315,12 @@ func gridBands(ctx context.Context, eng interp.Engine, alg interp.Algorithm, tar
 			}
 		}
 		p := &interp.Problem{Samples: s.Samples, Target: target, Alg: alg}
+		if len(sources) == 1 { // sources of one input might share arrays
+			p.Copied = func() {
+				// on cores the GPU's nodes and the writer leave idle, rather than at the exit
+				dropping.Go(func() { dropSamples(memory.ArenaOf(ctx), s.Samples) })
+			}
+		}
 		sourcePreview := preview
 		if i > 0 {
 			sourcePreview = nil // the quick look is of the first band
@@ -406,4 +415,13 @@ func alignedTarget(xmin, ymin, xmax, ymax, xres, yres float64) (raster.Target, e
 	}
 	t := raster.Target{Cols: int(fx), Rows: int(fy), GeoTransform: [6]float64{x0, xres, 0, y1, 0, -yres}}
 	return t, t.Validate()
+}
+
+// dropSamples hands the pages of s's arrays in arena a back to the system (memory.Drop).
+func dropSamples(a *memory.Arena, s *sample.Samples) {
+	memory.Drop(a, s.X)
+	memory.Drop(a, s.Y)
+	memory.Drop(a, s.QX)
+	memory.Drop(a, s.QY)
+	memory.Drop(a, s.Z)
 }

@@ -142,6 +142,9 @@ func gridProblem(ctx context.Context, eng Engine, p *Problem, bands int, sink Ba
 	if err != nil {
 		return err
 	}
+	if p.Copied != nil && copiedSamples(prep) {
+		p.Copied()
+	}
 	err = drive(ctx, prep, p, bands, sink, progress)
 	if cerr := prep.Close(); err == nil {
 		err = cerr

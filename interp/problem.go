@@ -12,6 +12,21 @@ type Problem struct {
 	Alg     Algorithm
 	// Job, when set, says that the samples are part of a larger job's (see Job).
 	Job *Job
+	// Copied, when set, is called once the engine holds a copy of Samples of its own (a
+	// GPU's, once prepared), so that the caller may let them go while the nodes are computed.
+	Copied func()
+}
+
+// samplesCopier is a Prepared that needs no more of its problem's samples: it holds a copy
+// of its own.
+type samplesCopier interface {
+	CopiedSamples() bool
+}
+
+// copiedSamples says whether prep needs no more of its problem's samples.
+func copiedSamples(prep Prepared) bool {
+	c, ok := prep.(samplesCopier)
+	return ok && c.CopiedSamples()
 }
 
 // sampleCount is the number of samples the problem's nodes are computed from: the whole job's
@@ -26,4 +41,14 @@ func (p *Problem) sampleCount() int {
 // NodeXY is raster.Target.Node relative to the samples' origin.
 func (p *Problem) NodeXY(col, row int) (x, y float64) {
 	return p.Target.Node(col, row, p.Samples.OriginX, p.Samples.OriginY)
+}
+
+// CopiedSamples holds when every part holds a copy of the samples of its own.
+func (mp *multiPrepared) CopiedSamples() bool {
+	for _, p := range mp.parts {
+		if !copiedSamples(p) {
+			return false
+		}
+	}
+	return len(mp.parts) > 0
 }

@@ -155,6 +155,10 @@ func (e *Engine) OrdersCompact(a interp.Algorithm) bool {
 	return d.Form == interp.DeviceNearest
 }
 
+// CopiedSamples implements interp's samplesCopier: the device holds the samples, and only
+// gdal_grid's forms go back to the host's (for gdal's quadtree order, when a tie needs it).
+func (pp *prepared) CopiedSamples() bool { return !isGDALForm(pp.w.form) }
+
 // prepared is one problem on the device.
 type prepared struct {
 	e     *Engine

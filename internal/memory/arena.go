@@ -83,6 +83,22 @@ func Free[T any](a *Arena, s []T) bool {
 	return ok
 }
 
+// Drop hands the pages of s's array back to the system when a holds it, on releaseWorkers
+// threads, and says so; the array stays mapped (it then reads as zeros), for a caller done
+// with an array that others still refer to.
+func Drop[T any](a *Arena, s []T) bool {
+	if a == nil || cap(s) == 0 {
+		return false
+	}
+	a.mu.Lock()
+	m, ok := a.maps[uintptr(unsafe.Pointer(unsafe.SliceData(s)))]
+	a.mu.Unlock()
+	if ok {
+		dropPages(chunksOf(nil, m.b))
+	}
+	return ok
+}
+
 // Bytes is how much a maps now.
 func (a *Arena) Bytes() int {
 	if a == nil {

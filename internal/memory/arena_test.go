@@ -85,6 +85,33 @@ func TestArenaRelease(t *testing.T) {
 	none.Release()
 }
 
+// Drop hands one array's pages back and keeps its mapping: it reads zeros, the others keep
+// their values; an array of the heap is not the arena's.
+func TestArenaDrop(t *testing.T) {
+	a := NewArena(1 << 20)
+	dropped, kept := Make[int64](a, 3<<20, 3<<20), Make[int64](a, 3<<20, 3<<20)
+	for i := range dropped {
+		dropped[i], kept[i] = int64(i)+1, int64(i)+1
+	}
+	if !Drop(a, dropped) {
+		t.Fatal("Drop did not find the arena's array")
+	}
+	if i := slices.IndexFunc(dropped, func(x int64) bool { return x != 0 }); i >= 0 {
+		t.Fatalf("value %d is %d after Drop, want 0", i, dropped[i])
+	}
+	for i, v := range kept {
+		if v != int64(i)+1 {
+			t.Fatalf("the other array's value %d is %d", i, v)
+		}
+	}
+	if a.Bytes() != 2*24<<20 {
+		t.Errorf("Drop unmapped: %d bytes held", a.Bytes())
+	}
+	if Drop(a, make([]int64, 10)) || Drop[int64](nil, kept) {
+		t.Error("Drop took an array the arena does not hold")
+	}
+}
+
 // FreeSince unmaps what was made after the mark, and only that.
 func TestArenaFreeSince(t *testing.T) {
 	a := NewArena(1)
