@@ -29,31 +29,50 @@ type index struct {
 func (ix *index) free() { cuda.FreeAll(&ix.order, &ix.start, &ix.xy, &ix.z, &ix.s32) }
 
 // uploadCoords uploads the samples' coordinates as float64 through the device's pinned
-// staging buffers (device thread only); compact samples are converted straight into them, so
-// that the host never holds a float64 copy of them all.
+// staging buffers (device thread only); compact samples go as their quanta, which the device
+// turns into coordinates (half the bytes of float64 ones: 8 of the 24 GB of 1e9 samples).
 func uploadCoords(d *cuda.Device, s *sample.Samples) (x, y buf, err error) {
 	n := s.Len()
 	if x, err = cuda.AllocN[float64](n); err == nil {
 		y, err = cuda.AllocN[float64](n)
 	}
-	if err == nil {
-		err = cuda.UploadFill(d, x, n, func(lo int, p []float64) {
-			for i := range p {
-				p[i], _ = s.XY(int32(lo + i))
-			}
-		})
-	}
-	if err == nil {
-		err = cuda.UploadFill(d, y, n, func(lo int, p []float64) {
-			for i := range p {
-				_, p[i] = s.XY(int32(lo + i))
-			}
-		})
+	if err == nil && s.IsCompact() {
+		err = uploadQuanta(d, s, x, y)
+	} else if err == nil {
+		if err = cuda.UploadStaged(d, x, s.X); err == nil {
+			err = cuda.UploadStaged(d, y, s.Y)
+		}
 	}
 	if err != nil {
 		cuda.FreeAll(&x, &y)
 	}
 	return x, y, err
+}
+
+// uploadQuanta fills x and y with the coordinates of compact samples s from their quanta.
+func uploadQuanta(d *cuda.Device, s *sample.Samples, x, y buf) error {
+	q, err := cuda.AllocN[int32](s.Len())
+	if err != nil {
+		return err
+	}
+	defer q.Free()
+	for _, c := range []struct {
+		quanta  []int32
+		quantum float64
+		out     buf
+	}{{s.QX, s.QuantumX, x}, {s.QY, s.QuantumY, y}} {
+		if err := cuda.UploadStaged(d, q, c.quanta); err != nil {
+			return err
+		}
+		if err := quantaCoords(d, q, c.quantum, s.Len(), c.out); err != nil {
+			return err
+		}
+		// done with q before the next quanta overwrite it
+		if err := cuda.Synchronize("turning quanta into coordinates"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // indexSamples uploads the samples and builds their index (device thread only); then, if also

@@ -16,8 +16,8 @@ type chunker struct {
 	list buf // int32 node indices within the block, when some are skipped
 	// listed says whether the block being computed has a list: the buffer outlives it
 	listed bool
-	out  buf // float64 values
-	host []float64
+	out    buf // float64 values
+	host   []float64
 	// global weighting
 	f64                  bool         // the float64 weighting, else f32
 	f32                  f32Weighting // the float32 weighting kernel

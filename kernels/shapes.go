@@ -48,7 +48,7 @@ const (
 	sortTile   = sortBlock * sortItems
 	radixBits  = 8 // RADIX_BITS
 	radix      = 1 << radixBits
-	flatBlock  = 256 // one thread per item (cell_keys, run_counts, gather_samples)
+	flatBlock  = 256 // one thread per item (quanta_coords, cell_keys, run_counts, gather_samples)
 )
 
 // Launch shapes of the per-node and weighting kernels (knn.cuh, weigh.cuh).
