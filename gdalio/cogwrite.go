@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unsafe"
 
 	"github.com/aidw/aidw/internal/gdalbool"
 	"github.com/aidw/aidw/raster/cog"
@@ -100,20 +99,12 @@ func cogPredictor(co []string, dt godal.DataType) (uint16, bool) {
 	return 0, false
 }
 
-// writeCOGRows writes rows row0.. of the one band to the COG and its overviews, a few MB at a
-// time, converted to the band's type as GDAL converts them (GDALCopyWords: rounded and clamped
-// for integers).
+// writeCOGRows writes rows row0.. of the one band to the COG and its overviews, stepRows at a
+// time, converted to the band's type (convert).
 func (w *Writer) writeCOGRows(row0, rows int, values []float64) error {
-	size := w.cog.Layout().SampleBytes
-	step := max(1, (4<<20)/(8*w.cols))
-	if w.pixels == nil {
-		w.pixels = make([]byte, step*w.cols*size)
-	}
+	step := w.stepRows()
 	for r := 0; r < rows; r += step {
-		n := min(step, rows-r) * w.cols
-		raw := w.pixels[:n*size]
-		C.GDALCopyWords(unsafe.Pointer(&values[r*w.cols]), C.GDT_Float64, 8, unsafe.Pointer(&raw[0]),
-			C.GDALDataType(w.dtype), C.int(size), C.int(n))
+		raw := w.convert(values[r*w.cols : (r+min(step, rows-r))*w.cols])
 		if err := w.cog.WriteRows(0, raw); err != nil {
 			return err
 		}

@@ -85,9 +85,8 @@ type Writer struct {
 	cog     *cog.File
 	cogNext int
 	ovr     []*ovrFeed
-	// pixels holds a few MB of rows converted to the band's type (a COG's), rows a block of
-	// rows converted to it (other formats')
-	pixels, rows8 []byte
+	// pixels holds stepRows rows converted to the band's type
+	pixels []byte
 }
 
 // CheckDestination fails early when path cannot be written: its folder is missing or not
@@ -344,42 +343,58 @@ func (w *Writer) WriteRows(band, row0, rows int, values []float64) error {
 	return nil
 }
 
-// writeBand writes rows of band, converted to the band's type first on every core as GDAL
-// converts them (GDALCopyWords: rounded and clamped), which GDAL would do on the one thread
-// that writes: it then only copies them.
+// writeBand writes rows of band, stepRows at a time converted to the band's type on every
+// core as GDAL converts them (GDALCopyWords: rounded and clamped), which GDAL would do on the
+// one thread that writes: it then only copies them.
 func (w *Writer) writeBand(band, row0, rows int, values []float64) error {
 	opts := []godal.BandIOOption{godal.ErrLogger(w.errs)}
 	if w.direct {
 		opts = append(opts, godal.ConfigOption("GDAL_ONE_BIG_READ=YES"))
 	}
-	return w.bands[band-1].Write(0, row0, w.converted(values), w.cols, rows, opts...)
+	b := w.bands[band-1]
+	if w.dtype == godal.Float64 || !hasTypedSlice(w.dtype) {
+		return b.Write(0, row0, values, w.cols, rows, opts...) // as they are, or converted by GDAL
+	}
+	step := w.stepRows()
+	for r := 0; r < rows; r += step {
+		n := min(step, rows-r)
+		raw := w.convert(values[r*w.cols : (r+n)*w.cols])
+		if err := b.Write(0, row0+r, typedSlice(w.dtype, raw), w.cols, n, opts...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// converted is values in the band's type, as a slice that godal writes (values itself for
-// Float64, and for the types typedSlice has no slice of, which GDAL converts).
-func (w *Writer) converted(values []float64) any {
+// convertNodes is about how many nodes the writer converts at a time (stepRows): a few MB
+// beside the rows it is handed, which may be a whole row of tiles.
+const convertNodes = 1 << 19
+
+// stepRows is how many rows the writer converts at a time: about convertNodes nodes.
+func (w *Writer) stepRows() int { return max(1, convertNodes/w.cols) }
+
+// convert converts values (at most stepRows rows) to the band's type as GDAL converts them
+// (GDALCopyWords), on every core, into w.pixels, and returns them.
+func (w *Writer) convert(values []float64) []byte {
 	size := int(C.GDALGetDataTypeSizeBytes(C.GDALDataType(w.dtype)))
-	if w.dtype == godal.Float64 || !hasTypedSlice(w.dtype) || len(values) == 0 {
-		return values
+	if w.pixels == nil {
+		w.pixels = make([]byte, w.stepRows()*w.cols*size)
 	}
-	if n := len(values) * size; cap(w.rows8) < n {
-		w.rows8 = make([]byte, n)
-	}
-	raw := w.rows8[:len(values)*size]
-	const chunk = 1 << 18
-	var next atomic.Int64
+	raw := w.pixels[:len(values)*size]
+	parts := max(1, min(runtime.GOMAXPROCS(0), len(values)>>15))
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), (len(values)+chunk-1)/chunk) {
+	for i := range parts {
+		lo, hi := i*len(values)/parts, (i+1)*len(values)/parts
+		if hi == lo {
+			continue
+		}
 		wg.Go(func() {
-			for lo := int(next.Add(chunk)) - chunk; lo < len(values); lo = int(next.Add(chunk)) - chunk {
-				n := min(chunk, len(values)-lo)
-				C.GDALCopyWords(unsafe.Pointer(&values[lo]), C.GDT_Float64, 8, unsafe.Pointer(&raw[lo*size]),
-					C.GDALDataType(w.dtype), C.int(size), C.int(n))
-			}
+			C.GDALCopyWords(unsafe.Pointer(&values[lo]), C.GDT_Float64, 8, unsafe.Pointer(&raw[lo*size]),
+				C.GDALDataType(w.dtype), C.int(size), C.int(hi-lo))
 		})
 	}
 	wg.Wait()
-	return typedSlice(w.dtype, raw)
+	return raw
 }
 
 // directRows are the drivers whose bands are GDAL's raw bands (rawdataset.cpp), to which
