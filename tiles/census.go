@@ -115,45 +115,14 @@ func takeCensus(ctx context.Context, paths []string, opt gdalio.SourceOptions, s
 	if err != nil {
 		return nil, err
 	}
-	newSpill := func() error {
-		if !spill {
-			return nil
-		}
-		ordered := !c.las && len(paths) == 1
-		c.Spill, err = newSpill(spillDir, box, c.compact, ordered, c.batchX, c.batchY, c.quantumX, c.quantumY)
-		return err
+	r := &censusRead{c: c, paths: paths, scans: make([]inputScan, len(paths)), readers: readers,
+		spill: spill, spillDir: spillDir, box: box}
+	if err := r.run(ctx); err != nil {
+		c.Close()
+		return nil, err
 	}
-	scans := make([]inputScan, len(paths))
-	// one input after the other until the first batch gives the job's form (and the spill);
-	// then compact LAS inputs side by side, whose spill writers may write in any order
-	i := 0
-	for ; i < len(paths) && (i == 0 || !c.formed || !c.las || !c.compact); i++ {
-		scans[i] = c.scan(ctx, paths[i], newSpill)
-		if err := c.merge(&scans[i]); err != nil {
-			c.Close()
-			return nil, err
-		}
-	}
-	rest := scans[i:]
-	var next atomic.Int64
-	var failed atomic.Bool
-	var wg sync.WaitGroup
-	for range min(readers, len(rest)) {
-		wg.Go(func() {
-			for !failed.Load() {
-				k := int(next.Add(1) - 1)
-				if k >= len(rest) {
-					return
-				}
-				if rest[k] = c.scan(ctx, paths[i+k], nil); rest[k].err != nil {
-					failed.Store(true) // the inputs after it are not started
-				}
-			}
-		})
-	}
-	wg.Wait()
-	for k := range rest {
-		if err := c.merge(&rest[k]); err != nil {
+	for k := range r.scans {
+		if err := c.merge(&r.scans[k]); err != nil {
 			c.Close()
 			return nil, err
 		}
@@ -169,67 +138,194 @@ func takeCensus(ctx context.Context, paths []string, opt gdalio.SourceOptions, s
 	return c, nil
 }
 
+// censusRead is the census's pass over its inputs: one input after the other until the
+// first batch gives the job's form (and the spill); then compact LAS inputs side by side,
+// their batches handed to writers that spill them in any order, while plain samples are
+// spilled by their reader, in input order.
+type censusRead struct {
+	c        *Census
+	paths    []string
+	scans    []inputScan
+	readers  int
+	spill    bool
+	spillDir string
+	box      [4]float64 // the spill's
+
+	next    atomic.Int64   // the next input to start
+	reading sync.WaitGroup // the readers
+	// once the form is known: the writer of plain samples, and the places of the samples it
+	// wrote; or the compact batches' way to the writers
+	w       *spillWriter
+	placed  uint64
+	work    chan censusBatch
+	writers sync.WaitGroup
+
+	mu     sync.Mutex
+	err    error // the first error, which stops every reader and writer
+	cancel context.CancelFunc
+}
+
+// censusBatch is a batch of input in's samples on its way to a writer.
+type censusBatch struct {
+	in *inputScan
+	b  *sample.Samples
+}
+
+// run reads every input, stopping at the first error, which it returns.
+func (r *censusRead) run(ctx context.Context) error {
+	ctx, r.cancel = context.WithCancel(ctx)
+	defer r.cancel()
+	r.reading.Go(func() { r.read(ctx) })
+	r.reading.Wait()
+	if r.work != nil {
+		close(r.work)
+		r.writers.Wait()
+	}
+	if r.w != nil {
+		r.fail(r.w.close())
+	}
+	if s := r.c.Spill; s != nil && r.err == nil {
+		r.fail(s.finish())
+	}
+	return r.err
+}
+
+// fail records err (nil: none), the first of which stops the census.
+func (r *censusRead) fail(err error) {
+	if err == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err == nil {
+		r.err = err
+		r.cancel()
+	}
+}
+
+// read reads the inputs not yet started, one after the other, until none is left or the
+// census fails.
+func (r *censusRead) read(ctx context.Context) {
+	for ctx.Err() == nil {
+		i := int(r.next.Add(1) - 1)
+		if i >= len(r.paths) {
+			return
+		}
+		if err := r.scan(ctx, i); err != nil {
+			r.fail(err)
+			return
+		}
+	}
+}
+
 // inputScan is what the census learns of one input.
 type inputScan struct {
+	mu    sync.Mutex // guards file and tally while writers count
 	file  InputFile
 	tally tally
 	srs   string
-	err   error
-	// done: the input was read (the inputs after one that failed are not)
-	done bool
 }
 
-// scan reads input p, one batch at a time, into its tally and the spill; begin, when
-// non-nil, makes the spill once the first batch of the job gave its form.
-func (c *Census) scan(ctx context.Context, p string, begin func() error) inputScan {
-	in := inputScan{file: InputFile{Path: p, Box: [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}},
-		tally: newTally(), done: true}
-	var w *spillWriter
+// scan reads input i, one batch at a time, into its tally and the spill.
+func (r *censusRead) scan(ctx context.Context, i int) error {
+	p := r.paths[i]
+	in := &r.scans[i]
+	in.file, in.tally = InputFile{Path: p, Box: [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}}, newTally()
 	take := func(b *sample.Samples) error {
 		if b.Len() == 0 {
 			return nil
 		}
-		first := !c.formed
-		if err := c.form(b, first, p); err != nil {
+		if err := r.form(ctx, b, p); err != nil {
 			return err
 		}
-		if first {
-			c.formed = true
-			if err := begin(); err != nil {
-				return err
+		if r.work == nil {
+			seq := r.placed
+			if r.w != nil { // one reader
+				r.placed += uint64(b.Len())
 			}
+			return r.take(in, b, r.w, seq)
 		}
-		if w == nil && c.Spill != nil {
-			w = c.Spill.writer()
+		select {
+		case r.work <- censusBatch{in, b}:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
 		}
-		in.file.Points += b.Len()
-		c.measure(&in.tally, b, &in.file.Box)
-		if w != nil {
-			return w.add(b)
-		}
-		return nil
 	}
-	if c.las {
-		in.srs, in.err = gdalio.ScanLAS(ctx, p, c.opt, c.readX, c.readY, take)
+	var err error
+	if r.c.las {
+		in.srs, err = gdalio.ScanLAS(ctx, p, r.c.opt, r.c.readX, r.c.readY, take)
 	} else {
-		in.srs, in.err = c.scanOther(ctx, p, take)
+		in.srs, err = r.c.scanOther(ctx, p, take)
 	}
-	if w != nil {
-		if err := w.close(); in.err == nil {
-			in.err = err
-		}
-	}
-	return in
+	return err
 }
 
-// merge adds input in's findings to the census, or fails with its error.
-func (c *Census) merge(in *inputScan) error {
-	if in.err != nil {
-		return in.err
+// form checks that batch b has the job's form; the first batch gives it, and with it the
+// spill and, for compact LAS samples, the other readers and the writers.
+func (r *censusRead) form(ctx context.Context, b *sample.Samples, p string) error {
+	c := r.c
+	first := !c.formed
+	if err := c.form(b, first, p); err != nil || !first {
+		return err
 	}
-	if !in.done {
+	c.formed = true
+	if r.spill {
+		ordered := !c.las && len(r.paths) == 1
+		var err error
+		if c.Spill, err = newSpill(r.spillDir, r.box, c.compact, ordered, c.batchX, c.batchY, c.quantumX, c.quantumY); err != nil {
+			return err
+		}
+	}
+	if !c.las || !c.compact {
+		if c.Spill != nil {
+			r.w = c.Spill.writer()
+		}
 		return nil
 	}
+	if c.Spill != nil {
+		n := runtime.GOMAXPROCS(0)
+		r.work = make(chan censusBatch, n)
+		for range n {
+			r.writers.Go(func() { r.write(ctx) })
+		}
+	}
+	for range r.readers - 1 {
+		r.reading.Go(func() { r.read(ctx) })
+	}
+	return nil
+}
+
+// write is a writer: it counts and spills the batches the readers hand it, until they are
+// done; after a failure, it lets them go.
+func (r *censusRead) write(ctx context.Context) {
+	w := r.c.Spill.writer()
+	for j := range r.work {
+		if ctx.Err() == nil {
+			r.fail(r.take(j.in, j.b, w, 0))
+		}
+	}
+	r.fail(w.close())
+}
+
+// take counts batch b into input in's tally and spills it through w (nil: no spill), its
+// first sample the seq-th spilled.
+func (r *censusRead) take(in *inputScan, b *sample.Samples, w *spillWriter, seq uint64) error {
+	t, box := newTally(), [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	r.c.measure(&t, b, &box)
+	in.mu.Lock()
+	in.file.Points += b.Len()
+	in.file.Box = [4]float64{min(in.file.Box[0], box[0]), min(in.file.Box[1], box[1]), max(in.file.Box[2], box[2]), max(in.file.Box[3], box[3])}
+	in.tally.add(t)
+	in.mu.Unlock()
+	if w == nil {
+		return nil
+	}
+	return w.add(b, seq)
+}
+
+// merge adds input in's findings to the census.
+func (c *Census) merge(in *inputScan) error {
 	p := in.file.Path
 	switch {
 	case in.srs == "" || in.srs == c.SRS:
@@ -334,11 +430,12 @@ func (c *Census) measure(t *tally, b *sample.Samples, box *[4]float64) {
 	t.n += b.Len()
 	var lo, hi [2]float64
 	if c.compact {
-		qlo, qhi := [2]int32{math.MaxInt32, math.MaxInt32}, [2]int32{math.MinInt32, math.MinInt32}
-		for i := range b.QX {
-			qlo = [2]int32{min(qlo[0], b.QX[i]), min(qlo[1], b.QY[i])}
-			qhi = [2]int32{max(qhi[0], b.QX[i]), max(qhi[1], b.QY[i])}
+		x0, y0, x1, y1 := int32(math.MaxInt32), int32(math.MaxInt32), int32(math.MinInt32), int32(math.MinInt32)
+		for i, qy := range b.QY[:len(b.QX)] {
+			qx := b.QX[i]
+			x0, y0, x1, y1 = min(x0, qx), min(y0, qy), max(x1, qx), max(y1, qy)
 		}
+		qlo, qhi := [2]int32{x0, y0}, [2]int32{x1, y1}
 		t.qlo = [2]int64{min(t.qlo[0], int64(qlo[0])), min(t.qlo[1], int64(qlo[1]))}
 		t.qhi = [2]int64{max(t.qhi[0], int64(qhi[0])), max(t.qhi[1], int64(qhi[1]))}
 		lo = [2]float64{float64(qlo[0])*c.quantumX + c.batchX, float64(qlo[1])*c.quantumY + c.batchY}
