@@ -96,6 +96,13 @@ func TakeCensus(ctx context.Context, paths []string, opt gdalio.SourceOptions, s
 
 // takeCensus is TakeCensus with readers inputs read side by side once their form allows.
 func takeCensus(ctx context.Context, paths []string, opt gdalio.SourceOptions, spill bool, spillDir string, readers int) (*Census, error) {
+	return takeCensusWith(ctx, paths, opt, spill, spillDir, readers, nil)
+}
+
+// takeCensusWith is takeCensus that calls hook (nil: none) with each batch an input hands
+// over, before the census takes it (tests).
+func takeCensusWith(ctx context.Context, paths []string, opt gdalio.SourceOptions, spill bool, spillDir string, readers int,
+	hook func(ctx context.Context, input int)) (*Census, error) {
 	c := &Census{opt: opt, las: true, tally: newTally(),
 		Extent: [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}}
 	nLAS := 0
@@ -116,7 +123,7 @@ func takeCensus(ctx context.Context, paths []string, opt gdalio.SourceOptions, s
 		return nil, err
 	}
 	r := &censusRead{c: c, paths: paths, scans: make([]inputScan, len(paths)), readers: readers,
-		spill: spill, spillDir: spillDir, box: box}
+		spill: spill, spillDir: spillDir, box: box, hook: hook}
 	if err := r.run(ctx); err != nil {
 		c.Close()
 		return nil, err
@@ -150,6 +157,7 @@ type censusRead struct {
 	spill    bool
 	spillDir string
 	box      [4]float64 // the spill's
+	hook     func(ctx context.Context, input int)
 
 	next    atomic.Int64   // the next input to start
 	reading sync.WaitGroup // the readers
@@ -234,6 +242,9 @@ func (r *censusRead) scan(ctx context.Context, i int) error {
 	take := func(b *sample.Samples) error {
 		if b.Len() == 0 {
 			return nil
+		}
+		if r.hook != nil {
+			r.hook(ctx, i)
 		}
 		if err := r.form(ctx, b, p); err != nil {
 			return err
