@@ -120,7 +120,7 @@ func TestCensusSideBySideAfterFirstBatch(t *testing.T) {
 			overlapped.Store(awaitOr(t, other))
 		}
 	}
-	c, err := takeCensusWith(context.Background(), paths, gdalio.SourceOptions{}, true, "", 3, hook)
+	c, err := takeCensusWith(context.Background(), paths, gdalio.SourceOptions{}, true, "", 3, 2, hook)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +215,7 @@ func TestCensusFailureStopsTheOthers(t *testing.T) {
 			}
 		}
 	}
-	c, err := takeCensusWith(context.Background(), paths, gdalio.SourceOptions{}, true, spillDir, 4, hook)
+	c, err := takeCensusWith(context.Background(), paths, gdalio.SourceOptions{}, true, spillDir, 4, 2, hook)
 	if err == nil {
 		c.Close()
 		t.Fatal("the census of an input with a point beyond the quanta succeeded")
