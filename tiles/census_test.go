@@ -259,3 +259,43 @@ func openIn(t *testing.T, dir string) []string {
 	}
 	return open
 }
+
+// A spill saved for a plan's workers and opened again loads what it held: its writers' files
+// become one, each block where its file's bytes land.
+func TestSpillSavedFromManyFiles(t *testing.T) {
+	paths := lastest.Survey(t, t.TempDir(), 400000, 5, false)
+	target := raster.NorthUp(450000, 5400000, 450000+200, 5400000+150, 200, 150)
+	c, err := takeCensus(context.Background(), paths, gdalio.SourceOptions{}, true, "", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Facts(target); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Spill.files) < 2 {
+		t.Fatalf("the spill has %d files: too few to tell", len(c.Spill.files))
+	}
+	dir := filepath.Join(t.TempDir(), "plan.samples")
+	if err := c.Spill.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	cx, cy := target.Centre()
+	saved, err := OpenSpill(dir, cx, cy, c.n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer saved.Close()
+	sameSpill(t, saved, c.Spill)
+	a, err := saved.Load(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.Spill.Load(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a.QX, b.QX) || !slices.Equal(a.QY, b.QY) || !slices.Equal(a.Z, b.Z) || a.OriginX != b.OriginX {
+		t.Fatal("the saved spill loads other samples")
+	}
+}
