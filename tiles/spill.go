@@ -121,20 +121,20 @@ func newSpill(dir string, box [4]float64, compact, ordered bool, originX, origin
 }
 
 // newFile adds a file to the spill and says which.
-func (s *Spill) newFile() (int, error) {
+func (s *Spill) newFile() (int, *os.File, error) {
 	f, err := os.CreateTemp(s.dir, "aidw-spill-*")
 	if err != nil {
-		return 0, fmt.Errorf("making the spill file of the tiled run: %w", err)
+		return 0, nil, fmt.Errorf("making the spill file of the tiled run: %w", err)
 	}
 	// The file needs no name: it goes when closed, however the process ends.
 	if err := os.Remove(f.Name()); err != nil {
 		f.Close()
-		return 0, err
+		return 0, nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.files, s.sizes = append(s.files, f), append(s.sizes, 0)
-	return len(s.files) - 1, nil
+	return len(s.files) - 1, f, nil
 }
 
 // relative says whether plain records hold coordinates relative to (originX, originY).
@@ -162,15 +162,16 @@ func (s *Spill) bucketOf(x, y float64) int {
 // matter. Plain samples go through one writer, in their input order.
 type spillWriter struct {
 	s     *Spill
-	file  int    // its file (-1: none yet)
-	end   int64  // the length of its file, stage excluded
-	stage []byte // blocks on their way to the file, at end
+	file  int      // its file (-1: none yet)
+	f     *os.File // and the file
+	end   int64    // the length of its file, stage excluded
+	stage []byte   // blocks on their way to the file, at end
 	// a batch's scratch: each sample's bucket, the buckets' places, the records by bucket
 	keys []int32
 	at   []int32
 	recs []byte
-	// turn is the stripe it starts a batch's records from: writers start from different ones,
-	// so that they do not wait on each other stripe after stripe
+	// turn is where among a batch's stripes it starts putting its records: writers start
+	// from different ones, so that they do not wait on each other stripe after stripe
 	turn int
 }
 
@@ -179,7 +180,7 @@ func (s *Spill) writer() *spillWriter {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.writers++
-	return &spillWriter{s: s, file: -1, at: make([]int32, len(s.buckets)+1), turn: s.writers * 7}
+	return &spillWriter{s: s, file: -1, at: make([]int32, len(s.buckets)+1), turn: s.writers}
 }
 
 // add writes a batch of samples, the first of them the seq-th of the input (plain samples
@@ -229,8 +230,15 @@ func (w *spillWriter) add(b *sample.Samples, seq uint64) error {
 		le.PutUint64(r[16:], math.Float64bits(b.Z[i]))
 		le.PutUint64(r[24:], seq+uint64(i))
 	}
-	for t := range len(s.stripes) {
-		if err := w.putStripe((t + w.turn) % len(s.stripes)); err != nil {
+	lo, hi := 0, len(s.stripes) // the stripes the batch's records lie in, [lo, hi)
+	for w.stripeEmpty(lo) {
+		lo++
+	}
+	for w.stripeEmpty(hi - 1) {
+		hi--
+	}
+	for t := range hi - lo {
+		if err := w.putStripe(lo + (t+w.turn)%(hi-lo)); err != nil {
 			return err
 		}
 		if len(w.stage) >= stageBytes {
@@ -242,16 +250,31 @@ func (w *spillWriter) add(b *sample.Samples, seq uint64) error {
 	return nil
 }
 
+// stripe is stripe i's buckets, [k0, k1).
+func (s *Spill) stripe(i int) (k0, k1 int) {
+	return i * stripeBuckets, min((i+1)*stripeBuckets, len(s.buckets))
+}
+
+// records is where the batch's records of buckets [k0, k1) lie in the writer's, [lo, hi).
+func (w *spillWriter) records(k0, k1 int) (lo, hi int) {
+	if k0 > 0 {
+		lo = int(w.at[k0-1])
+	}
+	return lo, int(w.at[k1-1])
+}
+
+func (w *spillWriter) stripeEmpty(i int) bool {
+	lo, hi := w.records(w.s.stripe(i))
+	return lo == hi
+}
+
 // putStripe puts the batch's records of stripe i's buckets into their fills.
 func (w *spillWriter) putStripe(i int) error {
 	s := w.s
 	rec := s.record()
-	k0, k1 := i*stripeBuckets, min((i+1)*stripeBuckets, len(s.buckets))
-	lo := 0
-	if k0 > 0 {
-		lo = int(w.at[k0-1])
-	}
-	if int(w.at[k1-1]) == lo {
+	k0, k1 := s.stripe(i)
+	lo, end := w.records(k0, k1)
+	if lo == end {
 		return nil
 	}
 	s.stripes[i].Lock()
@@ -297,7 +320,7 @@ func (w *spillWriter) cut(bk *bucket, f *fill) error {
 	s := w.s
 	if w.file < 0 {
 		var err error
-		if w.file, err = s.newFile(); err != nil {
+		if w.file, w.f, err = s.newFile(); err != nil {
 			return err
 		}
 	}
@@ -356,7 +379,7 @@ func (w *spillWriter) flush() error {
 	if len(w.stage) == 0 {
 		return nil
 	}
-	if _, err := w.s.files[w.file].WriteAt(w.stage, w.end); err != nil {
+	if _, err := w.f.WriteAt(w.stage, w.end); err != nil {
 		return fmt.Errorf("writing the spill file of the tiled run: %w", err)
 	}
 	w.end += int64(len(w.stage))
