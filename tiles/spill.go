@@ -183,8 +183,8 @@ func (s *Spill) writer() *spillWriter {
 	return &spillWriter{s: s, file: -1, at: make([]int32, len(s.buckets)+1), turn: s.writers}
 }
 
-// add writes a batch of samples, the first of them the seq-th of the input (plain samples
-// keep their place): compact ones relative to the spill's origin lattice (checked by the
+// add writes a batch of samples, the first of them the seq-th spilled (plain records keep
+// their place): compact ones relative to the spill's origin lattice (checked by the
 // caller), plain ones in absolute coordinates as XY + origin. The batch is sorted by bucket
 // (in its own order within each), then each bucket's run goes into the bucket's fill at once.
 func (w *spillWriter) add(b *sample.Samples, seq uint64) error {
