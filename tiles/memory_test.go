@@ -52,7 +52,7 @@ func TestCensusReadersWithinBudget(t *testing.T) {
 		if n < 1 || n > censusReaders(0) {
 			t.Errorf("-memory %d MiB: %d readers", budget>>20, n)
 		}
-		if held := float64(n) * censusReaderBytes; n > 1 && held > liveShare*float64(heapLimit(budget)) {
+		if held := float64(censusBytes(n, 1)); n > 1 && held > liveShare*float64(heapLimit(budget)) {
 			t.Errorf("-memory %d MiB: %d readers hold %.0f MiB, more than the budget's live share", budget>>20, n, held/(1<<20))
 		}
 	}

@@ -21,7 +21,7 @@ const (
 	spillIndex   = "index.gob"
 )
 
-// savedSpill is a saved spill's index: the Spill less its file and its buffers.
+// savedSpill is a saved spill's index: the Spill less its files (saved as one) and its fills.
 type savedSpill struct {
 	End                                  int64
 	Compact, Ordered                     bool
@@ -72,13 +72,24 @@ func (s *Spill) Save(dir string) error {
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return fmt.Errorf("saving the plan's samples: %w", err)
 	}
-	if err := copyAtomic(filepath.Join(dir, spillSamples), io.NewSectionReader(s.f, 0, s.end)); err != nil {
+	// the files one after the other, into one
+	parts, base := make([]io.Reader, len(s.files)), make([]int64, len(s.files))
+	at := int64(0)
+	for i, f := range s.files {
+		parts[i], base[i] = io.NewSectionReader(f, 0, s.sizes[i]), at
+		at += s.sizes[i]
+	}
+	if err := copyAtomic(filepath.Join(dir, spillSamples), io.MultiReader(parts...)); err != nil {
 		return fmt.Errorf("saving the plan's samples: %w", err)
 	}
 	ix := savedSpill{End: s.end, Compact: s.compact, Ordered: s.ordered, OriginX: s.originX, OriginY: s.originY,
 		QuantumX: s.quantumX, QuantumY: s.quantumY, Box: s.box, NX: s.nx, NY: s.ny, PerX: s.perX, PerY: s.perY, Seq: s.seq}
 	for _, k := range s.buckets {
-		ix.Buckets = append(ix.Buckets, savedBucket{k.blocks, k.box, k.n})
+		blocks := make([]block, len(k.blocks))
+		for i, bl := range k.blocks {
+			blocks[i] = block{off: base[bl.file] + bl.off, n: bl.n, first: bl.first, last: bl.last}
+		}
+		ix.Buckets = append(ix.Buckets, savedBucket{blocks, k.box, k.n})
 	}
 	var buf bytes.Buffer
 	if err := gob.NewEncoder(&buf).Encode(&ix); err != nil {
@@ -127,7 +138,7 @@ func OpenSpill(dir string, originX, originY float64, n int) (*Spill, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the plan's samples: %w", err)
 	}
-	s := &Spill{f: f, end: ix.End, compact: ix.Compact, ordered: ix.Ordered, originX: ix.OriginX, originY: ix.OriginY,
+	s := &Spill{files: []*os.File{f}, sizes: []int64{ix.End}, end: ix.End, compact: ix.Compact, ordered: ix.Ordered, originX: ix.OriginX, originY: ix.OriginY,
 		quantumX: ix.QuantumX, quantumY: ix.QuantumY, box: ix.Box, nx: ix.NX, ny: ix.NY, perX: ix.PerX, perY: ix.PerY,
 		seq: ix.Seq, jobOriginX: originX, jobOrigY: originY}
 	count := 0

@@ -164,8 +164,8 @@ func (s *Spill) eachRecord(ctx context.Context, pick func(bucket int) bool, f fu
 				return err
 			}
 			buf = slices.Grow(buf[:0], bl.n*rec)[:bl.n*rec]
-			if _, err := s.f.ReadAt(buf, bl.off); err != nil {
-				return fmt.Errorf("reading the spill file of the tiled run: %w", err)
+			if err := s.readBlock(buf, bl); err != nil {
+				return err
 			}
 			for r := 0; r < len(buf); r += rec {
 				f(buf[r : r+rec])

@@ -464,27 +464,7 @@ func TestCensusReadersAgree(t *testing.T) {
 		if *f != *oneFacts || c.SRS != one.SRS || c.Extent != one.Extent || !slices.Equal(c.Files, one.Files) {
 			t.Fatalf("%d readers: facts %+v, files %+v; one reader: %+v, %+v", readers, *f, c.Files, *oneFacts, one.Files)
 		}
-		if c.Spill.seq != one.Spill.seq || c.Spill.end != one.Spill.end {
-			t.Errorf("%d readers: %d samples in %d bytes spilled; one reader: %d in %d", readers, c.Spill.seq, c.Spill.end, one.Spill.seq, one.Spill.end)
-		}
-		for k := range one.Spill.buckets {
-			got, want := &c.Spill.buckets[k], &one.Spill.buckets[k]
-			if got.n != want.n || got.box != want.box {
-				t.Fatalf("%d readers: bucket %d holds %d samples in %v; one reader: %d in %v", readers, k, got.n, got.box, want.n, want.box)
-			}
-			pick := func(i int) bool { return i == k }
-			a, err := c.Spill.load(context.Background(), nil, pick)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := one.Spill.load(context.Background(), nil, pick)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(a.QX, b.QX) || !slices.Equal(a.QY, b.QY) || !slices.Equal(a.Z, b.Z) || a.OriginX != b.OriginX || a.OriginY != b.OriginY {
-				t.Fatalf("%d readers: bucket %d loads other samples than one reader's", readers, k)
-			}
-		}
+		sameSpill(t, c.Spill, one.Spill)
 	}
 }
 
