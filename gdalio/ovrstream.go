@@ -59,22 +59,14 @@ func (s *ovrStream) push(pixels []byte) error {
 	}
 	// a share of the rows on each worker: on one, the conversion and the mask took as long as
 	// the strips' resampling on every core
-	parts := max(1, min(s.workers, n/(64<<10)))
-	var wg sync.WaitGroup
-	for p := range parts {
-		i0, i1 := at+p*n/parts, at+(p+1)*n/parts
-		px := pixels[(i0-at)*s.size : (i1-at)*s.size]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			C.GDALCopyWords(unsafe.Pointer(&px[0]), C.GDALDataType(s.info.dtype), C.int(s.size),
-				unsafe.Pointer(&s.src[i0]), C.GDT_Float32, 4, C.int(i1-i0))
-			if s.info.useMask {
-				nodataMask(s.mask[i0:i1], px, s.info.dtype, s.info.nodata[0])
-			}
-		}()
-	}
-	wg.Wait()
+	inParts(n, max(1, min(s.workers, n/(64<<10))), func(_, lo, hi int) {
+		px, i0, i1 := pixels[lo*s.size:hi*s.size], at+lo, at+hi
+		C.GDALCopyWords(unsafe.Pointer(&px[0]), C.GDALDataType(s.info.dtype), C.int(s.size),
+			unsafe.Pointer(&s.src[i0]), C.GDT_Float32, 4, C.int(i1-i0))
+		if s.info.useMask {
+			nodataMask(s.mask[i0:i1], px, s.info.dtype, s.info.nodata[0])
+		}
+	})
 	return s.make()
 }
 
@@ -124,23 +116,16 @@ func (s *ovrStream) strip(y0, rows, row1 int) error {
 	}
 	// the columns in shares of at least 64, each made into its own buffer, then laid in rows
 	parts := max(1, min(s.workers, dstCols/64))
-	var wg sync.WaitGroup
 	failed := make([]bool, parts)
 	s.bufs = slices.Grow(s.bufs[:0], parts)[:parts]
 	bufs := s.bufs
-	for p := range parts {
-		x0, x1 := p*dstCols/parts, (p+1)*dstCols/parts
+	inParts(dstCols, parts, func(p, x0, x1 int) {
 		bufs[p] = slices.Grow(bufs[p][:0], n*(x1-x0)*s.size)[:n*(x1-x0)*s.size]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			failed[p] = C.aidw_cubic_chunk(C.double(s.g.xRatio), C.double(s.g.yRatio),
-				(*C.float)(unsafe.Pointer(&chunk[0])), mask, 0, C.int(cols), C.int(y0), C.int(rows),
-				C.int(x0), C.int(x1), C.int(s.done), C.int(row1), C.GDALDataType(s.info.dtype), hasNodata,
-				C.float(float32(s.info.nodata[0])), unsafe.Pointer(&bufs[p][0])) != 0
-		}()
-	}
-	wg.Wait()
+		failed[p] = C.aidw_cubic_chunk(C.double(s.g.xRatio), C.double(s.g.yRatio),
+			(*C.float)(unsafe.Pointer(&chunk[0])), mask, 0, C.int(cols), C.int(y0), C.int(rows),
+			C.int(x0), C.int(x1), C.int(s.done), C.int(row1), C.GDALDataType(s.info.dtype), hasNodata,
+			C.float(float32(s.info.nodata[0])), unsafe.Pointer(&bufs[p][0])) != 0
+	})
 	if slices.Contains(failed, true) {
 		return errors.New("overview: out of memory")
 	}
@@ -152,6 +137,16 @@ func (s *ovrStream) strip(y0, rows, row1 int) error {
 		}
 	}
 	return s.emit(s.out)
+}
+
+// inParts calls fn(p, lo, hi) for each of parts shares [lo, hi) of [0, n), each on a goroutine
+// of its own, and waits for them all.
+func inParts(n, parts int, fn func(p, lo, hi int)) {
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Go(func() { fn(p, p*n/parts, (p+1)*n/parts) })
+	}
+	wg.Wait()
 }
 
 // nodataMask sets mask to 0 where pixels (of type dt) hold nodata and 255 elsewhere, as GDAL 3.6's

@@ -18,7 +18,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
@@ -381,19 +380,10 @@ func (w *Writer) convert(values []float64) []byte {
 		w.pixels = make([]byte, w.stepRows()*w.cols*size)
 	}
 	raw := w.pixels[:len(values)*size]
-	parts := max(1, min(runtime.GOMAXPROCS(0), len(values)>>15))
-	var wg sync.WaitGroup
-	for i := range parts {
-		lo, hi := i*len(values)/parts, (i+1)*len(values)/parts
-		if hi == lo {
-			continue
-		}
-		wg.Go(func() {
-			C.GDALCopyWords(unsafe.Pointer(&values[lo]), C.GDT_Float64, 8, unsafe.Pointer(&raw[lo*size]),
-				C.GDALDataType(w.dtype), C.int(size), C.int(hi-lo))
-		})
-	}
-	wg.Wait()
+	inParts(len(values), max(1, min(runtime.GOMAXPROCS(0), len(values)>>15)), func(_, lo, hi int) {
+		C.GDALCopyWords(unsafe.Pointer(&values[lo]), C.GDT_Float64, 8, unsafe.Pointer(&raw[lo*size]),
+			C.GDALDataType(w.dtype), C.int(size), C.int(hi-lo))
+	})
 	return raw
 }
 
