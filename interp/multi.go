@@ -107,6 +107,16 @@ func (mp *multiPrepared) Compute(ctx context.Context, b *Block) error {
 	return context.Cause(ctx)
 }
 
+// CopiedSamples holds when every part holds a copy of the samples of its own.
+func (mp *multiPrepared) CopiedSamples() bool {
+	for _, p := range mp.parts {
+		if !copiedSamples(p) {
+			return false
+		}
+	}
+	return len(mp.parts) > 0
+}
+
 // part is rows r0..r0+rows-1 of the block, cols nodes a row (its window's), as a block of its
 // own sharing its memory.
 func (b *Block) part(r0, rows, cols int) *Block {

@@ -42,13 +42,3 @@ func (p *Problem) sampleCount() int {
 func (p *Problem) NodeXY(col, row int) (x, y float64) {
 	return p.Target.Node(col, row, p.Samples.OriginX, p.Samples.OriginY)
 }
-
-// CopiedSamples holds when every part holds a copy of the samples of its own.
-func (mp *multiPrepared) CopiedSamples() bool {
-	for _, p := range mp.parts {
-		if !copiedSamples(p) {
-			return false
-		}
-	}
-	return len(mp.parts) > 0
-}

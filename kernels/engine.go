@@ -135,24 +135,26 @@ func (e *Engine) Prepare(ctx context.Context, p *interp.Problem) (interp.Prepare
 	return pp, nil
 }
 
+// ordersCompact says whether the kernels of form break ties between compact samples by their
+// coordinates (Problem.tieByCoords), which order them as the canonical order does, so that
+// they may come in any order: the nearest form's (Knn), whose sums follow the neighbours'
+// order, not the samples'. Samples in canonical order get the same nodes either way.
+func ordersCompact(form interp.DeviceForm) bool { return form == interp.DeviceNearest }
+
 // tiesByCoords says whether the kernels of form break ties between samples s by their
-// coordinates (Problem.tieByCoords): those of the nearest form do for compact samples, whose
-// coordinates order them as the canonical order does, so that they may come in any order.
-// The order they then give is the canonical one: samples in canonical order get the same
-// nodes either way.
+// coordinates.
 func tiesByCoords(form interp.DeviceForm, s *sample.Samples) bool {
-	return form == interp.DeviceNearest && s.IsCompact()
+	return ordersCompact(form) && s.IsCompact()
 }
 
-// OrdersCompact implements interp's compactOrderer: the nearest form takes compact samples in
-// input order (tiesByCoords).
+// OrdersCompact implements interp's compactOrderer (ordersCompact).
 func (e *Engine) OrdersCompact(a interp.Algorithm) bool {
 	da, ok := a.(interp.DeviceAlgorithm)
 	if !ok || e.WhyNot(a) != "" {
 		return false
 	}
 	d, _, _ := da.DeviceParams(nil, interp.Bounds{})
-	return d.Form == interp.DeviceNearest
+	return ordersCompact(d.Form)
 }
 
 // CopiedSamples implements interp's samplesCopier: the device holds the samples, and only
