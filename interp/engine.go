@@ -31,9 +31,10 @@ type Block struct {
 	// nearest and within a radius tell (+Inf when a search came back with fewer than it asked
 	// for, so that it saw every sample), and, for linear on part of a job, as far as the
 	// proof that its Delaunay triangles are the whole job's reaches (see triLocator.value).
-	// Only the CPU engine fills it, and it is meaningful only for algorithms that decide a
-	// node by such searches or triangles alone (tiles' nearest family): a tile whose loaded
-	// region holds that disc computed the node as the whole job would.
+	// Engines that TellsReach fill it (the CPU engine always), and it is meaningful only for
+	// algorithms that decide a node by such searches or triangles alone (tiles' nearest
+	// family): a tile whose loaded region holds that disc computed the node as the whole job
+	// would.
 	Reach []float64
 	// Done, when set, is told how many more nodes of the block are finished; engines may call
 	// it from several goroutines. It lets progress move within a long block.
@@ -85,10 +86,29 @@ type Engine interface {
 	Prepare(ctx context.Context, p *Problem) (Prepared, error)
 }
 
-// TellsReach says whether engine e fills Block.Reach: only the CPU engine does.
-func TellsReach(e Engine) bool {
-	_, cpu := e.(*CPU)
-	return cpu
+// reachTeller is an engine that fills Block.Reach for some algorithms.
+type reachTeller interface {
+	TellsReach(a Algorithm) bool
+}
+
+// TellsReach says whether engine e fills Block.Reach for algorithm a: the CPU engine for
+// every algorithm, others (the GPU's nearest and radius forms) as they say.
+func TellsReach(e Engine, a Algorithm) bool {
+	if _, cpu := e.(*CPU); cpu {
+		return true
+	}
+	t, ok := e.(reachTeller)
+	return ok && t.TellsReach(a)
+}
+
+// TellsReach holds when every engine of m tells reach for a.
+func (m *Multi) TellsReach(a Algorithm) bool {
+	for _, e := range m.Engines {
+		if !TellsReach(e, a) {
+			return false
+		}
+	}
+	return len(m.Engines) > 0
 }
 
 // Devices are the engines that make up e, each of which can take work of its own (a tiled

@@ -382,7 +382,7 @@ func BenchmarkLocalAIDW(b *testing.B) {
 		}
 		defer out.Free()
 		kernel, err = timeDevice(3, func() error {
-			return local(testDev, 16, pp.prob, 0, 0, count, cuda.Buffer{}, out)
+			return local(testDev, 16, pp.prob, 0, 0, count, cuda.Buffer{}, out, cuda.Buffer{})
 		})
 		return err
 	})

@@ -157,6 +157,22 @@ func (e *Engine) OrdersCompact(a interp.Algorithm) bool {
 	return ordersCompact(d.Form)
 }
 
+// TellsReach implements interp's reachTeller: the nearest and radius forms search each node's
+// k nearest, which bound its reach.
+func (e *Engine) TellsReach(a interp.Algorithm) bool {
+	da, ok := a.(interp.DeviceAlgorithm)
+	if !ok || e.WhyNot(a) != "" {
+		return false
+	}
+	d, _, _ := da.DeviceParams(nil, interp.Bounds{})
+	return tellsReach(d.Form)
+}
+
+// tellsReach says whether the kernels of form write a node's reach.
+func tellsReach(f interp.DeviceForm) bool {
+	return f == interp.DeviceNearest || f == interp.DeviceRadius
+}
+
 // CopiedSamples implements interp's samplesCopier: the device holds the samples, and only
 // gdal_grid's forms go back to the host's (for gdal's quadtree order, when a tie needs it).
 func (pp *prepared) CopiedSamples() bool { return !isGDALForm(pp.w.form) }
@@ -232,6 +248,9 @@ func (pp *prepared) Compute(ctx context.Context, b *interp.Block) error {
 	if len(b.Extra) > 0 {
 		return fmt.Errorf("gpu: %s computes its value band only, not %d more", pp.p.Alg.Name(), len(b.Extra))
 	}
+	if b.Reach != nil && !tellsReach(pp.w.form) {
+		return fmt.Errorf("gpu: %s does not tell a node's reach", pp.p.Alg.Name())
+	}
 	list, at, err := nodeList(b, pp.p.Target.Cols)
 	if err != nil {
 		return fmt.Errorf("gpu: %w", err)
@@ -246,7 +265,7 @@ func (pp *prepared) Compute(ctx context.Context, b *interp.Block) error {
 	start := time.Now()
 	defer func() { pp.times.compute += time.Since(start) }()
 	err = pp.e.dev.Do(func() error {
-		c, err := pp.chunker(count, list)
+		c, err := pp.chunker(count, list, b.Reach != nil)
 		if err != nil {
 			return err
 		}
@@ -258,17 +277,13 @@ func (pp *prepared) Compute(ctx context.Context, b *interp.Block) error {
 			if err := c.run(b.Row0, first, n); err != nil {
 				return err
 			}
-			if list == nil {
-				if err := cuda.DownloadStaged(pp.e.dev, b.Values[first:first+n], c.out, 0); err != nil {
-					return err
-				}
-				continue
-			}
-			if err := cuda.DownloadStaged(pp.e.dev, c.host[:n], c.out, 0); err != nil {
+			if err := c.take(b.Values, c.out, list, at, first, n); err != nil {
 				return err
 			}
-			for j, v := range c.host[:n] {
-				b.Values[at[first+j]] = v
+			if b.Reach != nil {
+				if err := c.take(b.Reach, c.reach, list, at, first, n); err != nil {
+					return err
+				}
 			}
 		}
 		return nil

@@ -284,10 +284,20 @@ __device__ __forceinline__ void node_prep_body(const Problem *__restrict__ pp, i
     }
 }
 
-// local weighs the max_points nearest (within the radius, if any).
+// reach_of is the node's reach (interp.Block.Reach) once its search found s: the distance of its
+// k-th nearest, at least the exact-hit distance it searched and the radius r2 it weighs within
+// (0: none), as the CPU engine's scratch.reached widens it; +inf when the search found fewer
+// than k, having seen every sample.
+template <int KMAX>
+__device__ __forceinline__ double reach_of(const Problem &P, const Knn<KMAX> &s, double r2) {
+    return s.cnt < s.k ? INF_D : __dsqrt_rn(fmax(fmax(s.kd2, P.hitD2), r2));
+}
+
+// local weighs the max_points nearest (within the radius, if any); reach, when not null,
+// receives each node's reach.
 template <int KMAX>
 __device__ __forceinline__ void local_body(const Problem *__restrict__ pp, i64 row0, i64 first, i64 count,
-                                           const int *__restrict__ list, double *out) {
+                                           const int *__restrict__ list, double *out, double *reach) {
     const Problem &P = *pp;
     i64 j = (i64)blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= count) return;
@@ -296,6 +306,7 @@ __device__ __forceinline__ void local_body(const Problem *__restrict__ pp, i64 r
     Knn<KMAX> s;
     s.init(P, x, y, (int)P.nq);
     knn_search(P, s);
+    if (reach) reach[j] = reach_of(P, s, 0);
     if (s.hitPos >= 0) {
         out[j] = P.z[s.hitPos];
         return;
@@ -318,10 +329,11 @@ __device__ __forceinline__ void local_body(const Problem *__restrict__ pp, i64 r
 }
 
 // radius weighs every sample within the radius (no max_points): r_obs from the k nearest,
-// then every cell meeting the disk's bounding square.
+// then every cell meeting the disk's bounding square; reach as local's (an exact hit weighs
+// nothing within the radius).
 template <int KMAX>
 __device__ __forceinline__ void radius_body(const Problem *__restrict__ pp, i64 row0, i64 first, i64 count,
-                                            const int *__restrict__ list, double *out) {
+                                            const int *__restrict__ list, double *out, double *reach) {
     const Problem &P = *pp;
     i64 j = (i64)blockIdx.x * blockDim.x + threadIdx.x;
     if (j >= count) return;
@@ -330,6 +342,7 @@ __device__ __forceinline__ void radius_body(const Problem *__restrict__ pp, i64 
     Knn<KMAX> s;
     s.init(P, x, y, (int)P.k);
     knn_search(P, s);
+    if (reach) reach[j] = reach_of(P, s, s.hitPos >= 0 ? 0 : P.r2);
     if (s.hitPos >= 0) {
         out[j] = P.z[s.hitPos];
         return;
@@ -371,12 +384,12 @@ __device__ __forceinline__ void radius_body(const Problem *__restrict__ pp, i64 
                           nearD2);                                                                       \
     }                                                                                                    \
     extern "C" __global__ void local_##K(const Problem *P, i64 row0, i64 first, i64 count,               \
-                                         const int *list, double *out) {                                 \
-        local_body<K>(P, row0, first, count, list, out);                                                 \
+                                         const int *list, double *out, double *reach) {                  \
+        local_body<K>(P, row0, first, count, list, out, reach);                                          \
     }                                                                                                    \
     extern "C" __global__ void radius_##K(const Problem *P, i64 row0, i64 first, i64 count,              \
-                                          const int *list, double *out) {                                \
-        radius_body<K>(P, row0, first, count, list, out);                                                \
+                                          const int *list, double *out, double *reach) {                 \
+        radius_body<K>(P, row0, first, count, list, out, reach);                                         \
     }
 
 NODE_KERNELS(16)

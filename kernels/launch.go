@@ -127,16 +127,17 @@ func nodePrep(d *cuda.Device, k int, prob buf, row0, first, count int, list, px,
 		i64(count), ptr(list), ptr(px), ptr(py), ptr(pc), ptr(pc0), ptr(pd2), ptr(hit), ptr(nearPos), ptr(nearD2))
 }
 
-// local weighs the max_points nearest samples of count nodes (k of nodeKs).
-func local(d *cuda.Device, k int, prob buf, row0, first, count int, list, out buf) error {
+// local weighs the max_points nearest samples of count nodes (k of nodeKs), and writes their
+// reach too when reach is allocated.
+func local(d *cuda.Device, k int, prob buf, row0, first, count int, list, out, reach buf) error {
 	return d.Launch(nodeKernelsOf[k].local, cuda.Over(count, nodeBlock), ptr(prob), i64(row0), i64(first),
-		i64(count), ptr(list), ptr(out))
+		i64(count), ptr(list), ptr(out), ptr(reach))
 }
 
 // radius weighs the samples within the radius of count nodes (k of nodeKs).
-func radius(d *cuda.Device, k int, prob buf, row0, first, count int, list, out buf) error {
+func radius(d *cuda.Device, k int, prob buf, row0, first, count int, list, out, reach buf) error {
 	return d.Launch(nodeKernelsOf[k].radius, cuda.Over(count, nodeBlock), ptr(prob), i64(row0), i64(first),
-		i64(count), ptr(list), ptr(out))
+		i64(count), ptr(list), ptr(out), ptr(reach))
 }
 
 // ---- weigh.cuh

@@ -17,7 +17,11 @@ type chunker struct {
 	// listed says whether the block being computed has a list: the buffer outlives it
 	listed bool
 	out    buf // float64 values
-	host   []float64
+	// reach is the nodes' float64 reach (interp.Block.Reach), allocated for the first block
+	// that asks; reaching: the block being computed asks
+	reach    buf
+	reaching bool
+	host     []float64
 	// global weighting
 	f64                  bool         // the float64 weighting, else f32
 	f32                  f32Weighting // the float32 weighting kernel
@@ -34,8 +38,9 @@ type chunker struct {
 const perNodeGlobal = 5*8 + 4 + nearCorr*12 + 8 + 4
 
 // chunker returns the prepared problem's chunk buffers, sized for count nodes (or as many as
-// a quarter of the free device memory holds), with list uploaded (device thread only).
-func (pp *prepared) chunker(count int, list []int32) (*chunker, error) {
+// a quarter of the free device memory holds), with list uploaded and, with reach, room for
+// the nodes' reach (device thread only).
+func (pp *prepared) chunker(count int, list []int32, reach bool) (*chunker, error) {
 	renew := pp.c == nil
 	if !renew {
 		want, err := pp.c.want(count)
@@ -57,8 +62,18 @@ func (pp *prepared) chunker(count int, list []int32) (*chunker, error) {
 	}
 	c := pp.c
 	c.listed = list != nil
+	c.reaching = reach
+	if reach && c.reach.Bytes == 0 {
+		var err error
+		if c.reach, err = cuda.AllocN[float64](c.size); err != nil {
+			return nil, err
+		}
+	}
 	if list == nil {
 		return c, nil
+	}
+	if len(c.host) < c.size {
+		c.host = make([]float64, c.size)
 	}
 	if int64(4*len(list)) > c.list.Bytes {
 		c.list.Free()
@@ -67,10 +82,32 @@ func (pp *prepared) chunker(count int, list []int32) (*chunker, error) {
 			return nil, err
 		}
 	}
-	if len(c.host) < c.size {
-		c.host = make([]float64, c.size)
-	}
 	return c, cuda.Upload(c.list, list)
+}
+
+// take downloads n nodes' values of device buffer from (a chunk's, the first of them node
+// first of the block) into dst, laid out as the block: in place, or through c.host to the
+// places at of the list's nodes.
+func (c *chunker) take(dst []float64, from buf, list, at []int32, first, n int) error {
+	d := c.pp.e.dev
+	if list == nil {
+		return cuda.DownloadStaged(d, dst[first:first+n], from, 0)
+	}
+	if err := cuda.DownloadStaged(d, c.host[:n], from, 0); err != nil {
+		return err
+	}
+	for j, v := range c.host[:n] {
+		dst[at[first+j]] = v
+	}
+	return nil
+}
+
+// reached is the reach buffer the kernels write: the chunk's when the block asks, else none.
+func (c *chunker) reached() buf {
+	if !c.reaching {
+		return buf{}
+	}
+	return c.reach
 }
 
 // nodes is the node list the kernels take: the block's, or none (every node of its rows).
@@ -136,7 +173,7 @@ func (c *chunker) alloc(count int) error {
 }
 
 func (c *chunker) free() {
-	cuda.FreeAll(&c.list, &c.out, &c.px, &c.py, &c.pc, &c.pc0, &c.pd2, &c.hit, &c.nearPos, &c.nearD2, &c.partW,
+	cuda.FreeAll(&c.list, &c.out, &c.reach, &c.px, &c.py, &c.pc, &c.pc0, &c.pd2, &c.hit, &c.nearPos, &c.nearD2, &c.partW,
 		&c.partWZ)
 }
 
@@ -183,9 +220,9 @@ func (c *chunker) run(row0, first, n int) error {
 	k := kmax(pp.host.NQ)
 	switch pp.w.form {
 	case interp.DeviceNearest:
-		return local(d, k, pp.prob, row0, first, n, c.nodes(), c.out)
+		return local(d, k, pp.prob, row0, first, n, c.nodes(), c.out, c.reached())
 	case interp.DeviceRadius:
-		return radius(d, k, pp.prob, row0, first, n, c.nodes(), c.out)
+		return radius(d, k, pp.prob, row0, first, n, c.nodes(), c.out, c.reached())
 	}
 	if err := c.prepNodes(row0, first, n); err != nil {
 		return err

@@ -3,12 +3,14 @@ package tiles
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 
 	"github.com/aidw/aidw/gdalio"
 	"github.com/aidw/aidw/internal/lastest"
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/raster"
+	"github.com/aidw/aidw/sample"
 )
 
 // both returns the first error of either function, which stops the other; the caller's
@@ -63,5 +65,60 @@ func TestTiledEngineFailureStopsTheRun(t *testing.T) {
 	_, _, err = tiled(paths, gdalio.SourceOptions{}, target, alg, 7, true, failingEngine{&interp.CPU{Threads: 1}})
 	if !errors.Is(err, errDevice) {
 		t.Fatalf("a failing engine: %v, want %v", err, errDevice)
+	}
+}
+
+// sortingEngine is an engine that orders compact samples itself (as the GPU's nearest form
+// does) and tells its nodes' reach: the CPU engine, behind a canonical order of its own. It
+// counts the problems it was handed unsorted.
+type sortingEngine struct {
+	interp.Engine
+	unsorted, sorted *atomic.Int64
+}
+
+func (e sortingEngine) OrdersCompact(interp.Algorithm) bool { return true }
+func (e sortingEngine) TellsReach(interp.Algorithm) bool    { return true }
+
+func (e sortingEngine) Prepare(ctx context.Context, p *interp.Problem) (interp.Prepared, error) {
+	if p.Samples.InputOrder {
+		e.unsorted.Add(1)
+		if err := sample.Canonicalize(ctx, p.Samples); err != nil {
+			return nil, err
+		}
+	} else {
+		e.sorted.Add(1)
+	}
+	return e.Engine.Prepare(ctx, p)
+}
+
+// Engines that order compact samples themselves and tell their nodes' reach get a tile's LAS
+// samples as read, and give the in-memory raster bit for bit; others get them in canonical
+// order.
+func TestTiledUnsortedForEnginesThatOrder(t *testing.T) {
+	paths := lastest.Survey(t, t.TempDir(), 3000, 1, false)
+	target := raster.NorthUp(450000-3, 5400000-2, 450000+205, 5400000+152, 61, 47)
+	alg, _, err := interp.ParseAlgorithm("aidw:max_points=12")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := inMemory(t, paths, gdalio.SourceOptions{}, target, alg)
+	var unsorted, sorted atomic.Int64
+	ordering := sortingEngine{&interp.CPU{Threads: 1}, &unsorted, &sorted}
+	got, _, err := tiled(paths, gdalio.SourceOptions{}, target, alg, 7, true, ordering, ordering)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameBits(t, "engines that order", got, want)
+	if unsorted.Load() == 0 || sorted.Load() != 0 {
+		t.Errorf("engines that order got %d problems unsorted and %d sorted, want all unsorted", unsorted.Load(), sorted.Load())
+	}
+	unsorted.Store(0)
+	sorted.Store(0)
+	// one engine that does not order: every engine gets its samples sorted
+	if _, _, err = tiled(paths, gdalio.SourceOptions{}, target, alg, 7, true, ordering, otherEngine{&interp.CPU{Threads: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if unsorted.Load() != 0 {
+		t.Errorf("beside an engine that does not order, %d problems came unsorted", unsorted.Load())
 	}
 }

@@ -58,11 +58,18 @@ func (f *Facts) check(s *sample.Samples) error {
 	return nil
 }
 
-// Source gives the samples of a job: those strictly inside a region, in canonical order,
+// Source gives the samples of a job: those strictly inside a region, in canonical order
+// (or, once told to leave them unsorted, see unsortable, compact samples in the order read),
 // relative to the job's origin.
 type Source interface {
 	// Load returns the samples strictly inside region (nil: all of them).
 	Load(ctx context.Context, region *[4]float64) (*sample.Samples, error)
+}
+
+// unsortable is a Source that can leave compact samples in the order read
+// (sample.Samples.InputOrder) rather than in canonical order.
+type unsortable interface {
+	leaveUnsorted()
 }
 
 // Config is a tiled run.
@@ -177,7 +184,22 @@ func NewComputer(cfg Config, facts *Facts, src Source) (*Computer, error) {
 	if len(cfg.Engines) == 0 {
 		cfg.Engines = []interp.Engine{&interp.CPU{Threads: cfg.Threads}}
 	}
+	if u, ok := src.(unsortable); ok && ordersCompact(cfg.Engines, cfg.Alg) {
+		u.leaveUnsorted()
+	}
 	return &Computer{cfg: cfg, facts: facts, plan: plan, rule: plan.Rule, src: src, nbands: len(interp.BandNames(cfg.Alg))}, nil
+}
+
+// ordersCompact says whether every engine orders compact samples itself (interp.OrdersCompact)
+// and tells their reach: a tile's samples then need no canonical order, neither for the
+// engine nor for a search of the host's (knnReach).
+func ordersCompact(engines []interp.Engine, alg interp.Algorithm) bool {
+	for _, e := range engines {
+		if !interp.OrdersCompact(e, alg) || !interp.TellsReach(e, alg) {
+			return false
+		}
+	}
+	return true
 }
 
 // Algorithm is the job's algorithm.
@@ -501,7 +523,7 @@ func (c *Computer) computeNodes(ctx context.Context, eng interp.Engine, tl Tile,
 	p := &interp.Problem{Samples: s, Target: c.cfg.Target, Alg: c.cfg.Alg, Job: job}
 	var err error
 	switch {
-	case reach == nil || interp.TellsReach(eng):
+	case reach == nil || interp.TellsReach(eng, c.cfg.Alg):
 		err = c.computeBlocks(ctx, eng, p, tl, do, out, reach)
 	case c.rule.Triangles:
 		// nothing but the triangles tells a node's reach for linear, and only the CPU engine

@@ -41,6 +41,9 @@ type Spill struct {
 	// originY), as the in-memory run holds them before it moves them to the job's origin:
 	// absolute coordinates would round differently.
 	ordered bool
+	// unsorted: loads leave compact samples in the order read (sample.Samples.InputOrder), for
+	// engines that order them themselves (leaveUnsorted)
+	unsorted bool
 	// the lattice point the compact offsets count from, and the quanta
 	originX, originY     float64
 	quantumX, quantumY   float64
@@ -509,14 +512,28 @@ func (s *Spill) load(ctx context.Context, region *[4]float64, pick func(bucket i
 	} else if s.relative() {
 		out.OriginX, out.OriginY = s.originX, s.originY
 	}
-	if s.ordered {
+	switch {
+	case s.ordered:
 		inputOrder(out, all.seqs)
-	} else if err := sample.Canonicalize(ctx, out); err != nil {
-		return nil, err
+	case s.unsorted && s.compact:
+		out.InputOrder = true
+	default:
+		if err := sample.Canonicalize(ctx, out); err != nil {
+			return nil, err
+		}
 	}
 	out.MoveOrigin(s.jobOriginX, s.jobOrigY)
+	if out.InputOrder && !out.IsCompact() {
+		// the move left the lattice: only compact samples may come unsorted
+		if err := sample.Canonicalize(ctx, out); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
 }
+
+// leaveUnsorted implements unsortable.
+func (s *Spill) leaveUnsorted() { s.unsorted = true }
 
 // readParts reads the records of parts on every core, appending each to its part's: those
 // strictly inside region, or all of them (nil).
@@ -676,10 +693,14 @@ func inputOrder(s *sample.Samples, seqs []uint64) {
 
 // Close removes the spill's files.
 func (s *Spill) Close() error {
-	var errs []error
-	for _, f := range s.files {
-		errs = append(errs, f.Close())
+	// side by side: the last close of a removed file frees its pages, 3.8 s for the 16 GB
+	// of 1e9 LAS samples one file after another on a 16-core host
+	errs := make([]error, len(s.files))
+	var wg sync.WaitGroup
+	for i, f := range s.files {
+		wg.Go(func() { errs[i] = f.Close() })
 	}
+	wg.Wait()
 	s.files = nil
 	return errors.Join(errs...)
 }
