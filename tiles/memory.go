@@ -169,8 +169,9 @@ func (r Rule) firstHalo(density float64) float64 {
 }
 
 // blockNodes is about how many of a tile's nodes are computed at a time (computeBlocks):
-// enough to keep every core busy, and a block's buffers small beside the tile.
-const blockNodes = 1 << 18
+// enough that a GPU's launches, waits and copies, a few a block, are small beside its work
+// (and every core busy), and a block's buffers small beside the tile.
+const blockNodes = 1 << 22
 
 // blockRows is how many rows of a tile are computed at a time: about blockNodes of its nodes.
 func blockRows(tl Tile) int {
