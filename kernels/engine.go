@@ -277,11 +277,11 @@ func (pp *prepared) Compute(ctx context.Context, b *interp.Block) error {
 			if err := c.run(b.Row0, first, n); err != nil {
 				return err
 			}
-			if err := c.take(b.Values, c.out, list, at, first, n); err != nil {
+			if err := c.take(b.Values, c.out, at, first, n); err != nil {
 				return err
 			}
 			if b.Reach != nil {
-				if err := c.take(b.Reach, c.reach, list, at, first, n); err != nil {
+				if err := c.take(b.Reach, c.reach, at, first, n); err != nil {
 					return err
 				}
 			}

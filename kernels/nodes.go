@@ -87,10 +87,10 @@ func (pp *prepared) chunker(count int, list []int32, reach bool) (*chunker, erro
 
 // take downloads n nodes' values of device buffer from (a chunk's, the first of them node
 // first of the block) into dst, laid out as the block: in place, or through c.host to the
-// places at of the list's nodes.
-func (c *chunker) take(dst []float64, from buf, list, at []int32, first, n int) error {
+// places at of the list's nodes (see nodeList).
+func (c *chunker) take(dst []float64, from buf, at []int32, first, n int) error {
 	d := c.pp.e.dev
-	if list == nil {
+	if at == nil {
 		return cuda.DownloadStaged(d, dst[first:first+n], from, 0)
 	}
 	if err := cuda.DownloadStaged(d, c.host[:n], from, 0); err != nil {

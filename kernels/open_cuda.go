@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 
 	"gorgonia.org/cu"
 
 	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/kernels/cuda"
 )
 
 // OpenEngines opens the GPU engine on the devices named by their numbers among the visible
@@ -31,16 +33,34 @@ func OpenEngines(devices []int) ([]interp.Engine, error) {
 			devices = append(devices, i)
 		}
 	}
-	var out []interp.Engine
 	for _, i := range devices {
 		if i < 0 || i >= n {
 			return nil, fmt.Errorf("GPU %d: %d device(s) are visible, numbered from 0", i, n)
 		}
-		dev, err := Open(i)
-		if err != nil {
-			return nil, fmt.Errorf("GPU %d: %w", i, err)
+	}
+	// side by side: a context and its module take 0.15 s or more a device
+	devs := make([]*cuda.Device, len(devices))
+	errs := make([]error, len(devices))
+	var wg sync.WaitGroup
+	for k, i := range devices {
+		wg.Go(func() {
+			if devs[k], errs[k] = Open(i); errs[k] != nil {
+				errs[k] = fmt.Errorf("GPU %d: %w", i, errs[k])
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		for _, d := range devs {
+			if d != nil {
+				d.Close()
+			}
 		}
-		e := NewEngine(dev)
+		return nil, err
+	}
+	var out []interp.Engine
+	for k, i := range devices {
+		e := NewEngine(devs[k])
 		e.ordinal = i
 		e.Float64 = os.Getenv("AIDW_GPU_FLOAT64") == "1"
 		if os.Getenv("AIDW_GPU_TIMES") == "1" {

@@ -12,8 +12,8 @@ import (
 
 // The nearest and radius forms tell each node's reach (interp.Block.Reach) as the CPU engine
 // does, bit for bit (the distance of the k-th nearest sample, or the radius weighed within),
-// over a window of the target's columns with nodes skipped, in chunks of a few nodes; skipped
-// nodes keep what they held.
+// over a window of the target's columns with nodes skipped or none, in chunks of a few nodes;
+// skipped nodes keep what they held.
 func TestEngineTellsReach(t *testing.T) {
 	const held = -7.25
 	sets := append(testSets(), uniformSet(5, 9, 0, 0, 100, 13, 11))
@@ -23,16 +23,17 @@ func TestEngineTellsReach(t *testing.T) {
 		tg := d.target
 		row0, rows := tg.Rows/5, tg.Rows-tg.Rows/5
 		col0, cols := tg.Cols/4, tg.Cols/2
-		block := func() *interp.Block {
-			b := &interp.Block{Row0: row0, Rows: rows, Col0: col0, Cols: cols, Values: make([]float64, rows*cols),
-				Reach: make([]float64, rows*cols), Skip: make([]bool, rows*cols)}
-			for i := range b.Reach {
-				b.Reach[i] = held
-				b.Skip[i] = i%7 == 3
+		for k, spec := range specs {
+			skipping := k%2 == 0
+			block := func() *interp.Block {
+				b := &interp.Block{Row0: row0, Rows: rows, Col0: col0, Cols: cols, Values: make([]float64, rows*cols),
+					Reach: make([]float64, rows*cols), Skip: make([]bool, rows*cols)}
+				for i := range b.Reach {
+					b.Reach[i] = held
+					b.Skip[i] = skipping && i%7 == 3
+				}
+				return b
 			}
-			return b
-		}
-		for _, spec := range specs {
 			alg := mustParse(t, spec)
 			e := NewEngine(testDev)
 			e.chunkNodes = 100
@@ -54,6 +55,7 @@ func TestEngineTellsReach(t *testing.T) {
 				}
 				prep.Close()
 			}
+			compareValues(t, d.name+" "+spec, got.Values, want.Values, alg.NoData(), 1e-12)
 			for i, r := range got.Reach {
 				if got.Skip[i] && r != held {
 					t.Fatalf("%s %s: skipped node %d of the window now reaches %v", d.name, spec, i, r)
