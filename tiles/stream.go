@@ -444,7 +444,7 @@ func (c *Computer) localBands(ctx context.Context, tl Tile, at []int, unmasked b
 		for k := range bands {
 			bands[k] = make([]float64, b.Rows*b.Cols)
 		}
-		err := pc.compute(ctx, eng, b, bands, nil, func(int) {})
+		err := pc.compute(ctx, eng, b, bands, nil, nil, func(int) {})
 		c.Loads.Add(pc.Loads.Swap(0))
 		c.Loaded.Add(pc.Loaded.Swap(0))
 		if err != nil {
