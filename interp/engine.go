@@ -103,12 +103,7 @@ func TellsReach(e Engine, a Algorithm) bool {
 
 // TellsReach holds when every engine of m tells reach for a.
 func (m *Multi) TellsReach(a Algorithm) bool {
-	for _, e := range m.Engines {
-		if !TellsReach(e, a) {
-			return false
-		}
-	}
-	return len(m.Engines) > 0
+	return m.every(func(e Engine) bool { return TellsReach(e, a) })
 }
 
 // Devices are the engines that make up e, each of which can take work of its own (a tiled

@@ -32,8 +32,13 @@ func (m *Multi) Name() string {
 
 // Supports implements Engine: every engine must run the algorithm.
 func (m *Multi) Supports(a Algorithm) bool {
+	return m.every(func(e Engine) bool { return e.Supports(a) })
+}
+
+// every says whether m has engines and f holds for each.
+func (m *Multi) every(f func(Engine) bool) bool {
 	for _, e := range m.Engines {
-		if !e.Supports(a) {
+		if !f(e) {
 			return false
 		}
 	}

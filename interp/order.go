@@ -17,10 +17,5 @@ func OrdersCompact(e Engine, a Algorithm) bool {
 
 // OrdersCompact holds when every engine of m orders compact samples for a.
 func (m *Multi) OrdersCompact(a Algorithm) bool {
-	for _, e := range m.Engines {
-		if !OrdersCompact(e, a) {
-			return false
-		}
-	}
-	return len(m.Engines) > 0
+	return m.every(func(e Engine) bool { return OrdersCompact(e, a) })
 }

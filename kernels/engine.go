@@ -147,25 +147,27 @@ func tiesByCoords(form interp.DeviceForm, s *sample.Samples) bool {
 	return ordersCompact(form) && s.IsCompact()
 }
 
-// OrdersCompact implements interp's compactOrderer (ordersCompact).
-func (e *Engine) OrdersCompact(a interp.Algorithm) bool {
+// formOf is the form the engine runs algorithm a in, if it runs it.
+func (e *Engine) formOf(a interp.Algorithm) (interp.DeviceForm, bool) {
 	da, ok := a.(interp.DeviceAlgorithm)
 	if !ok || e.WhyNot(a) != "" {
-		return false
+		return 0, false
 	}
 	d, _, _ := da.DeviceParams(nil, interp.Bounds{})
-	return ordersCompact(d.Form)
+	return d.Form, true
+}
+
+// OrdersCompact implements interp's compactOrderer (ordersCompact).
+func (e *Engine) OrdersCompact(a interp.Algorithm) bool {
+	f, ok := e.formOf(a)
+	return ok && ordersCompact(f)
 }
 
 // TellsReach implements interp's reachTeller: the nearest and radius forms search each node's
 // k nearest, which bound its reach.
 func (e *Engine) TellsReach(a interp.Algorithm) bool {
-	da, ok := a.(interp.DeviceAlgorithm)
-	if !ok || e.WhyNot(a) != "" {
-		return false
-	}
-	d, _, _ := da.DeviceParams(nil, interp.Bounds{})
-	return tellsReach(d.Form)
+	f, ok := e.formOf(a)
+	return ok && tellsReach(f)
 }
 
 // tellsReach says whether the kernels of form write a node's reach.
