@@ -184,16 +184,16 @@ func NewComputer(cfg Config, facts *Facts, src Source) (*Computer, error) {
 	if len(cfg.Engines) == 0 {
 		cfg.Engines = []interp.Engine{&interp.CPU{Threads: cfg.Threads}}
 	}
-	if u, ok := src.(unsortable); ok && ordersCompact(cfg.Engines, cfg.Alg) {
+	if u, ok := src.(unsortable); ok && takeUnsorted(cfg.Engines, cfg.Alg) {
 		u.leaveUnsorted()
 	}
 	return &Computer{cfg: cfg, facts: facts, plan: plan, rule: plan.Rule, src: src, nbands: len(interp.BandNames(cfg.Alg))}, nil
 }
 
-// ordersCompact says whether every engine orders compact samples itself (interp.OrdersCompact)
+// takeUnsorted says whether every engine orders compact samples itself (interp.OrdersCompact)
 // and tells their reach: a tile's samples then need no canonical order, neither for the
 // engine nor for a search of the host's (knnReach).
-func ordersCompact(engines []interp.Engine, alg interp.Algorithm) bool {
+func takeUnsorted(engines []interp.Engine, alg interp.Algorithm) bool {
 	for _, e := range engines {
 		if !interp.OrdersCompact(e, alg) || !interp.TellsReach(e, alg) {
 			return false
