@@ -122,3 +122,31 @@ func TestTiledUnsortedForEnginesThatOrder(t *testing.T) {
 		t.Errorf("beside an engine that does not order, %d problems came unsorted", unsorted.Load())
 	}
 }
+
+// An engine keeps a tile's arrays for its next tiles (tileArrays), of other sizes too: under
+// a mask, every node of every tile is still the in-memory run's, masked ones nodata.
+func TestTiledMaskedKeepsNoStaleNodes(t *testing.T) {
+	paths := lastest.Survey(t, t.TempDir(), 3000, 1, false)
+	target := striped(raster.NorthUp(450000-3, 5400000-2, 450000+205, 5400000+152, 61, 47), 5, 20, 7)
+	for _, a := range []string{"aidw:max_points=12", "invdistnn:radius=9:max_points=12", "average:radius1=5:radius2=5"} {
+		alg, _, err := interp.ParseAlgorithm(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := inMemory(t, paths, gdalio.SourceOptions{}, target, alg)
+		masked := 0
+		for _, v := range want[0] {
+			if v == alg.NoData() {
+				masked++
+			}
+		}
+		if masked == 0 {
+			t.Fatalf("%s: no node masked", a)
+		}
+		got, _, err := tiled(paths, gdalio.SourceOptions{}, target, alg, 9, true, &interp.CPU{Threads: 1})
+		if err != nil {
+			t.Fatalf("%s: %v", a, err)
+		}
+		sameBits(t, a+" under a mask", got, want)
+	}
+}
