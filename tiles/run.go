@@ -447,7 +447,7 @@ func (c *Computer) Region(tl Tile) *[4]float64 {
 
 // edgeDistance is the distance from (ax, ay) inside region to the region's edge.
 func edgeDistance(ax, ay float64, region [4]float64) float64 {
-	return math.Min(math.Min(ax-region[0], region[2]-ax), math.Min(ay-region[1], region[3]-ay))
+	return min(ax-region[0], region[2]-ax, ay-region[1], region[3]-ay)
 }
 
 // tiny is a margin that keeps a box's edge strictly away from the samples a halo must hold.
