@@ -270,6 +270,18 @@ func (a *tileArrays) nodesOf(tl Tile, reached bool) ([]bool, []float64) {
 	return a.pending, a.reach
 }
 
+// fillWith sets every element of v to x, doubling what is set with copy: a tile's millions of
+// flags at memmove's speed.
+func fillWith[T any](v []T, x T) {
+	if len(v) == 0 {
+		return
+	}
+	v[0] = x
+	for n := 1; n < len(v); n *= 2 {
+		copy(v[n:], v[:n])
+	}
+}
+
 // compute computes tile tl with engine eng into its bands out, the samples of its first region
 // from first when non-nil, in arrays (nil: fresh ones); progress is told how many of its nodes
 // are left after each round.
@@ -282,9 +294,7 @@ func (c *Computer) compute(ctx context.Context, eng interp.Engine, tl Tile, out 
 	}
 	pending, reach := arrays.nodesOf(tl, c.rule.Family == Nearest)
 	t := c.cfg.Target
-	for i := range pending {
-		pending[i] = true
-	}
+	fillWith(pending, true)
 	nd := c.cfg.Alg.NoData()
 	if t.Mask != nil {
 		if err := c.mask(tl, pending); err != nil {
@@ -611,19 +621,25 @@ func (c *Computer) computeBlocks(ctx context.Context, eng interp.Engine, p *inte
 	}
 	defer release()
 	step := blockRows(tl)
-	skip := make([]bool, step*tl.Cols)
+	var skip []bool
+	if slices.Contains(do, false) { // else a tile's first round: its blocks skip no node
+		skip = make([]bool, step*tl.Cols)
+	}
 	for r0 := 0; r0 < tl.Rows; r0 += step {
 		lo, hi := r0*tl.Cols, min(r0+step, tl.Rows)*tl.Cols
 		b := &interp.Block{Row0: tl.Row0 + r0, Rows: min(step, tl.Rows-r0), Col0: tl.Col0, Cols: tl.Cols,
-			Values: out[0][lo:hi], Skip: skip[:hi-lo]}
+			Values: out[0][lo:hi]}
 		for _, band := range out[1:] {
 			b.Extra = append(b.Extra, band[lo:hi])
 		}
 		if reach != nil {
 			b.Reach = reach[lo:hi]
 		}
-		for i, d := range do[lo:hi] {
-			b.Skip[i] = !d
+		if skip != nil {
+			b.Skip = skip[:hi-lo]
+			for i, d := range do[lo:hi] {
+				b.Skip[i] = !d
+			}
 		}
 		if err := prep.Compute(ctx, b); err != nil {
 			return err
