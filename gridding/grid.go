@@ -308,12 +308,6 @@ func gridBands(ctx context.Context, eng interp.Engine, alg interp.Algorithm, tar
 		if err := s.Samples.MoveOriginContext(ctx, cx, cy); err != nil {
 			return err
 		}
-		if s.Samples.InputOrder && !s.Samples.IsCompact() {
-			// the move left the lattice: the engine orders compact samples only
-			if err := sample.Canonicalize(ctx, s.Samples); err != nil {
-				return err
-			}
-		}
 		p := &interp.Problem{Samples: s.Samples, Target: target, Alg: alg}
 		if len(sources) == 1 { // sources of one input might share arrays
 			p.Copied = func() {

@@ -93,7 +93,8 @@ func (s *Samples) Expand() {
 
 // MoveOrigin re-expresses the coordinates relative to a new origin. Compact samples move by
 // whole quanta, to the lattice point nearest (ox, oy), and stay exact; when the offsets would
-// no longer fit in int32 they are expanded to the plain form first.
+// no longer fit in int32 they are expanded to the plain form first, and put in canonical order
+// if they were in input order (InputOrder holds for compact samples only).
 func (s *Samples) MoveOrigin(ox, oy float64) {
 	s.MoveOriginContext(context.Background(), ox, oy)
 }
@@ -128,10 +129,14 @@ func (s *Samples) MoveOriginContext(ctx context.Context, ox, oy float64) error {
 			s.Y[i] += dy
 		}
 	})
-	if err == nil {
-		s.OriginX, s.OriginY = ox, oy
+	if err != nil {
+		return err
 	}
-	return err
+	s.OriginX, s.OriginY = ox, oy
+	if s.InputOrder {
+		return Canonicalize(ctx, s)
+	}
+	return nil
 }
 
 // moveChunk is how many samples a pass over them (MoveOriginContext, QuantaRange) covers

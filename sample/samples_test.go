@@ -72,6 +72,48 @@ func TestCompactMoveOrigin(t *testing.T) {
 	}
 }
 
+// Compact samples in input order stay so while a move keeps them on the lattice; a move that
+// expands them puts them in canonical order too, as the same samples canonicalized first and
+// moved the same way: only compact samples may be left unsorted.
+func TestMoveOffLatticeOrders(t *testing.T) {
+	clone := func(s *Samples) *Samples {
+		c := *s
+		c.QX, c.QY, c.Z = slices.Clone(s.QX), slices.Clone(s.QY), slices.Clone(s.Z)
+		return &c
+	}
+	unsorted := compactSamples(500)
+	unsorted.InputOrder = true
+	sorted := clone(unsorted)
+	if err := Canonicalize(context.Background(), sorted); err != nil {
+		t.Fatal(err)
+	}
+	qx := slices.Clone(unsorted.QX)
+	unsorted.MoveOrigin(500000.004, 3999999.996)
+	if !unsorted.InputOrder || !unsorted.IsCompact() || slices.Equal(unsorted.QY, sorted.QY) {
+		t.Fatalf("a move on the lattice: InputOrder %v, compact %v, sorted %v", unsorted.InputOrder, unsorted.IsCompact(),
+			slices.Equal(unsorted.QY, sorted.QY))
+	}
+	for i := range qx {
+		if unsorted.QX[i]-qx[i] != unsorted.QX[0]-qx[0] {
+			t.Fatalf("a move on the lattice reordered sample %d", i)
+		}
+	}
+	for _, s := range []*Samples{unsorted, sorted} {
+		if err := s.MoveOriginContext(context.Background(), 3e7, 0); err != nil { // beyond int32
+			t.Fatal(err)
+		}
+	}
+	if unsorted.IsCompact() || unsorted.InputOrder {
+		t.Fatalf("a move off the lattice: compact %v, InputOrder %v", unsorted.IsCompact(), unsorted.InputOrder)
+	}
+	for i := range sorted.Len() {
+		if unsorted.X[i] != sorted.X[i] || unsorted.Y[i] != sorted.Y[i] || unsorted.Z[i] != sorted.Z[i] {
+			t.Fatalf("sample %d after the move is (%v, %v, %v), canonicalized first (%v, %v, %v)", i,
+				unsorted.X[i], unsorted.Y[i], unsorted.Z[i], sorted.X[i], sorted.Y[i], sorted.Z[i])
+		}
+	}
+}
+
 // TestBounds: the box is math.Min's and math.Max's over every sample, compact or plain, with
 // NaN, signed zeros and no samples as they give them.
 func TestBounds(t *testing.T) {

@@ -522,12 +522,8 @@ func (s *Spill) load(ctx context.Context, region *[4]float64, pick func(bucket i
 			return nil, err
 		}
 	}
-	out.MoveOrigin(s.jobOriginX, s.jobOrigY)
-	if out.InputOrder && !out.IsCompact() {
-		// the move left the lattice: only compact samples may come unsorted
-		if err := sample.Canonicalize(ctx, out); err != nil {
-			return nil, err
-		}
+	if err := out.MoveOriginContext(ctx, s.jobOriginX, s.jobOrigY); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
