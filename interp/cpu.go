@@ -140,6 +140,9 @@ func (c *CPU) Name() string { return "cpu" }
 // Supports implements Engine: the CPU engine runs every algorithm.
 func (c *CPU) Supports(a Algorithm) bool { _, ok := a.(cpuAlgorithm); return ok }
 
+// TellsReach implements reachTeller: the CPU engine fills Block.Reach for every algorithm.
+func (c *CPU) TellsReach(Algorithm) bool { return true }
+
 // threads is the number of workers.
 func (c *CPU) threads() int {
 	if c.Threads <= 0 {

@@ -94,9 +94,6 @@ type reachTeller interface {
 // TellsReach says whether engine e fills Block.Reach for algorithm a: the CPU engine for
 // every algorithm, others (the GPU's nearest and radius forms) as they say.
 func TellsReach(e Engine, a Algorithm) bool {
-	if _, cpu := e.(*CPU); cpu {
-		return true
-	}
 	t, ok := e.(reachTeller)
 	return ok && t.TellsReach(a)
 }
