@@ -10,10 +10,11 @@ import (
 	"errors"
 	"math"
 	"slices"
-	"sync"
 	"unsafe"
 
 	"github.com/airbusgeo/godal"
+
+	"github.com/aidw/aidw/internal/parts"
 )
 
 // ovrStream makes one overview level of a one-band COG from the rows of the level above it as
@@ -59,7 +60,7 @@ func (s *ovrStream) push(pixels []byte) error {
 	}
 	// a share of the rows on each worker: on one, the conversion and the mask took as long as
 	// the strips' resampling on every core
-	inParts(n, max(1, min(s.workers, n/(64<<10))), func(_, lo, hi int) {
+	parts.Each(n, max(1, min(s.workers, n/(64<<10))), func(_, lo, hi int) {
 		px, i0, i1 := pixels[lo*s.size:hi*s.size], at+lo, at+hi
 		C.GDALCopyWords(unsafe.Pointer(&px[0]), C.GDALDataType(s.info.dtype), C.int(s.size),
 			unsafe.Pointer(&s.src[i0]), C.GDT_Float32, 4, C.int(i1-i0))
@@ -115,11 +116,11 @@ func (s *ovrStream) strip(y0, rows, row1 int) error {
 		hasNodata = 1
 	}
 	// the columns in shares of at least 64, each made into its own buffer, then laid in rows
-	parts := max(1, min(s.workers, dstCols/64))
-	failed := make([]bool, parts)
-	s.bufs = slices.Grow(s.bufs[:0], parts)[:parts]
+	shares := max(1, min(s.workers, dstCols/64))
+	failed := make([]bool, shares)
+	s.bufs = slices.Grow(s.bufs[:0], shares)[:shares]
 	bufs := s.bufs
-	inParts(dstCols, parts, func(p, x0, x1 int) {
+	parts.Each(dstCols, shares, func(p, x0, x1 int) {
 		bufs[p] = slices.Grow(bufs[p][:0], n*(x1-x0)*s.size)[:n*(x1-x0)*s.size]
 		failed[p] = C.aidw_cubic_chunk(C.double(s.g.xRatio), C.double(s.g.yRatio),
 			(*C.float)(unsafe.Pointer(&chunk[0])), mask, 0, C.int(cols), C.int(y0), C.int(rows),
@@ -129,24 +130,14 @@ func (s *ovrStream) strip(y0, rows, row1 int) error {
 	if slices.Contains(failed, true) {
 		return errors.New("overview: out of memory")
 	}
-	for p := range parts {
-		x0, x1 := p*dstCols/parts, (p+1)*dstCols/parts
+	for p := range shares {
+		x0, x1 := p*dstCols/shares, (p+1)*dstCols/shares
 		w := (x1 - x0) * s.size
 		for r := range n {
 			copy(s.out[(r*dstCols+x0)*s.size:], bufs[p][r*w:(r+1)*w])
 		}
 	}
 	return s.emit(s.out)
-}
-
-// inParts calls fn(p, lo, hi) for each of parts shares [lo, hi) of [0, n), each on a goroutine
-// of its own, and waits for them all.
-func inParts(n, parts int, fn func(p, lo, hi int)) {
-	var wg sync.WaitGroup
-	for p := range parts {
-		wg.Go(func() { fn(p, p*n/parts, (p+1)*n/parts) })
-	}
-	wg.Wait()
 }
 
 // nodataMask sets mask to 0 where pixels (of type dt) hold nodata and 255 elsewhere, as GDAL 3.6's

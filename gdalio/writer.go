@@ -25,6 +25,7 @@ import (
 	"github.com/aidw/aidw/internal/bytesize"
 	"github.com/aidw/aidw/internal/memory"
 	"github.com/aidw/aidw/internal/outfile"
+	"github.com/aidw/aidw/internal/parts"
 	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/raster/cog"
 	"github.com/airbusgeo/godal"
@@ -380,7 +381,7 @@ func (w *Writer) convert(values []float64) []byte {
 		w.pixels = make([]byte, w.stepRows()*w.cols*size)
 	}
 	raw := w.pixels[:len(values)*size]
-	inParts(len(values), max(1, min(runtime.GOMAXPROCS(0), len(values)>>15)), func(_, lo, hi int) {
+	parts.Each(len(values), max(1, min(runtime.GOMAXPROCS(0), len(values)>>15)), func(_, lo, hi int) {
 		C.GDALCopyWords(unsafe.Pointer(&values[lo]), C.GDT_Float64, 8, unsafe.Pointer(&raw[lo*size]),
 			C.GDALDataType(w.dtype), C.int(size), C.int(hi-lo))
 	})

@@ -3,8 +3,8 @@ package kernels
 import (
 	"runtime"
 	"slices"
-	"sync"
 
+	"github.com/aidw/aidw/internal/parts"
 	"github.com/aidw/aidw/interp"
 )
 
@@ -51,18 +51,13 @@ func nodeList(b *interp.Block, cols int) (list, at []int32, err error) {
 // while the GPU waits.
 func windowList(rows, col0, width, cols int) []int32 {
 	list := make([]int32, rows*width)
-	workers := min(runtime.GOMAXPROCS(0), rows)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for r := w * rows / workers; r < (w+1)*rows/workers; r++ {
-				row := list[r*width : (r+1)*width]
-				for k := range row {
-					row[k] = int32(r*cols + col0 + k)
-				}
+	parts.Each(rows, min(runtime.GOMAXPROCS(0), rows), func(_, r0, r1 int) {
+		for r := r0; r < r1; r++ {
+			row := list[r*width : (r+1)*width]
+			for k := range row {
+				row[k] = int32(r*cols + col0 + k)
 			}
-		})
-	}
-	wg.Wait()
+		}
+	})
 	return list
 }

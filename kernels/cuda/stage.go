@@ -10,10 +10,11 @@ import "C"
 import (
 	"fmt"
 	"runtime"
-	"sync"
 	"unsafe"
 
 	"gorgonia.org/cu"
+
+	"github.com/aidw/aidw/internal/parts"
 )
 
 // StagePiece is the size in bytes of each of a device's two pinned staging buffers: large enough that a
@@ -90,12 +91,7 @@ const stageCopiers = 8
 
 // parallel runs f over [0, n) in up to stageCopiers parts at once.
 func parallel(n int, f func(a, b int)) {
-	parts := min(stageCopiers, runtime.GOMAXPROCS(0), max(1, n>>16))
-	var wg sync.WaitGroup
-	for i := range parts {
-		wg.Go(func() { f(i*n/parts, (i+1)*n/parts) })
-	}
-	wg.Wait()
+	parts.Each(n, min(stageCopiers, runtime.GOMAXPROCS(0), max(1, n>>16)), func(_, a, b int) { f(a, b) })
 }
 
 // UploadStaged is Upload through the device's pinned staging buffers (device thread only):
