@@ -12,7 +12,6 @@ import (
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/kernels/cuda"
 	"github.com/aidw/aidw/raster"
-	"gorgonia.org/cu"
 )
 
 // Benchmarks time device work with CUDA events (medians after a warm-up) and whole pipelines
@@ -22,28 +21,28 @@ import (
 // timeDevice runs f once to warm up, then reps times between two events, and returns the
 // median milliseconds (device thread only).
 func timeDevice(reps int, f func() error) (float64, error) {
-	a, err := cu.MakeEvent(cu.DefaultEvent)
+	a, err := cuda.NewEvent(true)
 	if err != nil {
 		return 0, err
 	}
-	defer cu.DestroyEvent(&a)
-	b, err := cu.MakeEvent(cu.DefaultEvent)
+	defer a.Destroy()
+	b, err := cuda.NewEvent(true)
 	if err != nil {
 		return 0, err
 	}
-	defer cu.DestroyEvent(&b)
+	defer b.Destroy()
 	if err := f(); err != nil {
 		return 0, err
 	}
 	ms := make([]float64, reps)
 	for i := range ms {
-		if err := a.Record(cu.NoStream); err != nil {
+		if err := a.Record(); err != nil {
 			return 0, err
 		}
 		if err := f(); err != nil {
 			return 0, err
 		}
-		if err := b.Record(cu.NoStream); err != nil {
+		if err := b.Record(); err != nil {
 			return 0, err
 		}
 		if err := b.Synchronize(); err != nil {

@@ -9,7 +9,6 @@ import (
 	"github.com/aidw/aidw/grid"
 	"github.com/aidw/aidw/kernels/cuda"
 	"github.com/aidw/aidw/sample"
-	"gorgonia.org/cu"
 )
 
 // index is the even grid on the device, the twin of grid.Index: the samples in cell order
@@ -263,7 +262,7 @@ func (b *builder) cellKeys(x, y buf, n int, l grid.Layout, keys buf) error {
 
 // scan writes the exclusive prefix sums of the n int32s of in to out (which may be in) and
 // their total to *total.
-func (b *builder) scan(in, out buf, n int, total cu.DevicePtr) error {
+func (b *builder) scan(in, out buf, n int, total cuda.DevicePtr) error {
 	if n == 0 {
 		return cuda.MemsetD32(total, 0, 1)
 	}

@@ -2,7 +2,8 @@
 // (bounding box, cell keys, a stable LSD radix sort, reduce-by-key and scan), the exact kNN by
 // ring expansion, and AIDW/IDW weighting over all samples or a neighbourhood, in float32 and
 // float64, or by far field (a treecode the device builds, farfield.cuh, to 1e-6), driven from
-// Go through gorgonia.org/cu behind the interp.Engine interface.
+// Go through kernels/cuda (its own small binding to the CUDA driver API) behind the
+// interp.Engine interface.
 //
 // The engine knows no algorithm by name: an algorithm a device can run implements
 // interp.DeviceAlgorithm, and the engine reads only its interp.DeviceParams (form, k,

@@ -133,8 +133,9 @@ func TestFormsMask(t *testing.T) {
 	}
 }
 
-// TestFormsOnTwoEngines: two GPU engines (one GPU opened twice: each its own context, module
-// and buffers) give one engine's raster, each engine computing gdal's order for itself.
+// TestFormsOnTwoEngines: two GPU engines (one GPU opened twice: each its own module, buffers
+// and thread on the GPU's one context) give one engine's raster, each engine computing gdal's
+// order for itself.
 func TestFormsOnTwoEngines(t *testing.T) {
 	d2, err := Open(0)
 	if err != nil {

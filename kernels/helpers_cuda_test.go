@@ -15,7 +15,6 @@ import (
 	"github.com/aidw/aidw/kernels/cuda"
 	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/sample"
-	"gorgonia.org/cu"
 )
 
 // testDev is the device every test and benchmark shares; a cuda test binary runs only where
@@ -31,7 +30,7 @@ func TestMain(m *testing.M) {
 	}
 	testDev = d
 	fmt.Printf("device: %s (%d SMs), driver API %d, opened (context, PTX loaded) in %v\n", d.Name(), d.SMs(),
-		cu.Version(), time.Since(t0))
+		cuda.DriverVersion(), time.Since(t0))
 	code := m.Run()
 	d.Close()
 	os.Exit(code)

@@ -5,17 +5,16 @@ package kernels
 import (
 	"github.com/aidw/aidw/grid"
 	"github.com/aidw/aidw/kernels/cuda"
-	"gorgonia.org/cu"
 )
 
 // Typed launchers: one Go function per kernel of build.cuh, knn.cuh and weigh.cuh, with its
-// parameters in the kernel's order and its launch shape (device thread only). cu's Launch
-// copies every parameter as 8 bytes, so each goes through ptr (cuda.Ptr, a device pointer),
+// parameters in the kernel's order and its launch shape (device thread only). A launch
+// passes every parameter as 8 bytes, so each goes through ptr (cuda.Ptr, a device pointer),
 // cuda.Addr, i64 (cuda.Int, an i64) or dbl (cuda.F64, a double).
 
 type (
 	buf  = cuda.Buffer
-	addr = cu.DevicePtr
+	addr = cuda.DevicePtr
 )
 
 var (

@@ -11,8 +11,8 @@ import (
 
 // Several GPU engines sharing a problem (interp.Multi) give one engine's raster, bit for bit,
 // summing every sample or by far field (each engine builds its own tree). With one GPU the
-// test opens it up to three more times: each engine has its own context, module and buffers,
-// as on a host with several GPUs, and the parts go to whichever is free.
+// test opens it up to three more times: each engine has its own module, buffers and thread (on
+// the GPU's one context), as on a host with several GPUs, and the parts go to whichever is free.
 func TestMultiGPUEqualsOne(t *testing.T) {
 	gpus := []*Engine{NewEngine(testDev)}
 	for range 3 {

@@ -8,8 +8,6 @@ import (
 	"os"
 	"sync"
 
-	"gorgonia.org/cu"
-
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/kernels/cuda"
 )
@@ -21,7 +19,7 @@ import (
 // instead of 1e-5, several times slower); AIDW_GPU_TIMES=1 has each engine print its phases'
 // times to standard error.
 func OpenEngines(devices []int) ([]interp.Engine, error) {
-	n, err := cu.NumDevices()
+	n, err := cuda.DeviceCount()
 	if err != nil {
 		return nil, err
 	}

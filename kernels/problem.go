@@ -8,7 +8,7 @@ import (
 	"github.com/aidw/aidw/interp"
 )
 
-// devPtr is a device address in the kernels' Problem (a cu.DevicePtr, without cgo here).
+// devPtr is a device address in the kernels' Problem (a cuda.DevicePtr, without cgo here).
 type devPtr uint64
 
 // problem mirrors struct Problem of knn.cuh field for field, each 8 bytes (problem_test.go checks

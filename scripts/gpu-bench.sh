@@ -27,7 +27,7 @@ pack() {
 	b=$(mktemp -d)
 	trap 'rm -rf "$b"' EXIT
 	mkdir -p "$b/lib" .carry
-	CGO_CFLAGS="-O2 -I$PWD/kernels/cudacompat -I$inc" \
+	CGO_CFLAGS="-O2 -I$inc" \
 		CGO_LDFLAGS="-L$lib -Wl,-rpath,\$ORIGIN/lib -Wl,--disable-new-dtags" \
 		go build -tags cuda -ldflags="-s -w" -o "$b/aidw" ./cmd/aidw
 	ldd "$b/aidw" | awk '/=>/ {print $1, $3}' |

@@ -11,7 +11,7 @@ if [ -f .cuda/include/cuda.h ]; then inc=$PWD/.cuda/include lib=$PWD/.cuda/lib; 
 b=$(mktemp -d)
 trap 'rm -rf "$b"' EXIT
 mkdir -p "$b/lib" "$b/proj" "$b/gdal" .carry
-CGO_CFLAGS="-O2 -I$PWD/kernels/cudacompat -I$inc" \
+CGO_CFLAGS="-O2 -I$inc" \
 	CGO_LDFLAGS="-L$lib -Wl,-rpath,\$ORIGIN/lib -Wl,--disable-new-dtags" \
 	go build -tags cuda -ldflags="-s -w" -o "$b/aidw" ./cmd/aidw
 ldd "$b/aidw" | awk '/=>/ {print $1, $3}' |

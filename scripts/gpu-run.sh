@@ -30,6 +30,7 @@ scripts/gen-ptx.sh "$OUT" 2>&1 | tee "$OUT/build.log" || exit 1
 export AIDW_PTX=$OUT/aidw.ptx
 cd kernels
 if [ "$tests" != "-" ]; then
+	[ -x ../.carry/cuda.test ] && ../.carry/cuda.test -test.v -test.timeout 2m 2>&1 | tee "$OUT/test-driver.log"
 	../.carry/kernels.test -test.v -test.run "$tests" -test.skip TestPTXMatchesSources -test.timeout 4m 2>&1 | tee "$OUT/test.log"
 fi
 if [ "$benches" != "-" ]; then

@@ -6,13 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"unsafe"
-
-	"gorgonia.org/cu"
 )
 
 // Buffer is an allocation of device memory, or a part of one.
 type Buffer struct {
-	Ptr   cu.DevicePtr
+	Ptr   DevicePtr
 	Bytes int64
 }
 
@@ -21,7 +19,7 @@ func Alloc(bytes int64) (Buffer, error) {
 	if bytes == 0 {
 		return Buffer{}, nil
 	}
-	p, err := cu.MemAlloc(bytes)
+	p, err := memAlloc(bytes)
 	if err != nil {
 		return Buffer{}, fmt.Errorf("allocating %d bytes of device memory: %w", bytes, err)
 	}
@@ -37,7 +35,7 @@ func AllocN[T any](n int) (Buffer, error) {
 // Free frees the buffer (device thread only) and leaves it null.
 func (b *Buffer) Free() {
 	if b.Ptr != 0 {
-		cu.MemFree(b.Ptr)
+		memFree(b.Ptr)
 	}
 	*b = Buffer{}
 }
@@ -50,9 +48,9 @@ func FreeAll(bs ...*Buffer) {
 }
 
 // At is the device address of element i of a buffer of T.
-func At[T any](b Buffer, i int) cu.DevicePtr {
+func At[T any](b Buffer, i int) DevicePtr {
 	var t T
-	return b.Ptr + cu.DevicePtr(int64(i)*int64(unsafe.Sizeof(t)))
+	return b.Ptr + DevicePtr(int64(i)*int64(unsafe.Sizeof(t)))
 }
 
 // From is the part of a buffer of T from element i on (not to be freed).
@@ -70,7 +68,7 @@ func Upload[T any](b Buffer, src []T) error {
 	if n > b.Bytes {
 		return errors.New("upload larger than its buffer")
 	}
-	if err := cu.MemcpyHtoD(b.Ptr, unsafe.Pointer(&src[0]), n); err != nil {
+	if err := memcpyHtoD(b.Ptr, unsafe.Pointer(&src[0]), n); err != nil {
 		return fmt.Errorf("copying %d bytes to the device: %w", n, err)
 	}
 	return nil
@@ -99,13 +97,8 @@ func Download[T any](dst []T, b Buffer, off int) error {
 	if int64(off)*size+n > b.Bytes {
 		return errors.New("download beyond its buffer")
 	}
-	if err := cu.MemcpyDtoH(unsafe.Pointer(&dst[0]), b.Ptr+cu.DevicePtr(int64(off)*size), n); err != nil {
+	if err := memcpyDtoH(unsafe.Pointer(&dst[0]), b.Ptr+DevicePtr(int64(off)*size), n); err != nil {
 		return fmt.Errorf("copying %d bytes from the device: %w", n, err)
 	}
 	return nil
-}
-
-// MemsetD32 sets n 32-bit words from p to v (device thread only).
-func MemsetD32(p cu.DevicePtr, v uint32, n int) error {
-	return cu.MemsetD32(p, v, int64(n))
 }

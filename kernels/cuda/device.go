@@ -7,8 +7,6 @@ import (
 	"os"
 	"runtime"
 	"strings"
-
-	"gorgonia.org/cu"
 )
 
 // Device is one CUDA device with a module loaded (PTX, cubin or fatbin), and any more that
@@ -17,19 +15,21 @@ import (
 // thread (Do); the exported methods other than Do's helpers are safe to call from any
 // goroutine. Functions documented "device thread only" must run inside Do.
 type Device struct {
-	work chan func()
-	name string
-	sms  int
-	mods []cu.Module // the first Open's; a kernel is looked up in them in turn
-	fns  map[string]cu.Function
-	ctx  cu.CUContext
-	st   *staging // the pinned buffers of large copies, made on first use
+	work    chan func()
+	ordinal int
+	name    string
+	sms     int
+	mods    []module // the first Open's; a kernel is looked up in them in turn
+	fns     map[string]function
+	st      *staging // the pinned buffers of large copies, made on first use
 }
 
-// Open creates a context on device ordinal and loads the PTX module ptx (origin names it in
-// errors). It fails when no device answers or the driver cannot compile the PTX.
+// Open starts the driver if need be, makes device ordinal's primary context current on the
+// device's thread and loads the PTX module ptx (origin names it in errors). It fails when no
+// device answers or the driver cannot compile the PTX. Every Device of one GPU shares its
+// primary context (one context a GPU), each with its own modules, buffers and staging.
 func Open(ordinal int, ptx, origin string) (*Device, error) {
-	d := &Device{work: make(chan func()), fns: map[string]cu.Function{}}
+	d := &Device{work: make(chan func()), ordinal: ordinal, fns: map[string]function{}}
 	errc := make(chan error)
 	go d.serve(ordinal, ptx, origin, errc)
 	if err := <-errc; err != nil {
@@ -51,25 +51,24 @@ func (d *Device) serve(ordinal int, ptx, origin string, errc chan<- error) {
 }
 
 func (d *Device) init(ordinal int, ptx, origin string) error {
-	n, err := cu.NumDevices()
+	n, err := DeviceCount()
 	if err != nil {
-		return fmt.Errorf("counting CUDA devices: %w", err)
+		return err
 	}
 	if ordinal < 0 || ordinal >= n {
 		return fmt.Errorf("no CUDA device %d (%d found)", ordinal, n)
 	}
-	dev := cu.Device(ordinal)
-	if d.name, err = dev.Name(); err != nil {
+	if d.name, err = deviceName(ordinal); err != nil {
 		return fmt.Errorf("naming CUDA device %d: %w", ordinal, err)
 	}
-	if d.sms, err = dev.Attribute(cu.MultiprocessorCount); err != nil {
+	if d.sms, err = multiprocessors(ordinal); err != nil {
 		return fmt.Errorf("reading %s's multiprocessor count: %w", d.name, err)
 	}
-	if d.ctx, err = dev.MakeContext(cu.SchedAuto); err != nil {
-		return fmt.Errorf("creating a context on %s: %w", d.name, err)
+	if err := retainPrimaryContext(ordinal); err != nil {
+		return fmt.Errorf("making %s's context current: %w", d.name, err)
 	}
 	if err := d.load(ptx, origin); err != nil {
-		d.ctx.Destroy()
+		releasePrimaryContext(ordinal)
 		return err
 	}
 	return nil
@@ -82,7 +81,7 @@ func (d *Device) Load(image, origin string) error {
 }
 
 func (d *Device) load(image, origin string) error {
-	m, err := cu.LoadData(image)
+	m, err := loadModule(image)
 	if err != nil {
 		return fmt.Errorf("loading %s on %s (the driver may be older than the nvcc that wrote it; see README): %w",
 			origin, d.name, err)
@@ -97,7 +96,8 @@ func (d *Device) Name() string { return d.name }
 // SMs is the device's number of multiprocessors.
 func (d *Device) SMs() int { return d.sms }
 
-// Close releases the context; the Device cannot be used afterwards.
+// Close unloads the Device's modules and releases its hold on the context, which the driver
+// destroys with the last hold on it; the Device cannot be used afterwards.
 func (d *Device) Close() error {
 	err := d.Do(func() error {
 		if d.st != nil {
@@ -105,11 +105,11 @@ func (d *Device) Close() error {
 			d.st = nil
 		}
 		for _, m := range d.mods {
-			if err := m.Unload(); err != nil {
+			if err := m.unload(); err != nil {
 				return err
 			}
 		}
-		return d.ctx.Destroy()
+		return releasePrimaryContext(d.ordinal)
 	})
 	close(d.work)
 	return err
@@ -127,7 +127,7 @@ func (d *Device) MemoryTotal() (int64, error) {
 	var total int64
 	err := d.Do(func() error {
 		var err error
-		_, total, err = cu.MemInfo()
+		_, total, err = memGetInfo()
 		return err
 	})
 	return total, err
@@ -136,7 +136,7 @@ func (d *Device) MemoryTotal() (int64, error) {
 // FreeMemory is the device's free memory in bytes, 0 when the driver does not say (device
 // thread only).
 func FreeMemory() int64 {
-	free, _, err := cu.MemInfo()
+	free, _, err := memGetInfo()
 	if err != nil {
 		return 0
 	}
@@ -146,7 +146,7 @@ func FreeMemory() int64 {
 // Synchronize waits for the device's work and reports the first error of a kernel (device
 // thread only).
 func Synchronize(what string) error {
-	if err := cu.Synchronize(); err != nil {
+	if err := ctxSynchronize(); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
@@ -155,7 +155,7 @@ func Synchronize(what string) error {
 // Driver describes the driver: the kernel module's version where /proc/driver/nvidia/version
 // gives it, and the CUDA version of the driver API.
 func Driver() string {
-	v := cu.Version()
+	v := DriverVersion()
 	api := fmt.Sprintf("CUDA %d.%d", v/1000, v%1000/10)
 	b, err := os.ReadFile("/proc/driver/nvidia/version")
 	if err != nil {

@@ -5,12 +5,9 @@ package cuda
 import (
 	"fmt"
 	"math"
-	"unsafe"
-
-	"gorgonia.org/cu"
 )
 
-// Arg is a kernel argument: cu's Launch copies every parameter as 8 bytes, so kernels take
+// Arg is a kernel argument: a launch passes every parameter as 8 bytes, so kernels take
 // only pointers and 64-bit scalars, and an Arg is made from nothing else.
 type Arg uint64
 
@@ -18,7 +15,7 @@ type Arg uint64
 func Ptr(b Buffer) Arg { return Arg(b.Ptr) }
 
 // Addr passes a device address.
-func Addr(p cu.DevicePtr) Arg { return Arg(p) }
+func Addr(p DevicePtr) Arg { return Arg(p) }
 
 // Int passes an integer as a 64-bit i64.
 func Int(v int) Arg { return Arg(uint64(int64(v))) }
@@ -35,20 +32,20 @@ func Over(n, threads int) Shape { return Shape{Blocks(n, threads), 1, threads} }
 // Blocks is the number of blocks of threads that cover n items.
 func Blocks(n, threads int) int { return (n + threads - 1) / threads }
 
-// Kernel returns the kernel called name of the device's modules (device thread only).
-func (d *Device) Kernel(name string) (cu.Function, error) {
+// kernel returns the kernel called name of the device's modules (device thread only).
+func (d *Device) kernel(name string) (function, error) {
 	if f, ok := d.fns[name]; ok {
 		return f, nil
 	}
 	var err error
 	for _, m := range d.mods {
-		var f cu.Function
-		if f, err = m.Function(name); err == nil {
+		var f function
+		if f, err = m.function(name); err == nil {
 			d.fns[name] = f
 			return f, nil
 		}
 	}
-	return cu.Function{}, fmt.Errorf("kernel %s: %w", name, err)
+	return function{}, fmt.Errorf("kernel %s: %w", name, err)
 }
 
 // Launch starts kernel name on shape s with args (device thread only); an empty grid launches
@@ -57,17 +54,15 @@ func (d *Device) Launch(name string, s Shape, args ...Arg) error {
 	if s.GX <= 0 || s.GY <= 0 {
 		return nil
 	}
-	f, err := d.Kernel(name)
+	f, err := d.kernel(name)
 	if err != nil {
 		return err
 	}
 	vals := make([]uint64, len(args))
-	params := make([]unsafe.Pointer, len(args))
 	for i, a := range args {
 		vals[i] = uint64(a)
-		params[i] = unsafe.Pointer(&vals[i])
 	}
-	if err := f.Launch(s.GX, s.GY, 1, s.Threads, 1, 1, 0, cu.NoStream, params); err != nil {
+	if err := f.launch(s.GX, s.GY, s.Threads, vals); err != nil {
 		return fmt.Errorf("launching %s (%dx%d blocks of %d): %w", name, s.GX, s.GY, s.Threads, err)
 	}
 	return nil

@@ -2,17 +2,10 @@
 
 package cuda
 
-/*
-#include <cuda.h>
-*/
-import "C"
-
 import (
 	"fmt"
 	"runtime"
 	"unsafe"
-
-	"gorgonia.org/cu"
 
 	"github.com/aidw/aidw/internal/parts"
 )
@@ -29,9 +22,9 @@ const StagePiece = 32 << 20
 // that work, so staged copies keep their order with the kernels.
 type staging struct {
 	buf    [2]unsafe.Pointer
-	done   [2]cu.Event // recorded after the last copy from or into each buffer
+	done   [2]Event // recorded after the last copy from or into each buffer
 	used   [2]bool
-	stream cu.Stream
+	stream stream
 }
 
 // stage returns the device's staging, made on first use (device thread only).
@@ -41,15 +34,15 @@ func (d *Device) stage() (*staging, error) {
 	}
 	st := &staging{}
 	var err error
-	if st.stream, err = cu.MakeStream(cu.DefaultStream); err != nil {
+	if st.stream, err = newStream(); err != nil {
 		return nil, fmt.Errorf("creating a CUDA stream: %w", err)
 	}
 	for k := range st.buf {
-		if r := C.cuMemAllocHost(&st.buf[k], StagePiece); r != C.CUDA_SUCCESS {
+		if st.buf[k], err = memAllocHost(StagePiece); err != nil {
 			st.free()
-			return nil, fmt.Errorf("allocating %d bytes of pinned host memory: CUDA error %d", StagePiece, int(r))
+			return nil, fmt.Errorf("allocating %d bytes of pinned host memory: %w", StagePiece, err)
 		}
-		if st.done[k], err = cu.MakeEvent(cu.DisableTiming); err != nil {
+		if st.done[k], err = NewEvent(false); err != nil {
 			st.free()
 			return nil, fmt.Errorf("creating a CUDA event: %w", err)
 		}
@@ -62,16 +55,12 @@ func (d *Device) stage() (*staging, error) {
 func (st *staging) free() {
 	for k := range st.buf {
 		if st.buf[k] != nil {
-			cu.MemFreeHost(st.buf[k])
+			memFreeHost(st.buf[k])
 			st.buf[k] = nil
 		}
-		if st.done[k] != (cu.Event{}) {
-			cu.DestroyEvent(&st.done[k])
-		}
+		st.done[k].Destroy()
 	}
-	if st.stream != (cu.Stream{}) {
-		st.stream.Destroy()
-	}
+	st.stream.destroy()
 }
 
 // piece waits until buffer k is free and returns it as n bytes.
@@ -126,15 +115,15 @@ func UploadFill[T any](d *Device, b Buffer, n int, fill func(lo int, p []T)) err
 			return err
 		}
 		parallel(m, func(a, b int) { fill(lo+a, unsafe.Slice((*T)(unsafe.Pointer(&p[0])), m)[a:b]) })
-		if err := cu.MemcpyHtoDAsync(b.Ptr+cu.DevicePtr(int64(lo)*size), st.buf[k], int64(m)*size, st.stream); err != nil {
+		if err := memcpyHtoDAsync(b.Ptr+DevicePtr(int64(lo)*size), st.buf[k], int64(m)*size, st.stream); err != nil {
 			return fmt.Errorf("copying %d bytes to the device: %w", int64(m)*size, err)
 		}
-		if err := st.done[k].Record(st.stream); err != nil {
+		if err := st.done[k].recordOn(st.stream); err != nil {
 			return fmt.Errorf("recording a CUDA event: %w", err)
 		}
 	}
 	// the caller's data may change or go once this returns: wait for the last pieces
-	if err := st.stream.Synchronize(); err != nil {
+	if err := st.stream.synchronize(); err != nil {
 		return fmt.Errorf("copying %d bytes to the device: %w", int64(n)*size, err)
 	}
 	return nil
@@ -172,7 +161,7 @@ func DownloadStaged[T any](d *Device, dst []T, b Buffer, off int) error {
 		return err
 	}
 	host := unsafe.Slice((*byte)(unsafe.Pointer(&dst[0])), n)
-	from := b.Ptr + cu.DevicePtr(int64(off)*size)
+	from := b.Ptr + DevicePtr(int64(off)*size)
 	// issue piece i's copy, then empty piece i-1 while it runs
 	var prev struct {
 		k        int
@@ -197,10 +186,10 @@ func DownloadStaged[T any](d *Device, dst []T, b Buffer, off int) error {
 		if _, err := st.piece(k, m); err != nil {
 			return err
 		}
-		if err := cu.MemcpyDtoHAsync(st.buf[k], from+cu.DevicePtr(o), m, st.stream); err != nil {
+		if err := memcpyDtoHAsync(st.buf[k], from+DevicePtr(o), m, st.stream); err != nil {
 			return fmt.Errorf("copying %d bytes from the device: %w", m, err)
 		}
-		if err := st.done[k].Record(st.stream); err != nil {
+		if err := st.done[k].recordOn(st.stream); err != nil {
 			return fmt.Errorf("recording a CUDA event: %w", err)
 		}
 		if err := drain(); err != nil {

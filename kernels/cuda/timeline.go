@@ -5,8 +5,6 @@ package cuda
 import (
 	"fmt"
 	"time"
-
-	"gorgonia.org/cu"
 )
 
 // Stage is a timed part of a timeline.
@@ -17,7 +15,7 @@ type Stage struct {
 
 // Timeline records CUDA events on the default stream between named stages.
 type Timeline struct {
-	events []cu.Event
+	events []Event
 	names  []string
 }
 
@@ -30,13 +28,13 @@ func StartTimeline() (*Timeline, error) {
 
 // Mark ends the stage called name (device thread only).
 func (t *Timeline) Mark(name string) error {
-	e, err := cu.MakeEvent(cu.DefaultEvent)
+	e, err := NewEvent(true)
 	if err != nil {
 		return fmt.Errorf("creating a CUDA event: %w", err)
 	}
 	t.events = append(t.events, e)
 	t.names = append(t.names, name)
-	if err := e.Record(cu.NoStream); err != nil {
+	if err := e.Record(); err != nil {
 		return fmt.Errorf("recording a CUDA event: %w", err)
 	}
 	return nil
@@ -67,8 +65,8 @@ func (t *Timeline) Finish() ([]Stage, time.Duration, error) {
 
 // Destroy releases the events (device thread only).
 func (t *Timeline) Destroy() {
-	for i := range t.events {
-		cu.DestroyEvent(&t.events[i])
+	for _, e := range t.events {
+		e.Destroy()
 	}
 }
 

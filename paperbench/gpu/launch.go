@@ -5,11 +5,10 @@ package gpu
 import (
 	"github.com/aidw/aidw/kernels"
 	"github.com/aidw/aidw/kernels/cuda"
-	"gorgonia.org/cu"
 )
 
 // Typed launchers of paper.cuh's kernels (device thread only): each passes its parameters in
-// the kernel's order as the 8-byte values cu's Launch copies.
+// the kernel's order as the 8-byte values a launch passes.
 
 // idw runs IDW kernel name (idwKernel) of method m on the n samples s and the m nodes nd.
 func idw(d *cuda.Device, name string, m Method, s *points, n int, nd *points, nodes int, power float64) error {
@@ -42,7 +41,7 @@ func bboxAtomic(d *cuda.Device, nb int, x, y cuda.Buffer, n int, keys cuda.Buffe
 }
 
 // bboxRetire runs bbox_retire on nb blocks.
-func bboxRetire(d *cuda.Device, nb int, x, y cuda.Buffer, n int, part, counter cuda.Buffer, out cu.DevicePtr) error {
+func bboxRetire(d *cuda.Device, nb int, x, y cuda.Buffer, n int, part, counter cuda.Buffer, out cuda.DevicePtr) error {
 	return d.Launch("bbox_retire", cuda.Shape{GX: nb, GY: 1, Threads: kernels.BBoxBlock}, cuda.Ptr(x), cuda.Ptr(y),
 		cuda.Int(n), cuda.Ptr(part), cuda.Ptr(counter), cuda.Addr(out))
 }
