@@ -68,3 +68,8 @@ func OpenEngines(devices []int) ([]interp.Engine, error) {
 	}
 	return out, nil
 }
+
+// OrdersCompact says whether the GPU engine orders algorithm a's compact samples itself (see
+// Engine.OrdersCompact), known before any GPU is open: a run reads its samples while the GPUs
+// open.
+func OrdersCompact(a interp.Algorithm) bool { return (&Engine{}).OrdersCompact(a) }

@@ -12,3 +12,6 @@ import (
 func OpenEngines([]int) ([]interp.Engine, error) {
 	return nil, errors.New("this aidw was built without GPU support (build with -tags cuda)")
 }
+
+// OrdersCompact is false: this build has no GPU engine.
+func OrdersCompact(interp.Algorithm) bool { return false }
