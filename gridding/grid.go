@@ -21,7 +21,6 @@ import (
 	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/report"
 	"github.com/aidw/aidw/sample"
-	"github.com/aidw/aidw/tiles"
 )
 
 // Grid grids the samples of o.Sources into the raster o.Dest: it reads the samples and the
@@ -363,27 +362,10 @@ func gridBands(ctx context.Context, eng interp.Engine, alg interp.Algorithm, tar
 			sourceProgress = func(f float64) { progress((float64(i) + f) / float64(len(sources))) }
 		}
 		mark := memory.ArenaOf(ctx).Mark()
-		if err := gridProblem(ctx, eng, p, sink, sourceProgress); err != nil {
+		if err := interp.GridBands(ctx, eng, p, sink, sourceProgress); err != nil {
 			return fmt.Errorf("gridding %s: %w", s.Name, err)
 		}
 		memory.ArenaOf(ctx).FreeSince(mark) // the source's index, done with
-	}
-	return nil
-}
-
-// gridProblem computes p's bands with eng: on several GPUs, as bands of rows that each load
-// their own samples when the algorithm allows (tiles.Spread), else as every engine does
-// (interp.GridBands).
-func gridProblem(ctx context.Context, eng interp.Engine, p *interp.Problem, sink interp.BandSink, progress func(float64)) error {
-	m, ok := eng.(*interp.Multi)
-	if !ok || !tiles.Spreads(m.Engines, p.Alg, p.Samples.Len()) {
-		return interp.GridBands(ctx, eng, p, sink, progress)
-	}
-	if err := tiles.Spread(ctx, m.Engines, p, 0, sink, progress); err != nil {
-		return err
-	}
-	if p.Copied != nil {
-		p.Copied() // no band loads them any more
 	}
 	return nil
 }

@@ -248,11 +248,15 @@ func (r *run) runTiled(ctx context.Context, side int, budget int64) error {
 // tileEngines are the engines that compute a tiled run's tiles, each taking one at a time:
 // every GPU chosen (chooseEngine), or nil for the CPU engine.
 func tileEngines(device string, gpus []int, alg interp.Algorithm, threads int, stderr io.Writer) ([]interp.Engine, error) {
-	if device != "cpu" && tiles.DeviceSumsInCellOrder(alg) {
-		if device == "gpu" {
-			fmt.Fprintf(stderr, "The GPU engine sums %s's radius neighbourhood in an order a tile changes: running the tiles on the CPU engine.\n", alg.Name())
+	if da, ok := alg.(interp.DeviceAlgorithm); ok && device != "cpu" {
+		if d, _, _ := da.DeviceParams(nil, interp.Bounds{}); d.Form == interp.DeviceRadius {
+			// the GPU sums a radius neighbourhood in its own grid's cell order, which
+			// depends on the samples a tile loaded
+			if device == "gpu" {
+				fmt.Fprintf(stderr, "The GPU engine sums %s's radius neighbourhood in an order a tile changes: running the tiles on the CPU engine.\n", alg.Name())
+			}
+			return nil, nil
 		}
-		return nil, nil
 	}
 	eng, err := chooseEngine(device, gpus, alg, false, threads, stderr)
 	if err != nil {

@@ -141,7 +141,13 @@ func GridBands(ctx context.Context, eng Engine, p *Problem, sink BandSink, progr
 }
 
 func gridProblem(ctx context.Context, eng Engine, p *Problem, bands int, sink BandSink, progress func(float64)) error {
-	if err := CheckProblem(ctx, p); err != nil {
+	if err := p.Target.Validate(); err != nil {
+		return err
+	}
+	if p.Samples.Len() == 0 {
+		return fmt.Errorf("no usable samples")
+	}
+	if err := checkCoordinates(ctx, p.Samples, p.Target); err != nil {
 		return err
 	}
 	prep, err := eng.Prepare(ctx, p)
@@ -272,16 +278,4 @@ func (s *blockSet) compute(ctx context.Context, prep Prepared, p *Problem, row0,
 		}
 	}
 	return nil
-}
-
-// CheckProblem fails for a problem no engine computes: an invalid target, no samples, or
-// coordinates too far from the origin for the engines' arithmetic.
-func CheckProblem(ctx context.Context, p *Problem) error {
-	if err := p.Target.Validate(); err != nil {
-		return err
-	}
-	if p.Samples.Len() == 0 {
-		return fmt.Errorf("no usable samples")
-	}
-	return checkCoordinates(ctx, p.Samples, p.Target)
 }

@@ -679,12 +679,6 @@ func RunWindow(ctx context.Context, c *Computer, win Tile, side int, sink interp
 	if err != nil {
 		return err
 	}
-	return c.runTiles(ctx, win, tiles, side, sink)
-}
-
-// runTiles is RunWindow of the tiles given, which cover the window in row-major order, each
-// at most side nodes wide and high (a streamed form's far field is built for that side).
-func (c *Computer) runTiles(ctx context.Context, win Tile, tiles []Tile, side int, sink interp.BandSink) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	if c.streams() && c.far == nil && c.plan.Stream.FarField() {
