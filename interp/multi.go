@@ -45,15 +45,30 @@ func (m *Multi) every(f func(Engine) bool) bool {
 	return len(m.Engines) > 0
 }
 
-// Prepare implements Engine: every engine prepares the problem, at the same time. When one
-// fails, the others' work is released and the error names the engine.
+// together is an engine that prepares one problem with the other engines of a group at once,
+// sharing work between them (GPUs that send the samples across the host's memory once and
+// copy them between themselves): prepare, called once for each engine of the group, at the
+// same time, prepares engine i. nil: the group cannot.
+type together interface {
+	Together(group []Engine, p *Problem) (prepare func(ctx context.Context, i int) (Prepared, error))
+}
+
+// Prepare implements Engine: every engine prepares the problem, at the same time, together
+// when they can (together). When one fails, the others' work is released and the error names
+// the engine.
 func (m *Multi) Prepare(ctx context.Context, p *Problem) (Prepared, error) {
+	prepare := func(ctx context.Context, i int) (Prepared, error) { return m.Engines[i].Prepare(ctx, p) }
+	if t, ok := m.Engines[0].(together); ok && len(m.Engines) > 1 {
+		if f := t.Together(m.Engines, p); f != nil {
+			prepare = f
+		}
+	}
 	parts := make([]Prepared, len(m.Engines))
 	errs := make([]error, len(m.Engines))
 	var wg sync.WaitGroup
 	for i, e := range m.Engines {
 		wg.Go(func() {
-			if parts[i], errs[i] = e.Prepare(ctx, p); errs[i] != nil {
+			if parts[i], errs[i] = prepare(ctx, i); errs[i] != nil {
 				errs[i] = fmt.Errorf("%s: %w", e.Name(), errs[i])
 			}
 		})

@@ -148,3 +148,57 @@ func TestMultiDeviceFailure(t *testing.T) {
 		t.Fatalf("error %v, want one naming fake:2", err)
 	}
 }
+
+// groupDevice is a fakeDevice that prepares a problem together with the others of its group
+// (together): each engine of the group prepares once through the group's function, never
+// alone; declineWith makes the group refuse, each engine then preparing alone.
+type groupDevice struct {
+	*fakeDevice
+	alone, grouped *atomic.Int64
+	decline        bool
+}
+
+func (g groupDevice) Prepare(ctx context.Context, p *Problem) (Prepared, error) {
+	g.alone.Add(1)
+	return g.fakeDevice.Prepare(ctx, p)
+}
+
+func (g groupDevice) Together(group []Engine, p *Problem) func(context.Context, int) (Prepared, error) {
+	if g.decline {
+		return nil
+	}
+	return func(ctx context.Context, i int) (Prepared, error) {
+		g.grouped.Add(1)
+		return group[i].(groupDevice).fakeDevice.Prepare(ctx, p)
+	}
+}
+
+// Engines that prepare together prepare through their group, each once, and give one
+// device's raster; a group that declines prepares each engine alone.
+func TestMultiPreparesTogether(t *testing.T) {
+	s := compactSamples(300)
+	tg := raster.NorthUp(499950, 3999970, 500150, 4000090, 19, 13)
+	alg, _, _ := ParseAlgorithm("aidw:max_points=8")
+	p := &Problem{Samples: s, Target: tg, Alg: alg}
+	want := gridWith(t, &CPU{Threads: 1}, p)
+	for _, decline := range []bool{false, true} {
+		var alone, grouped atomic.Int64
+		var engines []Engine
+		for _, d := range fakeDevices(3, 7) {
+			engines = append(engines, groupDevice{d.(*fakeDevice), &alone, &grouped, decline})
+		}
+		got := gridWith(t, &Multi{Engines: engines}, p)
+		for i := range want[0] {
+			if math.Float64bits(got[0][i]) != math.Float64bits(want[0][i]) {
+				t.Fatalf("declined %v: node %d is %v, one device gives %v", decline, i, got[0][i], want[0][i])
+			}
+		}
+		wantAlone, wantGrouped := int64(0), int64(3)
+		if decline {
+			wantAlone, wantGrouped = 3, 0
+		}
+		if alone.Load() != wantAlone || grouped.Load() != wantGrouped {
+			t.Errorf("declined %v: %d engines prepared alone and %d together, want %d and %d", decline, alone.Load(), grouped.Load(), wantAlone, wantGrouped)
+		}
+	}
+}

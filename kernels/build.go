@@ -74,25 +74,35 @@ func uploadQuanta(d *cuda.Device, s *sample.Samples, x, y buf) error {
 	return nil
 }
 
+// uploadSamples uploads the samples' coordinates and values (device thread only).
+func uploadSamples(d *cuda.Device, s *sample.Samples) (x, y, z buf, err error) {
+	if x, y, err = uploadCoords(d, s); err != nil {
+		return buf{}, buf{}, buf{}, err
+	}
+	if z, err = cuda.UploadStagedNew(d, s.Z); err != nil {
+		cuda.FreeAll(&x, &y)
+		return buf{}, buf{}, buf{}, err
+	}
+	return x, y, z, nil
+}
+
 // indexSamples uploads the samples and builds their index (device thread only); then, if also
 // is not nil, calls it with the samples still on the device in input order and their box.
 func indexSamples(d *cuda.Device, s *sample.Samples, also func(x, y, z buf, box [4]float64) error) (*index, error) {
-	return indexSamplesOn(d, s, nil, also)
+	return indexSamplesOn(d, s, nil, nil, also)
 }
 
 // indexSamplesOn is indexSamples on the given layout (nil: the samples' own), as
 // grid.OfLayout: a tile of a job, on the job's layout, meets its samples in the job's order.
-func indexSamplesOn(d *cuda.Device, s *sample.Samples, given *grid.Layout,
+// The samples come from the host, or, with sh, from the first GPU of a group (Together).
+func indexSamplesOn(d *cuda.Device, s *sample.Samples, given *grid.Layout, sh *sharing,
 	also func(x, y, z buf, box [4]float64) error) (*index, error) {
-	var x, y, z buf
+	x, y, z, err := sh.samples(d, s)
+	if err != nil {
+		return nil, err
+	}
 	defer cuda.FreeAll(&x, &y, &z)
-	var err error
-	if x, y, err = uploadCoords(d, s); err != nil {
-		return nil, err
-	}
-	if z, err = cuda.UploadStagedNew(d, s.Z); err != nil {
-		return nil, err
-	}
+	defer sh.release() // before the free: the group's others may still be copying them
 	b := newBuilder(d)
 	defer b.free()
 	b.given = given

@@ -77,6 +77,11 @@ func (e *Engine) WhyNot(a interp.Algorithm) string {
 
 // Prepare uploads the samples, builds the grid on the device and uploads the problem.
 func (e *Engine) Prepare(ctx context.Context, p *interp.Problem) (interp.Prepared, error) {
+	return e.prepare(ctx, p, nil)
+}
+
+// prepare is Prepare, its samples from the host or, with sh, shared by a group (Together).
+func (e *Engine) prepare(ctx context.Context, p *interp.Problem, sh *sharing) (interp.Prepared, error) {
 	if why := e.WhyNot(p.Alg); why != "" {
 		return nil, fmt.Errorf("the GPU engine does not run %s with these options: %s", p.Alg.Name(), why)
 	}
@@ -106,7 +111,7 @@ func (e *Engine) Prepare(ctx context.Context, p *interp.Problem) (interp.Prepare
 		if p.Job != nil {
 			given = p.Job.Layout
 		}
-		if pp.ix, err = indexSamplesOn(e.dev, p.Samples, given, far); err != nil {
+		if pp.ix, err = indexSamplesOn(e.dev, p.Samples, given, sh, far); err != nil {
 			return err
 		}
 		if pp.w, err = weightingOf(p, pp.ix.box); err != nil {

@@ -19,9 +19,11 @@ type Device struct {
 	ordinal int
 	name    string
 	sms     int
+	ctx     context  // the device's primary context
 	mods    []module // the first Open's; a kernel is looked up in them in turn
 	fns     map[string]function
-	st      *staging // the pinned buffers of large copies, made on first use
+	st      *staging     // the pinned buffers of large copies, made on first use
+	peers   map[int]bool // devices whose memory this one's copies reach directly (CopyPeer)
 }
 
 // Open starts the driver if need be, makes device ordinal's primary context current on the
@@ -29,7 +31,7 @@ type Device struct {
 // device answers or the driver cannot compile the PTX. Every Device of one GPU shares its
 // primary context (one context a GPU), each with its own modules, buffers and staging.
 func Open(ordinal int, ptx, origin string) (*Device, error) {
-	d := &Device{work: make(chan func()), ordinal: ordinal, fns: map[string]function{}}
+	d := &Device{work: make(chan func()), ordinal: ordinal, fns: map[string]function{}, peers: map[int]bool{}}
 	errc := make(chan error)
 	go d.serve(ordinal, ptx, origin, errc)
 	if err := <-errc; err != nil {
@@ -64,7 +66,7 @@ func (d *Device) init(ordinal int, ptx, origin string) error {
 	if d.sms, err = multiprocessors(ordinal); err != nil {
 		return fmt.Errorf("reading %s's multiprocessor count: %w", d.name, err)
 	}
-	if err := retainPrimaryContext(ordinal); err != nil {
+	if d.ctx, err = retainPrimaryContext(ordinal); err != nil {
 		return fmt.Errorf("making %s's context current: %w", d.name, err)
 	}
 	if err := d.load(ptx, origin); err != nil {
@@ -87,6 +89,38 @@ func (d *Device) load(image, origin string) error {
 			origin, d.name, err)
 	}
 	d.mods = append(d.mods, m)
+	return nil
+}
+
+// CanCopyFrom says whether d's copies reach from's memory directly (NVLink, PCIe peer to
+// peer), or d and from are one GPU.
+func (d *Device) CanCopyFrom(from *Device) bool {
+	if from.ordinal == d.ordinal {
+		return true
+	}
+	can, err := canAccessPeer(d.ordinal, from.ordinal)
+	return err == nil && can
+}
+
+// CopyPeer copies src, a buffer of device from, into dst, a buffer of d at least as large, and
+// waits for the copy (device thread only: d's). See CanCopyFrom.
+func (d *Device) CopyPeer(dst Buffer, from *Device, src Buffer) error {
+	if src.Bytes > dst.Bytes {
+		return fmt.Errorf("copy larger than its buffer")
+	}
+	if from.ordinal != d.ordinal && !d.peers[from.ordinal] {
+		if err := enablePeerAccess(from.ctx); err != nil {
+			return fmt.Errorf("reaching %s's memory from %s: %w", from.name, d.name, err)
+		}
+		d.peers[from.ordinal] = true
+	}
+	err := memcpyPeer(dst.Ptr, d.ctx, src.Ptr, from.ctx, src.Bytes)
+	if err == nil {
+		err = ctxSynchronize() // the copy is not always synchronous
+	}
+	if err != nil {
+		return fmt.Errorf("copying %d bytes from %s: %w", src.Bytes, from.name, err)
+	}
 	return nil
 }
 

@@ -105,20 +105,53 @@ func multiprocessors(ordinal int) (int, error) {
 // retainPrimaryContext makes device ordinal's primary context current on the calling thread,
 // retaining it: every Device of one GPU shares the one context, and the call is the same in
 // the headers of CUDA 12 and 13 (cuCtxCreate is not).
-func retainPrimaryContext(ordinal int) error {
+func retainPrimaryContext(ordinal int) (context, error) {
 	dev, err := deviceHandle(ordinal)
 	if err != nil {
-		return err
+		return context{}, err
 	}
 	var ctx C.CUcontext
 	if err := check(C.cuDevicePrimaryCtxRetain(&ctx, dev)); err != nil {
-		return err
+		return context{}, err
 	}
 	if err := check(C.cuCtxSetCurrent(ctx)); err != nil {
 		C.cuDevicePrimaryCtxRelease(dev)
-		return err
+		return context{}, err
+	}
+	return context{ctx}, nil
+}
+
+// context is a CUDA context.
+type context struct{ c C.CUcontext }
+
+// canAccessPeer says whether device ordinal can read peer's memory directly (NVLink, PCIe peer
+// to peer).
+func canAccessPeer(ordinal, peer int) (bool, error) {
+	dev, err := deviceHandle(ordinal)
+	if err != nil {
+		return false, err
+	}
+	other, err := deviceHandle(peer)
+	if err != nil {
+		return false, err
+	}
+	var can C.int
+	err = check(C.cuDeviceCanAccessPeer(&can, dev, other))
+	return can != 0, err
+}
+
+// enablePeerAccess lets the current context's copies and kernels reach peer's memory directly;
+// access already enabled is no error.
+func enablePeerAccess(peer context) error {
+	if r := C.cuCtxEnablePeerAccess(peer.c, 0); r != C.CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED {
+		return check(r)
 	}
 	return nil
+}
+
+// memcpyPeer copies bytes from src in context from to dst in context to.
+func memcpyPeer(dst DevicePtr, to context, src DevicePtr, from context, bytes int64) error {
+	return check(C.cuMemcpyPeer(C.CUdeviceptr(dst), to.c, C.CUdeviceptr(src), from.c, C.size_t(bytes)))
 }
 
 // releasePrimaryContext releases what retainPrimaryContext retained; the driver destroys the
