@@ -25,6 +25,7 @@ var Vars = []Var{
 	{"AIDW_GPU_TIMES", "kernels (cuda build)", "1: each GPU prints, once its problem is done, how long it took to index the samples and to compute the nodes, and how much of that was gdal's quadtree order on the host"},
 	{"AIDW_UPDATE", "tests: cmd/aidw, internal/env", "set: `go test -run TestGenerated` rewrites the generated files (README's algorithms table, QGIS's algorithms.json, docs/environment.md) instead of failing"},
 	{"AIDW_LAZPERF", "tests: lidar/laz", "1: a missing laz-perf oracle (node, scripts/lazperf) fails the LAZ tests instead of skipping them; scripts/test.sh sets it"},
+	{"AIDW_DRIVER_CHILD", "tests: kernels/cuda (cuda build)", "1: the run of TestDeviceCountWithoutGPU that its parent starts with no GPU visible (CUDA_VISIBLE_DEVICES=-1)"},
 	{"AIDW_LAZ_CPUTIME", "tests: lidar/laz", "set: runs the test that measures the LAZ decoder's CPU time per point"},
 	{"AIDW_TEST_SLOWDOWN", "tests: internal/testload (cmd/aidw, tiles)", "a factor above 1 that scales the tests' bounds on how soon an interrupt stops a run, beyond the load they measure, on a machine slow for other reasons (a sanitizer, an emulator)"},
 	{"AIDW_VERSION", "scripts/deb.sh", "the Debian package's version (default: the plugin's version, the commit's date and hash)"},
