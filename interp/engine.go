@@ -154,8 +154,8 @@ func gridProblem(ctx context.Context, eng Engine, p *Problem, bands int, sink Ba
 	if err != nil {
 		return err
 	}
-	if p.Copied != nil && copiedSamples(prep) {
-		p.Copied()
+	if p.Copied != nil {
+		whenCopied(prep, p.Copied)
 	}
 	err = drive(ctx, prep, p, bands, sink, progress)
 	if cerr := prep.Close(); err == nil {

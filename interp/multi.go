@@ -54,8 +54,10 @@ type together interface {
 }
 
 // Prepare implements Engine: every engine prepares the problem, at the same time, together
-// when they can (together). When one fails, the others' work is released and the error names
-// the engine.
+// when they can (together), and the problem is ready once the first engine is: the others
+// join its blocks as they become ready, so that engines slower to prepare (a GPU that copies
+// the samples from another) never hold the first back. It fails when every engine fails, the
+// error naming each; one that fails later stops the run at its next block.
 func (m *Multi) Prepare(ctx context.Context, p *Problem) (Prepared, error) {
 	prepare := func(ctx context.Context, i int) (Prepared, error) { return m.Engines[i].Prepare(ctx, p) }
 	if t, ok := m.Engines[0].(together); ok && len(m.Engines) > 1 {
@@ -63,38 +65,62 @@ func (m *Multi) Prepare(ctx context.Context, p *Problem) (Prepared, error) {
 			prepare = f
 		}
 	}
-	parts := make([]Prepared, len(m.Engines))
-	errs := make([]error, len(m.Engines))
-	var wg sync.WaitGroup
+	n := len(m.Engines)
+	mp := &multiPrepared{m: m, parts: make([]Prepared, n), errs: make([]error, n),
+		ready: make([]chan struct{}, n), cols: p.Target.Cols}
+	ended := make(chan int, n)
 	for i, e := range m.Engines {
-		wg.Go(func() {
-			if parts[i], errs[i] = prepare(ctx, i); errs[i] != nil {
-				errs[i] = fmt.Errorf("%s: %w", e.Name(), errs[i])
+		mp.ready[i] = make(chan struct{})
+		mp.preparing.Go(func() {
+			if mp.parts[i], mp.errs[i] = prepare(ctx, i); mp.errs[i] != nil {
+				mp.errs[i] = fmt.Errorf("%s: %w", e.Name(), mp.errs[i])
 			}
+			close(mp.ready[i])
+			ended <- i
 		})
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		for _, pp := range parts {
-			if pp != nil {
-				pp.Close()
-			}
+	for range n {
+		if i := <-ended; mp.errs[i] == nil {
+			return mp, nil
 		}
-		return nil, err
 	}
-	return &multiPrepared{m: m, parts: parts, cols: p.Target.Cols}, nil
+	return nil, errors.Join(mp.errs...)
 }
 
 type multiPrepared struct {
 	m     *Multi
 	parts []Prepared
-	cols  int // the target's
+	errs  []error
+	// ready[i] is closed once engine i's preparation ended, with parts[i] or errs[i] set
+	ready     []chan struct{}
+	preparing sync.WaitGroup // the preparations, and the wait for every copy (whenCopied)
+	cols      int            // the target's
 }
 
-// Compute implements Prepared: the block's parts go to whichever engine is free. The first
-// engine that fails stops the others and names itself in the error.
+// prepared says which engines are prepared now, or the error of one that failed.
+func (mp *multiPrepared) prepared() ([]int, error) {
+	var ready []int
+	for i, c := range mp.ready {
+		select {
+		case <-c:
+			if mp.errs[i] != nil {
+				return nil, mp.errs[i]
+			}
+			ready = append(ready, i)
+		default:
+		}
+	}
+	return ready, nil
+}
+
+// Compute implements Prepared: the block's parts go to whichever prepared engine is free. The
+// first engine that fails stops the others and names itself in the error.
 func (mp *multiPrepared) Compute(ctx context.Context, b *Block) error {
 	_, cols, err := b.Window(mp.cols)
+	if err != nil {
+		return err
+	}
+	ready, err := mp.prepared()
 	if err != nil {
 		return err
 	}
@@ -109,14 +135,14 @@ func (mp *multiPrepared) Compute(ctx context.Context, b *Block) error {
 	defer cancel(nil)
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for i, part := range mp.parts {
+	for _, i := range ready {
 		wg.Go(func() {
 			for ctx.Err() == nil {
 				r0 := int(next.Add(int64(step))) - step
 				if r0 >= b.Rows {
 					return
 				}
-				if err := part.Compute(ctx, b.part(r0, min(step, b.Rows-r0), cols)); err != nil {
+				if err := mp.parts[i].Compute(ctx, b.part(r0, min(step, b.Rows-r0), cols)); err != nil {
 					cancel(fmt.Errorf("%s: %w", mp.m.Engines[i].Name(), err))
 					return
 				}
@@ -127,14 +153,18 @@ func (mp *multiPrepared) Compute(ctx context.Context, b *Block) error {
 	return context.Cause(ctx)
 }
 
-// CopiedSamples holds when every part holds a copy of the samples of its own.
-func (mp *multiPrepared) CopiedSamples() bool {
-	for _, p := range mp.parts {
-		if !copiedSamples(p) {
-			return false
+// whenCopied implements lateCopier: f once every engine is prepared and holds a copy of the
+// samples of its own.
+func (mp *multiPrepared) whenCopied(f func()) {
+	mp.preparing.Go(func() {
+		for i, c := range mp.ready {
+			<-c
+			if mp.errs[i] != nil || !copiedSamples(mp.parts[i]) {
+				return
+			}
 		}
-	}
-	return len(mp.parts) > 0
+		f()
+	})
 }
 
 // part is rows r0..r0+rows-1 of the block, cols nodes a row (its window's), as a block of its
@@ -154,11 +184,16 @@ func (b *Block) part(r0, rows, cols int) *Block {
 	return p
 }
 
-// ComputeAt implements PointComputer when every engine does, splitting the nodes the same way.
+// ComputeAt implements PointComputer when every prepared engine does, splitting the nodes the
+// same way.
 func (mp *multiPrepared) ComputeAt(ctx context.Context, xs, ys, values []float64) error {
-	pcs := make([]PointComputer, len(mp.parts))
-	for i, part := range mp.parts {
-		pc, ok := part.(PointComputer)
+	ready, err := mp.prepared()
+	if err != nil {
+		return err
+	}
+	pcs := make(map[int]PointComputer, len(ready))
+	for _, i := range ready {
+		pc, ok := mp.parts[i].(PointComputer)
 		if !ok {
 			return fmt.Errorf("the %s engine computes only raster nodes, not arbitrary ones", mp.m.Engines[i].Name())
 		}
@@ -188,10 +223,14 @@ func (mp *multiPrepared) ComputeAt(ctx context.Context, xs, ys, values []float64
 	return context.Cause(ctx)
 }
 
-// Close implements Prepared.
+// Close implements Prepared, once every preparation has ended.
 func (mp *multiPrepared) Close() error {
+	mp.preparing.Wait()
 	var errs []error
 	for i, p := range mp.parts {
+		if p == nil {
+			continue
+		}
 		if err := p.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", mp.m.Engines[i].Name(), err))
 		}

@@ -142,8 +142,15 @@ func TestMultiDeviceFailure(t *testing.T) {
 	alg, _, _ := ParseAlgorithm("aidw:max_points=6")
 	devs := fakeDevices(4, 5)
 	devs[2].(*fakeDevice).failAt = 3
-	err := GridBands(context.Background(), &Multi{Engines: devs, PartRows: 1}, &Problem{Samples: s, Target: tg, Alg: alg},
-		func(int, int, [][]float64) error { return nil }, nil)
+	prep, err := (&Multi{Engines: devs, PartRows: 1}).Prepare(context.Background(), &Problem{Samples: s, Target: tg, Alg: alg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prep.Close()
+	for _, c := range prep.(*multiPrepared).ready {
+		<-c // every device takes parts
+	}
+	err = prep.Compute(context.Background(), &Block{Rows: tg.Rows, Values: make([]float64, tg.Rows*tg.Cols)})
 	if err == nil || !strings.Contains(err.Error(), "fake:2: out of device memory") {
 		t.Fatalf("error %v, want one naming fake:2", err)
 	}
@@ -200,5 +207,87 @@ func TestMultiPreparesTogether(t *testing.T) {
 		if alone.Load() != wantAlone || grouped.Load() != wantGrouped {
 			t.Errorf("declined %v: %d engines prepared alone and %d together, want %d and %d", decline, alone.Load(), grouped.Load(), wantAlone, wantGrouped)
 		}
+	}
+}
+
+// lateDevice is a fakeDevice whose Prepare waits until the test lets it go, then fails with
+// fail when it is set.
+type lateDevice struct {
+	*fakeDevice
+	go_  chan struct{}
+	fail error
+}
+
+func (d *lateDevice) Prepare(ctx context.Context, p *Problem) (Prepared, error) {
+	<-d.go_
+	if d.fail != nil {
+		return nil, d.fail
+	}
+	return d.fakeDevice.Prepare(ctx, p)
+}
+
+// A problem is ready once its first engine is: an engine still preparing joins the blocks
+// after it is ready, the nodes the same bit for bit, and one that fails then stops the run at
+// the next block, named; Close waits for every preparation.
+func TestMultiLateEngineJoins(t *testing.T) {
+	s := compactSamples(300)
+	tg := raster.NorthUp(499950, 3999970, 500150, 4000090, 19, 13)
+	alg, _, _ := ParseAlgorithm("aidw:max_points=8")
+	p := &Problem{Samples: s, Target: tg, Alg: alg}
+	want := gridWith(t, &CPU{Threads: 1}, p)[0]
+	block := func(prep Prepared) ([]float64, error) {
+		b := &Block{Rows: tg.Rows, Values: make([]float64, tg.Rows*tg.Cols)}
+		return b.Values, prep.Compute(context.Background(), b)
+	}
+	for _, fail := range []error{nil, errors.New("no device memory")} {
+		devs := fakeDevices(2, 11)
+		late := &lateDevice{devs[1].(*fakeDevice), make(chan struct{}), fail}
+		m := &Multi{Engines: []Engine{devs[0], late}, PartRows: 1}
+		prep, err := m.Prepare(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := block(prep); err != nil {
+			t.Fatalf("before the late engine is ready: %v", err)
+		}
+		if late.calls.Load() != 0 {
+			t.Fatalf("the late engine computed before it was prepared")
+		}
+		close(late.go_)
+		<-prep.(*multiPrepared).ready[1]
+		got, err := block(prep)
+		if fail != nil {
+			if err == nil || !strings.Contains(err.Error(), "fake:1: no device memory") {
+				t.Errorf("a late engine that fails: %v, want its error named", err)
+			}
+		} else {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if late.calls.Load() == 0 {
+				t.Errorf("the late engine, ready, computed no part")
+			}
+			for i := range want {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("node %d is %v with a late engine, one device gives %v", i, got[i], want[i])
+				}
+			}
+		}
+		if err := prep.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// every engine failing: no problem, every engine named
+	devs := fakeDevices(2, 12)
+	failing := []Engine{
+		&lateDevice{devs[0].(*fakeDevice), make(chan struct{}), errors.New("gone")},
+		&lateDevice{devs[1].(*fakeDevice), make(chan struct{}), errors.New("gone")},
+	}
+	for _, e := range failing {
+		close(e.(*lateDevice).go_)
+	}
+	_, err := (&Multi{Engines: failing}).Prepare(context.Background(), p)
+	if err == nil || !strings.Contains(err.Error(), "fake:0: gone") || !strings.Contains(err.Error(), "fake:1: gone") {
+		t.Errorf("every engine failing: %v, want both named", err)
 	}
 }

@@ -42,3 +42,19 @@ func (p *Problem) sampleCount() int {
 func (p *Problem) NodeXY(col, row int) (x, y float64) {
 	return p.Target.Node(col, row, p.Samples.OriginX, p.Samples.OriginY)
 }
+
+// lateCopier is a Prepared whose parts come to hold copies of the samples over time (engines
+// that join as they become ready): it calls f once every part holds one, if ever.
+type lateCopier interface {
+	whenCopied(f func())
+}
+
+// whenCopied calls f once prep needs no more of its problem's samples: now, later (before
+// prep's Close returns) or never.
+func whenCopied(prep Prepared, f func()) {
+	if l, ok := prep.(lateCopier); ok {
+		l.whenCopied(f)
+	} else if copiedSamples(prep) {
+		f()
+	}
+}

@@ -101,8 +101,7 @@ func indexSamplesOn(d *cuda.Device, s *sample.Samples, given *grid.Layout, sh *s
 	if err != nil {
 		return nil, err
 	}
-	defer cuda.FreeAll(&x, &y, &z)
-	defer sh.release() // before the free: the group's others may still be copying them
+	defer sh.release(d, &x, &y, &z)
 	b := newBuilder(d)
 	defer b.free()
 	b.given = given

@@ -89,6 +89,9 @@ func (e *Engine) prepare(ctx context.Context, p *interp.Problem, sh *sharing) (i
 		return nil, fmt.Errorf("gpu: %d samples, at most %d can be indexed", n, math.MaxInt32)
 	}
 	pp := &prepared{e: e, p: p}
+	if sh != nil && sh.first {
+		pp.up = sh.up
+	}
 	start := time.Now()
 	defer func() { pp.times.prepare = time.Since(start) }()
 	d, _, _ := p.Alg.(interp.DeviceAlgorithm).DeviceParams(nil, interp.Bounds{})
@@ -196,6 +199,7 @@ type prepared struct {
 	far   *farField   // the far field of a global weighting, when it runs by one
 	forms *formBufs   // a gdal_grid form's buffers
 	times phases
+	up    *upload // the samples it shares with a group, when it took them from the host
 }
 
 // phases are a problem's wall times on the engine, for Engine.Times.
@@ -229,6 +233,7 @@ func deviceProblem(h problem, ix *index, t raster.Target, ox, oy float64) proble
 
 // Close frees the problem's device memory.
 func (pp *prepared) Close() error {
+	pp.up.wait()
 	if pp.e.Times != nil {
 		pp.times.report(pp.e.Times, pp.e.Name())
 	}

@@ -27,7 +27,7 @@ func (e *Engine) Together(group []interp.Engine, p *interp.Problem) func(ctx con
 		}
 		gpus[i] = ge
 	}
-	up := &upload{ready: make(chan struct{})}
+	up := &upload{ready: make(chan struct{}), freed: make(chan struct{})}
 	up.taken.Add(len(gpus) - 1)
 	return func(ctx context.Context, i int) (interp.Prepared, error) {
 		sh := &sharing{up: up, first: i == 0}
@@ -43,6 +43,7 @@ type upload struct {
 	x, y, z buf
 	err     error
 	taken   sync.WaitGroup // the others' copies, done or given up
+	freed   chan struct{}  // closed once the first GPU's samples are freed, or were never there
 }
 
 // sharing is one engine's part in an upload: the first's, or another's.
@@ -82,17 +83,36 @@ func (sh *sharing) samples(d *cuda.Device, s *sample.Samples) (x, y, z buf, err 
 	return x, y, z, nil
 }
 
-// publish hands the first GPU's samples to the others.
+// publish hands the first GPU's samples to the others; failed, it has none to free.
 func (up *upload) publish(d *cuda.Device, x, y, z buf, err error) {
 	up.dev, up.x, up.y, up.z, up.err = d, x, y, z, err
 	close(up.ready)
+	if err != nil {
+		close(up.freed)
+	}
 }
 
-// release waits until every other engine of the group has copied the first's samples, which
-// may then go (the first's, device thread only).
-func (sh *sharing) release() {
-	if sh != nil && sh.first {
+// release frees samples x, y and z of device d (device thread only): at once, or, the first
+// engine's of a group, once every other has copied them, on the device's thread again, so
+// that the first computes meanwhile.
+func (sh *sharing) release(d *cuda.Device, x, y, z *buf) {
+	if sh == nil || !sh.first {
+		cuda.FreeAll(x, y, z)
+		return
+	}
+	kept := []*buf{x, y, z}
+	go func() {
 		sh.up.taken.Wait()
+		d.Do(func() error { cuda.FreeAll(kept...); return nil })
+		close(sh.up.freed)
+	}()
+}
+
+// wait waits until the first engine's samples are freed, before its problem closes (not on
+// the device's thread, which frees them).
+func (up *upload) wait() {
+	if up != nil {
+		<-up.freed
 	}
 }
 
