@@ -97,30 +97,10 @@ type multiPrepared struct {
 	cols      int            // the target's
 }
 
-// prepared says which engines are prepared now, or the error of one that failed.
-func (mp *multiPrepared) prepared() ([]int, error) {
-	var ready []int
-	for i, c := range mp.ready {
-		select {
-		case <-c:
-			if mp.errs[i] != nil {
-				return nil, mp.errs[i]
-			}
-			ready = append(ready, i)
-		default:
-		}
-	}
-	return ready, nil
-}
-
-// Compute implements Prepared: the block's parts go to whichever prepared engine is free. The
-// first engine that fails stops the others and names itself in the error.
+// Compute implements Prepared: the block's rows are cut into parts that the engines take
+// (spread).
 func (mp *multiPrepared) Compute(ctx context.Context, b *Block) error {
 	_, cols, err := b.Window(mp.cols)
-	if err != nil {
-		return err
-	}
-	ready, err := mp.prepared()
 	if err != nil {
 		return err
 	}
@@ -131,18 +111,43 @@ func (mp *multiPrepared) Compute(ctx context.Context, b *Block) error {
 		// lanes) of a GPU's global weighting
 		step = max(1, (256<<10)/max(mp.cols, 1))
 	}
+	return mp.spread(ctx, b.Rows, step, func(ctx context.Context, i, lo, hi int) error {
+		return mp.parts[i].Compute(ctx, b.part(lo, hi-lo, cols))
+	})
+}
+
+// spread hands n items, step at a time, to the engines that take them from one queue, so
+// that a slower or busier engine takes fewer: every prepared engine at once, each other one
+// as soon as it is ready, until none is left. do computes items lo to hi-1 on engine i. The
+// first engine that fails, or fails to prepare, stops the others and names itself in the
+// error.
+func (mp *multiPrepared) spread(ctx context.Context, n, step int, do func(ctx context.Context, i, lo, hi int) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	var next atomic.Int64
+	taken := make(chan struct{}) // closed once every item is taken
+	var once sync.Once
 	var wg sync.WaitGroup
-	for _, i := range ready {
+	for i := range mp.parts {
 		wg.Go(func() {
+			select {
+			case <-mp.ready[i]:
+			case <-taken:
+				return
+			case <-ctx.Done():
+				return
+			}
+			if mp.errs[i] != nil {
+				cancel(mp.errs[i])
+				return
+			}
 			for ctx.Err() == nil {
-				r0 := int(next.Add(int64(step))) - step
-				if r0 >= b.Rows {
+				lo := int(next.Add(int64(step))) - step
+				if lo >= n {
+					once.Do(func() { close(taken) })
 					return
 				}
-				if err := mp.parts[i].Compute(ctx, b.part(r0, min(step, b.Rows-r0), cols)); err != nil {
+				if err := do(ctx, i, lo, min(lo+step, n)); err != nil {
 					cancel(fmt.Errorf("%s: %w", mp.m.Engines[i].Name(), err))
 					return
 				}
@@ -184,43 +189,16 @@ func (b *Block) part(r0, rows, cols int) *Block {
 	return p
 }
 
-// ComputeAt implements PointComputer when every prepared engine does, splitting the nodes the
-// same way.
+// ComputeAt implements PointComputer when every engine does, splitting the nodes the same way
+// (spread).
 func (mp *multiPrepared) ComputeAt(ctx context.Context, xs, ys, values []float64) error {
-	ready, err := mp.prepared()
-	if err != nil {
-		return err
-	}
-	pcs := make(map[int]PointComputer, len(ready))
-	for _, i := range ready {
+	return mp.spread(ctx, len(xs), 64<<10, func(ctx context.Context, i, lo, hi int) error {
 		pc, ok := mp.parts[i].(PointComputer)
 		if !ok {
-			return fmt.Errorf("the %s engine computes only raster nodes, not arbitrary ones", mp.m.Engines[i].Name())
+			return fmt.Errorf("the engine computes only raster nodes, not arbitrary ones")
 		}
-		pcs[i] = pc
-	}
-	const step = 64 << 10
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for i, pc := range pcs {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				lo := int(next.Add(step)) - step
-				if lo >= len(xs) {
-					return
-				}
-				hi := min(lo+step, len(xs))
-				if err := pc.ComputeAt(ctx, xs[lo:hi], ys[lo:hi], values[lo:hi]); err != nil {
-					cancel(fmt.Errorf("%s: %w", mp.m.Engines[i].Name(), err))
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return context.Cause(ctx)
+		return pc.ComputeAt(ctx, xs[lo:hi], ys[lo:hi], values[lo:hi])
+	})
 }
 
 // Close implements Prepared, once every preparation has ended.

@@ -291,3 +291,76 @@ func TestMultiLateEngineJoins(t *testing.T) {
 		t.Errorf("every engine failing: %v, want both named", err)
 	}
 }
+
+// hookDevice is a fakeDevice that calls hook(part) before computing its part-th part.
+type hookDevice struct {
+	*fakeDevice
+	hook func(part int64)
+}
+
+func (d hookDevice) Prepare(ctx context.Context, p *Problem) (Prepared, error) {
+	pp, err := d.fakeDevice.Prepare(ctx, p)
+	return hookPrepared{pp.(*fakePrepared), d.hook}, err
+}
+
+type hookPrepared struct {
+	*fakePrepared
+	hook func(part int64)
+}
+
+func (p hookPrepared) Compute(ctx context.Context, b *Block) error {
+	p.hook(p.f.calls.Load() + 1)
+	return p.fakePrepared.Compute(ctx, b)
+}
+
+// An engine that becomes ready while a block is computed takes parts of that block: the first
+// engine lets the late one go at its first part, then waits at its second until the late one
+// has computed a part (without the late one joining, the block never ends).
+func TestMultiLateEngineJoinsMidBlock(t *testing.T) {
+	s := compactSamples(300)
+	tg := raster.NorthUp(499950, 3999970, 500150, 4000090, 19, 13)
+	alg, _, _ := ParseAlgorithm("aidw:max_points=8")
+	p := &Problem{Samples: s, Target: tg, Alg: alg}
+	want := gridWith(t, &CPU{Threads: 1}, p)[0]
+	devs := fakeDevices(2, 13)
+	release, joined := make(chan struct{}), make(chan struct{})
+	late := lateHook{release, hookDevice{devs[1].(*fakeDevice), func(part int64) {
+		if part == 1 {
+			close(joined)
+		}
+	}}}
+	first := hookDevice{devs[0].(*fakeDevice), func(part int64) {
+		switch part {
+		case 1:
+			close(release)
+		case 2:
+			<-joined
+		}
+	}}
+	m := &Multi{Engines: []Engine{first, late}, PartRows: 1}
+	prep, err := m.Prepare(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prep.Close()
+	b := &Block{Rows: tg.Rows, Values: make([]float64, tg.Rows*tg.Cols)}
+	if err := prep.Compute(context.Background(), b); err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if math.Float64bits(b.Values[i]) != math.Float64bits(want[i]) {
+			t.Fatalf("node %d is %v with an engine joining mid-block, one device gives %v", i, b.Values[i], want[i])
+		}
+	}
+}
+
+// lateHook is a hookDevice whose Prepare waits until the test lets it go.
+type lateHook struct {
+	go_ chan struct{}
+	hookDevice
+}
+
+func (d lateHook) Prepare(ctx context.Context, p *Problem) (Prepared, error) {
+	<-d.go_
+	return d.hookDevice.Prepare(ctx, p)
+}
