@@ -39,6 +39,9 @@ type Engine struct {
 	hostTieOrder bool
 	// Times, when set, receives a line of each problem's phase times as it closes (phases).
 	Times io.Writer
+	// shareFrom, when positive, replaces sharedSamples as the fewest samples a group shares
+	// (tests share small ones).
+	shareFrom int
 }
 
 // NewEngine returns the engine running on dev.

@@ -10,9 +10,11 @@ import (
 )
 
 // Several GPU engines sharing a problem (interp.Multi) give one engine's raster, bit for bit,
-// summing every sample or by far field (each engine builds its own tree). With one GPU the
-// test opens it up to three more times: each engine has its own module, buffers and thread (on
-// the GPU's one context), as on a host with several GPUs, and the parts go to whichever is free.
+// summing every sample or by far field (each engine builds its own tree), the samples taken
+// from the host by each or copied from the first's GPU (Together), each engine joining as it
+// is ready. With one GPU the test opens it up to three more times: each engine has its own
+// module, buffers and thread (on the GPU's one context), as on a host with several GPUs, and
+// the parts go to whichever is free.
 func TestMultiGPUEqualsOne(t *testing.T) {
 	gpus := []*Engine{NewEngine(testDev)}
 	for range 3 {
@@ -27,9 +29,10 @@ func TestMultiGPUEqualsOne(t *testing.T) {
 	for i, e := range gpus {
 		engines[i] = e
 	}
-	for _, far := range []FarFieldMode{FarFieldOff, FarFieldOn} {
+	for k, far := range []FarFieldMode{FarFieldOff, FarFieldOn, FarFieldOff} {
 		for _, e := range gpus {
 			e.FarField = far
+			e.shareFrom = 1 + k/2*sharedSamples // the first two share every upload, the last none
 		}
 		for _, d := range testSets() {
 			for _, spec := range []string{"aidw", "aidw:max_points=15", "invdist:power=2"} {
