@@ -29,20 +29,10 @@ func checkCoordinates(ctx context.Context, s *sample.Samples, t raster.Target) e
 		return fmt.Errorf("the samples' origin (%g, %g) is not finite", ox, oy)
 	}
 	far := func(v float64) bool { return !(math.Abs(v) <= maxOffset) } // NaN is far
-	if s.IsCompact() && s.Len() > 0 {
-		qx0, qx1, err := sample.QuantaRange(ctx, s.QX)
-		if err != nil {
-			return err
-		}
-		qy0, qy1, err := sample.QuantaRange(ctx, s.QY)
-		if err != nil {
-			return err
-		}
-		lx, hx := float64(qx0)*s.QuantumX, float64(qx1)*s.QuantumX
-		ly, hy := float64(qy0)*s.QuantumY, float64(qy1)*s.QuantumY
-		if !far(lx) && !far(hx) && !far(ly) && !far(hy) {
-			return checkTarget(s, t)
-		}
+	// a compact sample's coordinate is an int32 times its quantum: when the largest such
+	// product is near, every sample is (no pass over them: 0.08 s for 1e9 on 16 cores)
+	if s.IsCompact() && !far(-math.MinInt32*s.QuantumX) && !far(-math.MinInt32*s.QuantumY) {
+		return checkTarget(s, t)
 	}
 	n := s.Len()
 	for lo := 0; lo < n; lo += checkChunk {

@@ -116,13 +116,14 @@ func TestWorkerPanicReachesCaller(t *testing.T) {
 
 // The coordinates' check, a pass over every sample, looks at the context every checkChunk
 // samples: an interrupt during it stops it within that many samples, before it reaches a far
-// sample at the end (whose error it used to give after the whole pass), plain and compact.
+// sample at the end (whose error it used to give after the whole pass), plain and compact
+// (quanta so large that an int32 of them could be far: smaller ones need no pass).
 func TestCheckCoordinatesStops(t *testing.T) {
 	target := raster.NorthUp(0, 0, 1000, 1000, 10, 10)
 	for _, compact := range []bool{false, true} {
 		s := &sample.Samples{}
 		if compact {
-			s.QuantumX, s.QuantumY = 0.01, 0.01
+			s.QuantumX, s.QuantumY = 1e142, 1e142
 		}
 		for i := range 3 * checkChunk {
 			if compact {
@@ -141,5 +142,20 @@ func TestCheckCoordinatesStops(t *testing.T) {
 		if compact != (err == nil) {
 			t.Errorf("compact %v: not stopped: %v", compact, err)
 		}
+	}
+}
+
+// Compact samples whose quanta keep every int32 of them near need no pass: the check returns
+// at once, even with millions of samples and the context already done.
+func TestCheckCoordinatesCompactNeedsNoPass(t *testing.T) {
+	target := raster.NorthUp(0, 0, 1000, 1000, 10, 10)
+	s := &sample.Samples{QuantumX: 0.01, QuantumY: 0.001, QX: make([]int32, 3*checkChunk), QY: make([]int32, 3*checkChunk),
+		Z: make([]float64, 3*checkChunk)}
+	if err := checkCoordinates(testload.DoneAt(1), s, target); err != nil {
+		t.Errorf("compact samples of small quanta: %v, want no pass and no error", err)
+	}
+	far := raster.NorthUp(1e155, 0, 1e155+1e140, 3, 4, 4)
+	if err := checkCoordinates(context.Background(), s, far); err == nil {
+		t.Errorf("a far target beside compact samples: no error")
 	}
 }
