@@ -183,11 +183,7 @@ func (g groupDevice) Together(group []Engine, p *Problem) func(context.Context, 
 // Engines that prepare together prepare through their group, each once, and give one
 // device's raster; a group that declines prepares each engine alone.
 func TestMultiPreparesTogether(t *testing.T) {
-	s := compactSamples(300)
-	tg := raster.NorthUp(499950, 3999970, 500150, 4000090, 19, 13)
-	alg, _, _ := ParseAlgorithm("aidw:max_points=8")
-	p := &Problem{Samples: s, Target: tg, Alg: alg}
-	want := gridWith(t, &CPU{Threads: 1}, p)
+	p, want := smallProblem(t)
 	for _, decline := range []bool{false, true} {
 		var alone, grouped atomic.Int64
 		var engines []Engine
@@ -195,9 +191,9 @@ func TestMultiPreparesTogether(t *testing.T) {
 			engines = append(engines, groupDevice{d.(*fakeDevice), &alone, &grouped, decline})
 		}
 		got := gridWith(t, &Multi{Engines: engines}, p)
-		for i := range want[0] {
-			if math.Float64bits(got[0][i]) != math.Float64bits(want[0][i]) {
-				t.Fatalf("declined %v: node %d is %v, one device gives %v", decline, i, got[0][i], want[0][i])
+		for i := range want {
+			if math.Float64bits(got[0][i]) != math.Float64bits(want[i]) {
+				t.Fatalf("declined %v: node %d is %v, one device gives %v", decline, i, got[0][i], want[i])
 			}
 		}
 		wantAlone, wantGrouped := int64(0), int64(3)
@@ -230,11 +226,8 @@ func (d *lateDevice) Prepare(ctx context.Context, p *Problem) (Prepared, error) 
 // after it is ready, the nodes the same bit for bit, and one that fails then stops the run at
 // the next block, named; Close waits for every preparation.
 func TestMultiLateEngineJoins(t *testing.T) {
-	s := compactSamples(300)
-	tg := raster.NorthUp(499950, 3999970, 500150, 4000090, 19, 13)
-	alg, _, _ := ParseAlgorithm("aidw:max_points=8")
-	p := &Problem{Samples: s, Target: tg, Alg: alg}
-	want := gridWith(t, &CPU{Threads: 1}, p)[0]
+	p, want := smallProblem(t)
+	tg := p.Target
 	block := func(prep Prepared) ([]float64, error) {
 		b := &Block{Rows: tg.Rows, Values: make([]float64, tg.Rows*tg.Cols)}
 		return b.Values, prep.Compute(context.Background(), b)
@@ -317,11 +310,8 @@ func (p hookPrepared) Compute(ctx context.Context, b *Block) error {
 // engine lets the late one go at its first part, then waits at its second until the late one
 // has computed a part (without the late one joining, the block never ends).
 func TestMultiLateEngineJoinsMidBlock(t *testing.T) {
-	s := compactSamples(300)
-	tg := raster.NorthUp(499950, 3999970, 500150, 4000090, 19, 13)
-	alg, _, _ := ParseAlgorithm("aidw:max_points=8")
-	p := &Problem{Samples: s, Target: tg, Alg: alg}
-	want := gridWith(t, &CPU{Threads: 1}, p)[0]
+	p, want := smallProblem(t)
+	tg := p.Target
 	devs := fakeDevices(2, 13)
 	release, joined := make(chan struct{}), make(chan struct{})
 	late := lateHook{release, hookDevice{devs[1].(*fakeDevice), func(part int64) {
@@ -363,4 +353,13 @@ type lateHook struct {
 func (d lateHook) Prepare(ctx context.Context, p *Problem) (Prepared, error) {
 	<-d.go_
 	return d.hookDevice.Prepare(ctx, p)
+}
+
+// smallProblem is local AIDW of 300 compact samples onto 19 x 13 nodes, and its values on the
+// CPU engine.
+func smallProblem(t *testing.T) (*Problem, []float64) {
+	tg := raster.NorthUp(499950, 3999970, 500150, 4000090, 19, 13)
+	alg, _, _ := ParseAlgorithm("aidw:max_points=8")
+	p := &Problem{Samples: compactSamples(300), Target: tg, Alg: alg}
+	return p, gridWith(t, &CPU{Threads: 1}, p)[0]
 }
