@@ -115,27 +115,28 @@ func (s *ovrStream) strip(y0, rows, row1 int) error {
 	if s.info.hasNodata[0] {
 		hasNodata = 1
 	}
-	// the columns in shares of at least 64, each made into its own buffer, then laid in rows
+	// the columns in shares of at least 64, each made into its own buffer, then laid into its
+	// columns of the rows
 	shares := max(1, min(s.workers, dstCols/64))
 	failed := make([]bool, shares)
 	s.bufs = slices.Grow(s.bufs[:0], shares)[:shares]
 	bufs := s.bufs
 	parts.Each(dstCols, shares, func(p, x0, x1 int) {
-		bufs[p] = slices.Grow(bufs[p][:0], n*(x1-x0)*s.size)[:n*(x1-x0)*s.size]
+		w := (x1 - x0) * s.size
+		bufs[p] = slices.Grow(bufs[p][:0], n*w)[:n*w]
 		failed[p] = C.aidw_cubic_chunk(C.double(s.g.xRatio), C.double(s.g.yRatio),
 			(*C.float)(unsafe.Pointer(&chunk[0])), mask, 0, C.int(cols), C.int(y0), C.int(rows),
 			C.int(x0), C.int(x1), C.int(s.done), C.int(row1), C.GDALDataType(s.info.dtype), hasNodata,
 			C.float(float32(s.info.nodata[0])), unsafe.Pointer(&bufs[p][0])) != 0
+		if failed[p] {
+			return
+		}
+		for r := range n {
+			copy(s.out[(r*dstCols+x0)*s.size:][:w], bufs[p][r*w:(r+1)*w])
+		}
 	})
 	if slices.Contains(failed, true) {
 		return errors.New("overview: out of memory")
-	}
-	for p := range shares {
-		x0, x1 := p*dstCols/shares, (p+1)*dstCols/shares
-		w := (x1 - x0) * s.size
-		for r := range n {
-			copy(s.out[(r*dstCols+x0)*s.size:], bufs[p][r*w:(r+1)*w])
-		}
 	}
 	return s.emit(s.out)
 }
