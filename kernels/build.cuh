@@ -324,7 +324,8 @@ radix_downsweep(const unsigned *__restrict__ keysIn, const int *__restrict__ val
 // ---- samples in cell order ----------------------------------------------------------------
 
 // gather_samples permutes the samples into cell order: coordinates and values in float64 for
-// the index and exact weighting, and (x, y, z, 0) in float32 for the fast global weighting.
+// the index and exact weighting, and, unless s32 is null, (x, y, z, 0) in float32 for the fast
+// global weighting.
 extern "C" __global__ void gather_samples(const int *__restrict__ order, const double *__restrict__ x,
                                           const double *__restrict__ y, const double *__restrict__ z, i64 n,
                                           double2 *__restrict__ sxy, double *__restrict__ sz,
@@ -335,5 +336,5 @@ extern "C" __global__ void gather_samples(const int *__restrict__ order, const d
     double xi = x[i], yi = y[i], zi = z[i];
     sxy[j] = make_double2(xi, yi);
     sz[j] = zi;
-    s32[j] = make_float4((float)xi, (float)yi, (float)zi, 0.0f);
+    if (s32) s32[j] = make_float4((float)xi, (float)yi, (float)zi, 0.0f);
 }

@@ -20,12 +20,16 @@ type index struct {
 	n      int
 	order  buf // int32
 	start  buf // int32, cells+1
-	xy     buf // double2
-	z      buf // float64
-	s32    buf // float4 (x, y, z, 0)
+	mem    buf // holds xy and z (builder.reserve)
+	xy     buf // double2, in mem
+	z      buf // float64, in mem
+	s32    buf // float4 (x, y, z, 0), for the global weighting only (builder.float32)
 }
 
-func (ix *index) free() { cuda.FreeAll(&ix.order, &ix.start, &ix.xy, &ix.z, &ix.s32) }
+func (ix *index) free() {
+	cuda.FreeAll(&ix.order, &ix.start, &ix.mem, &ix.s32)
+	ix.xy, ix.z = buf{}, buf{}
+}
 
 // uploadCoords uploads the samples' coordinates as float64 through the device's pinned
 // staging buffers (device thread only); compact samples go as their quanta, which the device
@@ -86,16 +90,18 @@ func uploadSamples(d *cuda.Device, s *sample.Samples) (x, y, z buf, err error) {
 	return x, y, z, nil
 }
 
-// indexSamples uploads the samples and builds their index (device thread only); then, if also
-// is not nil, calls it with the samples still on the device in input order and their box.
+// indexSamples uploads the samples and builds their index, the float32 samples included
+// (device thread only); then, if also is not nil, calls it with the samples still on the
+// device in input order and their box.
 func indexSamples(d *cuda.Device, s *sample.Samples, also func(x, y, z buf, box [4]float64) error) (*index, error) {
-	return indexSamplesOn(d, s, nil, nil, also)
+	return indexSamplesOn(d, s, nil, nil, true, also)
 }
 
 // indexSamplesOn is indexSamples on the given layout (nil: the samples' own), as
 // grid.OfLayout: a tile of a job, on the job's layout, meets its samples in the job's order.
-// The samples come from the host, or, with sh, from the first GPU of a group (Together).
-func indexSamplesOn(d *cuda.Device, s *sample.Samples, given *grid.Layout, sh *sharing,
+// The samples come from the host, or, with sh, from the first GPU of a group (Together); the
+// index holds them in float32 too when float32 is set.
+func indexSamplesOn(d *cuda.Device, s *sample.Samples, given *grid.Layout, sh *sharing, float32 bool,
 	also func(x, y, z buf, box [4]float64) error) (*index, error) {
 	x, y, z, err := sh.samples(d, s)
 	if err != nil {
@@ -104,7 +110,7 @@ func indexSamplesOn(d *cuda.Device, s *sample.Samples, given *grid.Layout, sh *s
 	defer sh.release(d, &x, &y, &z)
 	b := newBuilder(d)
 	defer b.free()
-	b.given = given
+	b.given, b.float32 = given, float32
 	if _, err := b.build(x, y, z, s.Len()); err != nil {
 		return nil, err
 	}
@@ -122,24 +128,26 @@ func indexSamplesOn(d *cuda.Device, s *sample.Samples, given *grid.Layout, sh *s
 // fills) from one build to the next, so that rebuilding samples of the same size and layout
 // allocates nothing: a build is then kernel launches only.
 type builder struct {
-	d      *cuda.Device
-	given  *grid.Layout // the layout to build on, else the samples' own
-	n      int          // samples the buffers hold
-	cells  int
-	ix     index
-	box    buf    // float64 partial boxes, then the box
+	d       *cuda.Device
+	given   *grid.Layout // the layout to build on, else the samples' own
+	float32 bool         // the index holds the samples in float32 too (index.s32)
+	n       int          // samples the buffers hold
+	cells   int
+	ix      index
+	box     buf // float64 partial boxes, then the box
+	// the cells' temporaries, in ix.mem (reserve) but for quadtree_cuda.go's own sort
 	keys   buf    // uint32 cell keys
 	sorted buf    // uint32 sorted keys
 	k, v   [2]buf // the sort's ping-pong pairs
+	runs   buf    // int32 run starts
 	digits buf    // int32 digit counts, radix x tiles
 	totals buf    // int32 digit totals, radix
 	part   buf    // int32 scan tile sums
-	runs   buf    // int32 run starts
 	small  buf    // int32 scan total, run count
 	counts buf    // int32 per-cell counts
 }
 
-func newBuilder(d *cuda.Device) *builder { return &builder{d: d} }
+func newBuilder(d *cuda.Device) *builder { return &builder{d: d, float32: true} }
 
 func (b *builder) free() {
 	b.box.Free()
@@ -149,8 +157,8 @@ func (b *builder) free() {
 // freeSized frees the buffers whose size depends on the samples and cells.
 func (b *builder) freeSized() {
 	b.ix.free()
-	cuda.FreeAll(&b.keys, &b.sorted, &b.k[0], &b.k[1], &b.v[0], &b.v[1], &b.digits, &b.totals, &b.part, &b.runs,
-		&b.small, &b.counts)
+	b.keys, b.sorted, b.k, b.v, b.runs = buf{}, buf{}, [2]buf{}, [2]buf{}, buf{}
+	cuda.FreeAll(&b.digits, &b.totals, &b.part, &b.small, &b.counts)
 	b.n, b.cells = 0, 0
 }
 
@@ -165,7 +173,13 @@ func (b *builder) take() *index {
 // boxBlocks is how many blocks the bounding box's first pass uses: at most 4 per SM.
 func (b *builder) boxBlocks(n int) int { return BBoxBlocks(b.d, n) }
 
-// reserve makes the buffers hold n samples and cells cells.
+// cellTemps is how many int32s a sample the cells' temporaries take: keys, sorted keys, the
+// sort's two ping-pong pairs, run starts.
+const cellTemps = 7
+
+// reserve makes the buffers hold n samples and cells cells. The cells' temporaries (28 bytes a
+// sample) and the samples in cell order that the gather writes after them (24) share ix.mem:
+// 1e9 samples take 56 GB at the peak with their upload, not 96, which an 80 GB GPU holds.
 func (b *builder) reserve(n, cells int) error {
 	if n == b.n && cells == b.cells && b.ix.order.Ptr != 0 {
 		return nil
@@ -177,19 +191,28 @@ func (b *builder) reserve(n, cells int) error {
 		b     *buf
 		bytes int
 	}
-	for _, w := range []want{
-		{&b.keys, 4 * n}, {&b.sorted, 4 * n},
-		{&b.k[0], 4 * n}, {&b.k[1], 4 * n}, {&b.v[0], 4 * n}, {&b.v[1], 4 * n},
-		{&b.digits, 4 * radix * tiles}, {&b.totals, 4 * radix}, {&b.part, 4 * scanTiles}, {&b.runs, 4 * n}, {&b.small, 8},
-		{&b.counts, 4 * cells}, {&b.ix.order, 4 * n}, {&b.ix.start, 4 * (cells + 1)},
-		{&b.ix.xy, 16 * n}, {&b.ix.z, 8 * n}, {&b.ix.s32, 16 * n},
-	} {
+	wants := []want{
+		{&b.ix.mem, 4 * cellTemps * n}, {&b.digits, 4 * radix * tiles}, {&b.totals, 4 * radix},
+		{&b.part, 4 * scanTiles}, {&b.small, 8}, {&b.counts, 4 * cells}, {&b.ix.order, 4 * n},
+		{&b.ix.start, 4 * (cells + 1)},
+	}
+	if b.float32 {
+		wants = append(wants, want{&b.ix.s32, 16 * n})
+	}
+	for _, w := range wants {
 		var err error
 		if *w.b, err = cuda.Alloc(int64(w.bytes)); err != nil {
 			b.freeSized()
 			return err
 		}
 	}
+	temps := make([]buf, cellTemps)
+	for i := range temps {
+		temps[i] = buf{Ptr: cuda.At[int32](b.ix.mem, i*n), Bytes: 4 * int64(n)}
+	}
+	b.keys, b.sorted, b.k, b.v, b.runs = temps[0], temps[1], [2]buf{temps[2], temps[3]}, [2]buf{temps[4], temps[5]}, temps[6]
+	b.ix.xy = buf{Ptr: b.ix.mem.Ptr, Bytes: 16 * int64(n)}
+	b.ix.z = buf{Ptr: cuda.At[float64](b.ix.mem, 2*n), Bytes: 8 * int64(n)}
 	b.n, b.cells = n, cells
 	return nil
 }
@@ -343,7 +366,7 @@ func (b *builder) countByKey(sorted buf, n, cells int, counts buf) error {
 	return runCounts(b.d, sorted, b.runs, runs, n, counts)
 }
 
-// gather permutes the samples into cell order.
+// gather permutes the samples into cell order, over the cells' temporaries.
 func (b *builder) gather(ix *index, x, y, z buf) error {
 	return gatherSamples(b.d, ix.order, x, y, z, ix.n, ix.xy, ix.z, ix.s32)
 }

@@ -117,7 +117,7 @@ func (e *Engine) prepare(ctx context.Context, p *interp.Problem, sh *sharing) (i
 		if p.Job != nil {
 			given = p.Job.Layout
 		}
-		if pp.ix, err = indexSamplesOn(e.dev, p.Samples, given, sh, far); err != nil {
+		if pp.ix, err = indexSamplesOn(e.dev, p.Samples, given, sh, d.Form == interp.DeviceGlobal, far); err != nil {
 			return err
 		}
 		if pp.w, err = weightingOf(p, pp.ix.box); err != nil {

@@ -44,6 +44,7 @@ func buildFarField(d *cuda.Device, x, y, z buf, n int, sh *farfield.DeviceShape)
 		Cols: side, Rows: side}
 	b := newBuilder(d)
 	defer b.free()
+	b.float32 = false // the far field reads no float32 samples
 	if err := b.buildLayout(x, y, n, l); err != nil {
 		return nil, err
 	}
@@ -52,7 +53,6 @@ func buildFarField(d *cuda.Device, x, y, z buf, n int, sh *farfield.DeviceShape)
 	}
 	f := &farField{order: sh.Order, ix: b.take()}
 	f.ix.order.Free() // only the leaves' samples are needed
-	f.ix.s32.Free()
 	levelStart := make([]int64, sh.Depth+2)
 	for l := range sh.Depth + 1 {
 		levelStart[l+1] = levelStart[l]

@@ -99,7 +99,7 @@ func radixDownsweep(d *cuda.Device, tiles int, srcK, srcV, dstK, dstV buf, n, sh
 		ptr(dstK), ptr(dstV), i64(n), i64(shift), ptr(digits), ptr(totals))
 }
 
-// gatherSamples permutes the samples into cell order, in float64 and float32.
+// gatherSamples permutes the samples into cell order, in float64 and, unless s32 is null, float32.
 func gatherSamples(d *cuda.Device, order, x, y, z buf, n int, xy, zOut, s32 buf) error {
 	return d.Launch("gather_samples", cuda.Over(n, flatBlock), ptr(order), ptr(x), ptr(y), ptr(z), i64(n), ptr(xy),
 		ptr(zOut), ptr(s32))
