@@ -125,7 +125,8 @@ func (r *run) gridInMemory(ctx context.Context) error {
 // openAndRead chooses the run's engine while it reads the samples: a GPU's driver and context
 // take 0.4 s or more to start (over 1 s on a host with four). The samples are read in input
 // order when the GPU engine would order them itself, and put in canonical order after all
-// when the engine chosen does not.
+// when the engine chosen does not. GPUs that cannot hold the samples give way to the CPU
+// engine under -device auto, and fail the run under -device gpu.
 func (r *run) openAndRead(ctx context.Context) (interp.Engine, []gdalio.Source, error) {
 	readCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
@@ -151,6 +152,14 @@ func (r *run) openAndRead(ctx context.Context) (interp.Engine, []gdalio.Source, 
 	if err != nil {
 		return nil, nil, err
 	}
+	if why := interp.WhyNotHold(c.eng, r.alg, mostSamples(sources)); why != "" {
+		if r.Device == "gpu" {
+			return nil, nil, fmt.Errorf("%s: %s: tile the run with -memory, or grid it on the CPU with -device cpu",
+				gpuRequest(r.GPUs), why)
+		}
+		fmt.Fprintf(r.warnings(), "The GPU engine cannot hold the samples (%s): running on the CPU engine.\n", why)
+		c.eng = &interp.CPU{Threads: r.Threads}
+	}
 	if opt.InputOrder && !interp.OrdersCompact(c.eng, r.alg) {
 		for _, s := range sources {
 			if !s.Samples.InputOrder {
@@ -162,6 +171,15 @@ func (r *run) openAndRead(ctx context.Context) (interp.Engine, []gdalio.Source, 
 		}
 	}
 	return c.eng, sources, nil
+}
+
+// mostSamples is the most samples a source has: each is a problem of its own.
+func mostSamples(sources []gdalio.Source) int {
+	n := 0
+	for _, s := range sources {
+		n = max(n, s.Samples.Len())
+	}
+	return n
 }
 
 // run is one gridding run: its options, with the algorithm parsed and the inputs expanded,

@@ -107,6 +107,20 @@ type reasoner interface {
 	WhyNot(a Algorithm) string
 }
 
+// holder is an engine whose own memory bounds the samples of a problem (a GPU's).
+type holder interface {
+	WhyNotHold(a Algorithm, n int) string
+}
+
+// WhyNotHold says why e cannot hold a problem of n samples for a in its memory, or "" when it
+// can or does not say: a GPU engine keeps every sample on its device.
+func WhyNotHold(e Engine, a Algorithm, n int) string {
+	if h, ok := e.(holder); ok {
+		return h.WhyNotHold(a, n)
+	}
+	return ""
+}
+
 // WhyNot says why e does not run a, or "" when it does (Engine.Supports). Engines that give
 // no reason of their own get a generic one.
 func WhyNot(e Engine, a Algorithm) string {

@@ -35,6 +35,16 @@ func (m *Multi) Supports(a Algorithm) bool {
 	return m.every(func(e Engine) bool { return e.Supports(a) })
 }
 
+// WhyNotHold implements holder: each engine holds every sample.
+func (m *Multi) WhyNotHold(a Algorithm, n int) string {
+	for _, e := range m.Engines {
+		if why := WhyNotHold(e, a, n); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
 // every says whether m has engines and f holds for each.
 func (m *Multi) every(f func(Engine) bool) bool {
 	for _, e := range m.Engines {

@@ -363,3 +363,34 @@ func smallProblem(t *testing.T) (*Problem, []float64) {
 	p := &Problem{Samples: compactSamples(300), Target: tg, Alg: alg}
 	return p, gridWith(t, &CPU{Threads: 1}, p)[0]
 }
+
+// smallDevice is a fakeDevice whose memory holds at most hold samples.
+type smallDevice struct {
+	fakeDevice
+	hold int
+}
+
+func (d *smallDevice) WhyNotHold(a Algorithm, n int) string {
+	if n > d.hold {
+		return fmt.Sprintf("%s holds %d samples", d.name, d.hold)
+	}
+	return ""
+}
+
+// TestMultiHoldsWhatEachHolds: several devices hold a problem only if each holds every sample;
+// the CPU engine says nothing.
+func TestMultiHoldsWhatEachHolds(t *testing.T) {
+	alg := &InvDist{Power: 2}
+	cpu := &CPU{}
+	m := &Multi{Engines: []Engine{&smallDevice{fakeDevice{name: "a", cpu: cpu}, 100},
+		&smallDevice{fakeDevice{name: "b", cpu: cpu}, 50}}}
+	for _, c := range []struct {
+		e    Engine
+		n    int
+		want string
+	}{{m, 50, ""}, {m, 51, "b holds 50 samples"}, {m, 101, "a holds 100 samples"}, {cpu, 1 << 40, ""}} {
+		if got := WhyNotHold(c.e, alg, c.n); got != c.want {
+			t.Errorf("%s, %d samples: %q, want %q", c.e.Name(), c.n, got, c.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ package kernels
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 
 	"github.com/aidw/aidw/grid"
@@ -172,6 +173,20 @@ func (b *builder) take() *index {
 
 // boxBlocks is how many blocks the bounding box's first pass uses: at most 4 per SM.
 func (b *builder) boxBlocks(n int) int { return BBoxBlocks(b.d, n) }
+
+// indexBytes is the device memory the index of n samples takes at its build's peak (reserve):
+// the samples uploaded (24 bytes a sample), the cells' temporaries that the samples in cell
+// order then take (4*cellTemps), the order (4), the cells' counts and starts (8 a cell, at most
+// about one cell for SamplesPerCell samples) and the sort's digit counts. The global form adds
+// its float32 samples (16) and the far field's own index (4*cellTemps+4).
+func indexBytes(n int, global bool) int64 {
+	perSample := int64(24 + 4*cellTemps + 4)
+	if global {
+		perSample += 16 + 4*cellTemps + 4
+	}
+	cells := int64(n)/grid.SamplesPerCell + 2*int64(math.Sqrt(float64(n))) + 2
+	return int64(n)*perSample + 8*cells + 4*radix*int64(cuda.Blocks(n, sortTile))
+}
 
 // cellTemps is how many int32s a sample the cells' temporaries take: keys, sorted keys, the
 // sort's two ping-pong pairs, run starts.

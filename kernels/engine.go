@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aidw/aidw/grid"
+	"github.com/aidw/aidw/internal/bytesize"
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/kernels/cuda"
 	"github.com/aidw/aidw/raster"
@@ -166,6 +167,23 @@ func (e *Engine) formOf(a interp.Algorithm) (interp.DeviceForm, bool) {
 	}
 	d, _, _ := da.DeviceParams(nil, interp.Bounds{})
 	return d.Form, true
+}
+
+// WhyNotHold implements interp's holder: the index of n samples for a, at its build's peak
+// (indexBytes), must fit the device's free memory.
+func (e *Engine) WhyNotHold(a interp.Algorithm, n int) string {
+	f, ok := e.formOf(a)
+	if !ok {
+		return ""
+	}
+	var free int64
+	e.dev.Do(func() error { free = cuda.FreeMemory(); return nil })
+	need := indexBytes(n, f == interp.DeviceGlobal)
+	if free == 0 || need <= free {
+		return ""
+	}
+	return fmt.Sprintf("%d samples need about %s of GPU memory, %s has %s free", n, bytesize.Text(float64(need)),
+		e.Name(), bytesize.Text(float64(free)))
 }
 
 // OrdersCompact implements interp's compactOrderer (ordersCompact).

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -440,9 +441,9 @@ func nodeXYOnDevice(pb cuda.Buffer, count int) (*chunker, error) {
 }
 
 // TestIndexMemory: at its build's peak (the samples uploaded, the cells built, the gather
-// done), the index of a form that weighs no float32 samples takes 56 bytes a sample and 8 a
-// cell, where separate temporaries and float32 samples took 96 a sample: 1e9 samples then
-// build on an 80 GB GPU.
+// done), the index of a form that weighs no float32 samples takes at most indexBytes (56 bytes
+// a sample and 8 a cell), where separate temporaries and float32 samples took 96 a sample: 1e9
+// samples then build on an 80 GB GPU.
 func TestIndexMemory(t *testing.T) {
 	const n = 1 << 24
 	d := uniformSet(7, n, 0, 0, 10000, 10, 10)
@@ -464,9 +465,25 @@ func TestIndexMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	used, limit := free0-atPeak, int64(56*n+8*cells+64<<20)
+	used, limit := free0-atPeak, indexBytes(n, false)
 	t.Logf("%d samples, %d cells: %.1f bytes a sample at the peak", n, cells, float64(used)/n)
 	if used > limit {
 		t.Errorf("the build took %d bytes of device memory at its peak, more than %d", used, limit)
+	}
+}
+
+// TestEngineHoldsWhatFits: the engine holds a problem whose index fits the device's free
+// memory and refuses one whose index does not, naming the memory.
+func TestEngineHoldsWhatFits(t *testing.T) {
+	e := NewEngine(testDev)
+	alg := mustParse(t, "aidw:max_points=12")
+	var free int64
+	testDev.Do(func() error { free = cuda.FreeMemory(); return nil })
+	fits := int(free / 80)
+	if why := e.WhyNotHold(alg, fits); why != "" {
+		t.Errorf("%d samples (%d bytes free): %s", fits, free, why)
+	}
+	if why := e.WhyNotHold(alg, int(free/40)); !strings.Contains(why, "of GPU memory") {
+		t.Errorf("%d samples (%d bytes free): %q", free/40, free, why)
 	}
 }
