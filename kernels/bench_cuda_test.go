@@ -424,15 +424,11 @@ func BenchmarkFarField(b *testing.B) {
 		result(b, name+"-depth", float64(sh.Depth), "levels")
 		var build, prep, weigh float64
 		err = testDev.Do(func() error {
-			x, y, err := uploadCoords(testDev, d.samples)
+			x, y, z, err := uploadSamples(testDev, d.samples)
 			if err != nil {
 				return err
 			}
-			z, err := cuda.UploadStagedNew(testDev, d.samples.Z)
 			defer cuda.FreeAll(&x, &y, &z)
-			if err != nil {
-				return err
-			}
 			if build, err = timeDevice(3, func() error {
 				f, err := buildFarField(testDev, x, y, z, d.samples.Len(), sh)
 				if err == nil {

@@ -32,30 +32,56 @@ func (ix *index) free() {
 	ix.xy, ix.z = buf{}, buf{}
 }
 
-// uploadCoords uploads the samples' coordinates as float64 through the device's pinned
-// staging buffers (device thread only); compact samples go as their quanta, which the device
-// turns into coordinates (half the bytes of float64 ones: 8 of the 24 GB of 1e9 samples).
-func uploadCoords(d *cuda.Device, s *sample.Samples) (x, y buf, err error) {
-	n := s.Len()
-	if x, err = cuda.AllocN[float64](n); err == nil {
-		y, err = cuda.AllocN[float64](n)
-	}
-	if err == nil && s.IsCompact() {
-		err = uploadQuanta(d, s, x, y)
-	} else if err == nil {
-		if err = cuda.UploadStaged(d, x, s.X); err == nil {
-			err = cuda.UploadStaged(d, y, s.Y)
+// allocSamples allocates room for n samples' coordinates and values in float64 (device thread
+// only).
+func allocSamples(n int) (x, y, z buf, err error) {
+	for _, b := range []*buf{&x, &y, &z} {
+		if *b, err = cuda.AllocN[float64](n); err != nil {
+			cuda.FreeAll(&x, &y, &z)
+			return buf{}, buf{}, buf{}, err
 		}
 	}
-	if err != nil {
-		cuda.FreeAll(&x, &y)
-	}
-	return x, y, err
+	return x, y, z, nil
 }
 
-// uploadQuanta fills x and y with the coordinates of compact samples s from their quanta.
-func uploadQuanta(d *cuda.Device, s *sample.Samples, x, y buf) error {
-	q, err := cuda.AllocN[int32](s.Len())
+// floats is elements lo..hi-1 of b, a buffer of float64.
+func floats(b buf, lo, hi int) buf {
+	return buf{Ptr: cuda.At[float64](b, lo), Bytes: 8 * int64(hi-lo)}
+}
+
+// uploadSamples uploads the samples' coordinates and values (device thread only).
+func uploadSamples(d *cuda.Device, s *sample.Samples) (x, y, z buf, err error) {
+	if x, y, z, err = allocSamples(s.Len()); err != nil {
+		return buf{}, buf{}, buf{}, err
+	}
+	if err = uploadRange(d, s, 0, s.Len(), x, y, z); err != nil {
+		cuda.FreeAll(&x, &y, &z)
+		return buf{}, buf{}, buf{}, err
+	}
+	return x, y, z, nil
+}
+
+// uploadRange puts samples lo..hi-1 of s into their places in x, y and z through the device's
+// pinned staging buffers (device thread only); compact samples go as their quanta, which the
+// device turns into coordinates (half the bytes of float64 ones: 8 of the 24 GB of 1e9
+// samples).
+func uploadRange(d *cuda.Device, s *sample.Samples, lo, hi int, x, y, z buf) error {
+	var err error
+	if s.IsCompact() {
+		err = uploadQuanta(d, s, lo, hi, x, y)
+	} else if err = cuda.UploadStaged(d, floats(x, lo, hi), s.X[lo:hi]); err == nil {
+		err = cuda.UploadStaged(d, floats(y, lo, hi), s.Y[lo:hi])
+	}
+	if err == nil {
+		err = cuda.UploadStaged(d, floats(z, lo, hi), s.Z[lo:hi])
+	}
+	return err
+}
+
+// uploadQuanta fills samples lo..hi-1 of x and y with the coordinates of compact samples s from
+// their quanta.
+func uploadQuanta(d *cuda.Device, s *sample.Samples, lo, hi int, x, y buf) error {
+	q, err := cuda.AllocN[int32](hi - lo)
 	if err != nil {
 		return err
 	}
@@ -65,10 +91,10 @@ func uploadQuanta(d *cuda.Device, s *sample.Samples, x, y buf) error {
 		quantum float64
 		out     buf
 	}{{s.QX, s.QuantumX, x}, {s.QY, s.QuantumY, y}} {
-		if err := cuda.UploadStaged(d, q, c.quanta); err != nil {
+		if err := cuda.UploadStaged(d, q, c.quanta[lo:hi]); err != nil {
 			return err
 		}
-		if err := quantaCoords(d, q, c.quantum, s.Len(), c.out); err != nil {
+		if err := quantaCoords(d, q, c.quantum, hi-lo, floats(c.out, lo, hi)); err != nil {
 			return err
 		}
 		// done with q before the next quanta overwrite it
@@ -77,18 +103,6 @@ func uploadQuanta(d *cuda.Device, s *sample.Samples, x, y buf) error {
 		}
 	}
 	return nil
-}
-
-// uploadSamples uploads the samples' coordinates and values (device thread only).
-func uploadSamples(d *cuda.Device, s *sample.Samples) (x, y, z buf, err error) {
-	if x, y, err = uploadCoords(d, s); err != nil {
-		return buf{}, buf{}, buf{}, err
-	}
-	if z, err = cuda.UploadStagedNew(d, s.Z); err != nil {
-		cuda.FreeAll(&x, &y)
-		return buf{}, buf{}, buf{}, err
-	}
-	return x, y, z, nil
 }
 
 // indexSamples uploads the samples and builds their index, the float32 samples included
@@ -100,7 +114,7 @@ func indexSamples(d *cuda.Device, s *sample.Samples, also func(x, y, z buf, box 
 
 // indexSamplesOn is indexSamples on the given layout (nil: the samples' own), as
 // grid.OfLayout: a tile of a job, on the job's layout, meets its samples in the job's order.
-// The samples come from the host, or, with sh, from the first GPU of a group (Together); the
+// The samples come from the host, or, with sh, in slices from the GPUs of a group (Together); the
 // index holds them in float32 too when float32 is set.
 func indexSamplesOn(d *cuda.Device, s *sample.Samples, given *grid.Layout, sh *sharing, float32 bool,
 	also func(x, y, z buf, box [4]float64) error) (*index, error) {

@@ -93,8 +93,8 @@ func (e *Engine) prepare(ctx context.Context, p *interp.Problem, sh *sharing) (i
 		return nil, fmt.Errorf("gpu: %d samples, at most %d can be indexed", n, math.MaxInt32)
 	}
 	pp := &prepared{e: e, p: p}
-	if sh != nil && sh.first {
-		pp.up = sh.up
+	if sh != nil {
+		pp.up = sh.slices[sh.own]
 	}
 	start := time.Now()
 	defer func() { pp.times.prepare = time.Since(start) }()
@@ -220,7 +220,7 @@ type prepared struct {
 	far   *farField   // the far field of a global weighting, when it runs by one
 	forms *formBufs   // a gdal_grid form's buffers
 	times phases
-	up    *upload // the samples it shares with a group, when it took them from the host
+	up    *upload // its slice of a group's samples, which the others copy
 }
 
 // phases are a problem's wall times on the engine, for Engine.Times.

@@ -11,8 +11,8 @@ import (
 
 // Several GPU engines sharing a problem (interp.Multi) give one engine's raster, bit for bit,
 // summing every sample or by far field (each engine builds its own tree), the samples taken
-// from the host by each or copied from the first's GPU (Together), each engine joining as it
-// is ready. With one GPU the test opens it up to three more times: each engine has its own
+// from the host by each or in slices that each GPU takes and the others copy (Together), each
+// engine joining as it is ready. With one GPU the test opens it up to three more times: each engine has its own
 // module, buffers and thread (on the GPU's one context), as on a host with several GPUs, and
 // the parts go to whichever is free.
 func TestMultiGPUEqualsOne(t *testing.T) {

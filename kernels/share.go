@@ -5,7 +5,7 @@ package kernels
 import (
 	"cmp"
 	"context"
-	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/aidw/aidw/interp"
@@ -14,29 +14,42 @@ import (
 )
 
 // Together implements interp's together: GPU engines that prepare one problem (interp.Multi)
-// send its samples across the host's memory once, to the first engine's GPU, and the others
-// copy them from there GPU to GPU (NVLink or PCIe peer to peer) before each builds its own
-// index from them, as from the host. Host memory then sends 1e9 samples' 16 GB once rather
-// than once a GPU (each from the host, every one of four H200 took 1.49 s to index them,
-// against 0.74 s for one alone). nil when an engine is not a GPU engine, its GPU cannot reach
-// the first's (e's), or the samples are too few to gain (sharedSamples).
+// each take a slice of its samples across the host's memory, all at once, and copy the others'
+// slices GPU to GPU (NVLink or PCIe peer to peer) before each builds its own index from them,
+// as from the host. Host memory then sends 1e9 samples' 16 GB once, over every GPU's link at
+// once: from the host each, every one of four H200 took 1.49 s to index them (0.74 s for one
+// alone); through the first GPU, which the others copied from, one H100 of four took 1.04 s
+// and the others 1.22-1.27 s. nil when an engine is not a GPU engine, a GPU cannot reach
+// another's memory, or the samples are too few to gain (sharedSamples).
 func (e *Engine) Together(group []interp.Engine, p *interp.Problem) func(ctx context.Context, i int) (interp.Prepared, error) {
 	least := cmp.Or(e.shareFrom, sharedSamples)
-	if p.Samples.Len() < least {
+	n := p.Samples.Len()
+	if n < least {
 		return nil
 	}
 	gpus := make([]*Engine, len(group))
 	for i, g := range group {
 		ge, ok := g.(*Engine)
-		if !ok || !ge.dev.CanCopyFrom(e.dev) {
+		if !ok {
 			return nil
 		}
 		gpus[i] = ge
 	}
-	up := &upload{ready: make(chan struct{}), freed: make(chan struct{})}
-	up.taken.Add(len(gpus) - 1)
+	for _, a := range gpus {
+		for _, b := range gpus {
+			if !a.dev.CanCopyFrom(b.dev) {
+				return nil
+			}
+		}
+	}
+	slices := make([]*upload, len(gpus))
+	for i := range slices {
+		slices[i] = &upload{lo: i * n / len(gpus), hi: (i + 1) * n / len(gpus), ready: make(chan struct{}),
+			freed: make(chan struct{})}
+		slices[i].taken.Add(len(gpus) - 1)
+	}
 	return func(ctx context.Context, i int) (interp.Prepared, error) {
-		sh := &sharing{up: up, first: i == 0}
+		sh := &sharing{slices: slices, own: i, left: make([]bool, len(slices))}
 		defer sh.done()
 		return gpus[i].prepare(ctx, p, sh)
 	}
@@ -48,54 +61,68 @@ func (e *Engine) Together(group []interp.Engine, p *interp.Problem) func(ctx con
 // 0.79 s each from the host).
 const sharedSamples = (1 << 30) / 24
 
-// upload is the samples of one problem on the first GPU of a group, for the others to copy.
+// upload is one engine's slice of a group's samples, lo..hi-1, in place in its GPU's buffers
+// of every sample, for the others to copy.
 type upload struct {
-	ready   chan struct{} // closed once the samples are on the first GPU, or it failed
+	lo, hi  int
+	ready   chan struct{} // closed once the slice is on its GPU, or that failed
 	dev     *cuda.Device
 	x, y, z buf
 	err     error
-	taken   sync.WaitGroup // the others' copies, done or given up
-	freed   chan struct{}  // closed once the first GPU's samples are freed, or were never there
+	taken   sync.WaitGroup // the others' copies of the slice, done or given up
+	freed   chan struct{}  // closed once the GPU's samples are freed, or were never there
 }
 
-// sharing is one engine's part in an upload: the first's, or another's.
+// sharing is one engine's part in a group's upload: its own slice, and the others' it copies.
 type sharing struct {
-	up    *upload
-	first bool
-	once  sync.Once
+	slices []*upload
+	own    int
+	left   []bool // the slices it is done with (upload.taken), its own aside
+	once   sync.Once
 }
 
 // samples returns the samples of s on device d (device thread only): uploaded from the host
-// by the first engine of a group (or an engine alone: sh nil), copied from the first's GPU by
-// the others.
+// by an engine alone (sh nil), else its own slice uploaded and the others' copied from their
+// GPUs.
 func (sh *sharing) samples(d *cuda.Device, s *sample.Samples) (x, y, z buf, err error) {
-	if sh == nil || sh.first {
-		x, y, z, err = uploadSamples(d, s)
-		if sh != nil {
-			sh.once.Do(func() { sh.up.publish(d, x, y, z, err) })
-		}
-		return x, y, z, err
+	if sh == nil {
+		return uploadSamples(d, s)
 	}
-	defer sh.done()
-	up := sh.up
-	<-up.ready
-	if up.err != nil {
-		return buf{}, buf{}, buf{}, errors.New("the first GPU could not take the samples")
-	}
-	bufs := []*buf{&x, &y, &z}
-	for k, src := range []buf{up.x, up.y, up.z} {
-		if *bufs[k], err = cuda.Alloc(src.Bytes); err == nil {
-			err = d.CopyPeer(*bufs[k], up.dev, src)
-		}
-		if err != nil {
+	own := sh.slices[sh.own]
+	if x, y, z, err = allocSamples(s.Len()); err == nil {
+		if err = uploadRange(d, s, own.lo, own.hi, x, y, z); err != nil {
 			cuda.FreeAll(&x, &y, &z)
+		}
+	}
+	sh.once.Do(func() { own.publish(d, x, y, z, err) })
+	if err != nil {
+		return buf{}, buf{}, buf{}, err
+	}
+	for j, sl := range sh.slices {
+		if j == sh.own {
+			continue
+		}
+		<-sl.ready
+		if sl.err == nil {
+			for k, src := range []buf{sl.x, sl.y, sl.z} {
+				dst := []buf{x, y, z}[k]
+				if err = d.CopyPeer(floats(dst, sl.lo, sl.hi), sl.dev, floats(src, sl.lo, sl.hi)); err != nil {
+					break
+				}
+			}
+		} else {
+			err = fmt.Errorf("samples %d-%d: their GPU could not take them", sl.lo, sl.hi-1)
+		}
+		sh.leave(j)
+		if err != nil {
+			sh.release(d, &x, &y, &z)
 			return buf{}, buf{}, buf{}, err
 		}
 	}
 	return x, y, z, nil
 }
 
-// publish hands the first GPU's samples to the others; failed, it has none to free.
+// publish hands an engine's slice to the others; failed, it has no samples to free.
 func (up *upload) publish(d *cuda.Device, x, y, z buf, err error) {
 	up.dev, up.x, up.y, up.z, up.err = d, x, y, z, err
 	close(up.ready)
@@ -104,38 +131,46 @@ func (up *upload) publish(d *cuda.Device, x, y, z buf, err error) {
 	}
 }
 
-// release frees samples x, y and z of device d (device thread only): at once, or, the first
-// engine's of a group, once every other has copied them, on the device's thread again, so
-// that the first computes meanwhile.
+// leave tells slice j's engine that this one needs its samples no more, once.
+func (sh *sharing) leave(j int) {
+	if !sh.left[j] {
+		sh.left[j] = true
+		sh.slices[j].taken.Done()
+	}
+}
+
+// release frees samples x, y and z of device d (device thread only): at once, or, an engine's
+// of a group, once every other has copied its slice, on the device's thread again, so that it
+// computes meanwhile.
 func (sh *sharing) release(d *cuda.Device, x, y, z *buf) {
-	if sh == nil || !sh.first {
+	if sh == nil {
 		cuda.FreeAll(x, y, z)
 		return
 	}
 	kept := []*buf{x, y, z}
+	own := sh.slices[sh.own]
 	go func() {
-		sh.up.taken.Wait()
+		own.taken.Wait()
 		d.Do(func() error { cuda.FreeAll(kept...); return nil })
-		close(sh.up.freed)
+		close(own.freed)
 	}()
 }
 
-// wait waits until the first engine's samples are freed, before its problem closes (not on
-// the device's thread, which frees them).
+// wait waits until an engine's samples are freed, before its problem closes (not on the
+// device's thread, which frees them).
 func (up *upload) wait() {
 	if up != nil {
 		<-up.freed
 	}
 }
 
-// done ends the engine's part, once: the first's without samples (it failed before uploading
-// them) tells the others; another's tells the first it needs them no more.
+// done ends the engine's part, once: without samples (it failed before uploading its slice)
+// it tells the others; it leaves the slices it did not copy.
 func (sh *sharing) done() {
-	sh.once.Do(func() {
-		if sh.first {
-			sh.up.publish(nil, buf{}, buf{}, buf{}, errors.New("not prepared"))
-		} else {
-			sh.up.taken.Done()
+	sh.once.Do(func() { sh.slices[sh.own].publish(nil, buf{}, buf{}, buf{}, fmt.Errorf("not prepared")) })
+	for j := range sh.slices {
+		if j != sh.own {
+			sh.leave(j)
 		}
-	})
+	}
 }
