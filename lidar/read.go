@@ -108,7 +108,7 @@ func (f *File) Read(ctx context.Context, flt Filter, dst *sample.Samples) (int, 
 	p, err := f.plan(ctx, d)
 	if err == nil {
 		var bad int
-		if bad, err = readChunks(ctx, p.chunks, f.RecordLength, d, dst, p.fill); err == nil {
+		if bad, err = readChunks(ctx, p, f.RecordLength, d, dst); err == nil {
 			return bad, nil
 		}
 	}
@@ -148,8 +148,9 @@ func (f *File) Each(ctx context.Context, flt Filter, proto *sample.Samples, fn f
 // plan is how a file's points are read: the chunks (runs of consecutive points, read and
 // decoded as one) and what fills a chunk's buffer with its uncompressed records.
 type plan struct {
-	chunks []span
-	fill   func(c int, buf []byte) error
+	chunks  []span
+	fill    func(c int, buf []byte) error
+	workers int // goroutines that decode chunks
 }
 
 // plan reads a LAS file in chunks of about 1 MiB of records, and a LAZ file by its own chunks
@@ -170,11 +171,18 @@ func (f *File) plan(ctx context.Context, d *pointDecoder) (plan, error) {
 	return plan{chunks, func(c int, buf []byte) error {
 		off := f.PointOffset + int64(chunks[c].first)*int64(f.RecordLength)
 		return readFull(src, buf, off, "the point records")
-	}}, nil
+	}, min(runtime.GOMAXPROCS(0), lasDecoders)}, nil
 }
 
-// eachChunk decodes p's chunks on every core, each into a batch of its own, and hands the
-// batches to fn in chunk order: a worker whose chunk is done waits for the chunks before it.
+// lasDecoders is the most goroutines that decode a LAS file: its decoding moves memory more
+// than it computes, and more threads fault its pages in against each other. On a host with
+// four H200 and 64 cores, the survey's in-memory run (scripts/gpu-survey.sh) took 25-29 CPU-s
+// of system time with the cap against 46-50 without. A LAZ file's chunks decode on every core.
+const lasDecoders = 32
+
+// eachChunk decodes p's chunks on p.workers goroutines, each into a batch of its own, and
+// hands the batches to fn in chunk order: a worker whose chunk is done waits for the chunks
+// before it.
 // Chunks are taken in order, so the ones before a waiting worker's are all being worked on.
 func eachChunk(ctx context.Context, p plan, recLen int, d *pointDecoder, proto *sample.Samples,
 	fn func(*sample.Samples) error) (int, error) {
@@ -192,7 +200,7 @@ func eachChunk(ctx context.Context, p plan, recLen int, d *pointDecoder, proto *
 		failed atomic.Bool // no more work once an error is known
 	)
 	ready := sync.NewCond(&mu)
-	for range min(runtime.GOMAXPROCS(0), len(p.chunks)) {
+	for range min(p.workers, len(p.chunks)) {
 		wg.Go(func() {
 			buf := make([]byte, biggest*recLen)
 			for {
@@ -269,11 +277,12 @@ func lasChunkPoints(recLen int) int { return max(1, (1<<20)/recLen) }
 // span is a run of consecutive points of a file: a chunk that is read and decoded as one.
 type span struct{ first, n int }
 
-// readChunks decodes the chunks of a file on every core, each into its own span of dst, the
-// records of chunk c put into a buffer by fill; the spans are closed up in file order as they
-// are decoded (see gatherer), so the samples keep the file's order whatever the scheduling.
-func readChunks(ctx context.Context, chunks []span, recLen int, d *pointDecoder, dst *sample.Samples,
-	fill func(c int, buf []byte) error) (int, error) {
+// readChunks decodes the chunks of a file (p) on p.workers goroutines, each into its own span
+// of dst, the records of chunk c put into a buffer by p.fill; the spans are closed up in file
+// order as they are decoded (see gatherer), so the samples keep the file's order whatever the
+// scheduling.
+func readChunks(ctx context.Context, p plan, recLen int, d *pointDecoder, dst *sample.Samples) (int, error) {
+	chunks, fill := p.chunks, p.fill
 	base, total := dst.Len(), 0
 	biggest := 0
 	for _, c := range chunks {
@@ -293,7 +302,7 @@ func readChunks(ctx context.Context, chunks []span, recLen int, d *pointDecoder,
 		wg     sync.WaitGroup
 		errs   = make([]error, len(chunks))
 	)
-	for range min(runtime.GOMAXPROCS(0), len(chunks)) {
+	for range min(p.workers, len(chunks)) {
 		wg.Go(func() {
 			buf := make([]byte, biggest*recLen)
 			for !failed.Load() {
