@@ -17,10 +17,10 @@ import (
 // each take a slice of its samples across the host's memory, all at once, and copy the others'
 // slices GPU to GPU (NVLink or PCIe peer to peer) before each builds its own index from them,
 // as from the host. Host memory then sends 1e9 samples' 16 GB once, over every GPU's link at
-// once: from the host each, every one of four H200 took 1.49 s to index them (0.74 s for one
-// alone); through the first GPU, which the others copied from, one H100 of four took 1.04 s
-// and the others 1.22-1.27 s. nil when an engine is not a GPU engine, a GPU cannot reach
-// another's memory, or the samples are too few to gain (sharedSamples).
+// once: each of four H200 indexed them in 0.67-0.74 s, where it took 1.49 s with every GPU
+// taking all from the host, and 1.02 s for the first and 1.20-1.26 s for the others copying
+// the first's (0.74 s for one GPU alone). nil when an engine is not a GPU engine, a GPU cannot
+// reach another's memory, or the samples are too few to gain (sharedSamples).
 func (e *Engine) Together(group []interp.Engine, p *interp.Problem) func(ctx context.Context, i int) (interp.Prepared, error) {
 	least := cmp.Or(e.shareFrom, sharedSamples)
 	n := p.Samples.Len()
