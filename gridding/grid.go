@@ -152,13 +152,8 @@ func (r *run) openAndRead(ctx context.Context) (interp.Engine, []gdalio.Source, 
 	if err != nil {
 		return nil, nil, err
 	}
-	if why := interp.WhyNotHold(c.eng, r.alg, mostSamples(sources)); why != "" {
-		if r.Device == "gpu" {
-			return nil, nil, fmt.Errorf("%s: %s: tile the run with -memory, or grid it on the CPU with -device cpu",
-				gpuRequest(r.GPUs), why)
-		}
-		fmt.Fprintf(r.warnings(), "The GPU engine cannot hold the samples (%s): running on the CPU engine.\n", why)
-		c.eng = &interp.CPU{Threads: r.Threads}
+	if c.eng, err = r.holding(c.eng, mostSamples(sources)); err != nil {
+		return nil, nil, err
 	}
 	if opt.InputOrder && !interp.OrdersCompact(c.eng, r.alg) {
 		for _, s := range sources {
@@ -171,6 +166,21 @@ func (r *run) openAndRead(ctx context.Context) (interp.Engine, []gdalio.Source, 
 		}
 	}
 	return c.eng, sources, nil
+}
+
+// holding is eng when it holds problems of n samples; else the CPU engine under -device auto,
+// or an error that says why and what to do under -device gpu.
+func (r *run) holding(eng interp.Engine, n int) (interp.Engine, error) {
+	why := interp.WhyNotHold(eng, r.alg, n)
+	if why == "" {
+		return eng, nil
+	}
+	if r.Device == "gpu" {
+		return nil, fmt.Errorf("%s: %s: tile the run with -memory, or grid it on the CPU with -device cpu",
+			gpuRequest(r.GPUs), why)
+	}
+	fmt.Fprintf(r.warnings(), "The GPU engine cannot hold the samples (%s): running on the CPU engine.\n", why)
+	return &interp.CPU{Threads: r.Threads}, nil
 }
 
 // mostSamples is the most samples a source has: each is a problem of its own.
