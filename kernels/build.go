@@ -208,7 +208,8 @@ const cellTemps = 7
 
 // reserve makes the buffers hold n samples and cells cells. The cells' temporaries (28 bytes a
 // sample) and the samples in cell order that the gather writes after them (24) share ix.mem:
-// 1e9 samples take 56 GB at the peak with their upload, not 96, which an 80 GB GPU holds.
+// with their upload and cells, 1e9 samples take about 60 GB at the peak, not 100, which an
+// 80 GB GPU holds.
 func (b *builder) reserve(n, cells int) error {
 	if n == b.n && cells == b.cells && b.ix.order.Ptr != 0 {
 		return nil
