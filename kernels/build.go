@@ -44,11 +44,6 @@ func allocSamples(n int) (x, y, z buf, err error) {
 	return x, y, z, nil
 }
 
-// floats is elements lo..hi-1 of b, a buffer of float64.
-func floats(b buf, lo, hi int) buf {
-	return buf{Ptr: cuda.At[float64](b, lo), Bytes: 8 * int64(hi-lo)}
-}
-
 // uploadSamples uploads the samples' coordinates and values (device thread only).
 func uploadSamples(d *cuda.Device, s *sample.Samples) (x, y, z buf, err error) {
 	if x, y, z, err = allocSamples(s.Len()); err != nil {
@@ -69,11 +64,11 @@ func uploadRange(d *cuda.Device, s *sample.Samples, lo, hi int, x, y, z buf) err
 	var err error
 	if s.IsCompact() {
 		err = uploadQuanta(d, s, lo, hi, x, y)
-	} else if err = cuda.UploadStaged(d, floats(x, lo, hi), s.X[lo:hi]); err == nil {
-		err = cuda.UploadStaged(d, floats(y, lo, hi), s.Y[lo:hi])
+	} else if err = cuda.UploadStaged(d, cuda.Part[float64](x, lo, hi), s.X[lo:hi]); err == nil {
+		err = cuda.UploadStaged(d, cuda.Part[float64](y, lo, hi), s.Y[lo:hi])
 	}
 	if err == nil {
-		err = cuda.UploadStaged(d, floats(z, lo, hi), s.Z[lo:hi])
+		err = cuda.UploadStaged(d, cuda.Part[float64](z, lo, hi), s.Z[lo:hi])
 	}
 	return err
 }
@@ -94,7 +89,7 @@ func uploadQuanta(d *cuda.Device, s *sample.Samples, lo, hi int, x, y buf) error
 		if err := cuda.UploadStaged(d, q, c.quanta[lo:hi]); err != nil {
 			return err
 		}
-		if err := quantaCoords(d, q, c.quantum, hi-lo, floats(c.out, lo, hi)); err != nil {
+		if err := quantaCoords(d, q, c.quantum, hi-lo, cuda.Part[float64](c.out, lo, hi)); err != nil {
 			return err
 		}
 		// done with q before the next quanta overwrite it
@@ -238,11 +233,11 @@ func (b *builder) reserve(n, cells int) error {
 	}
 	temps := make([]buf, cellTemps)
 	for i := range temps {
-		temps[i] = buf{Ptr: cuda.At[int32](b.ix.mem, i*n), Bytes: 4 * int64(n)}
+		temps[i] = cuda.Part[int32](b.ix.mem, i*n, (i+1)*n)
 	}
 	b.keys, b.sorted, b.k, b.v, b.runs = temps[0], temps[1], [2]buf{temps[2], temps[3]}, [2]buf{temps[4], temps[5]}, temps[6]
-	b.ix.xy = buf{Ptr: b.ix.mem.Ptr, Bytes: 16 * int64(n)}
-	b.ix.z = buf{Ptr: cuda.At[float64](b.ix.mem, 2*n), Bytes: 8 * int64(n)}
+	b.ix.xy = cuda.Part[float64](b.ix.mem, 0, 2*n)
+	b.ix.z = cuda.Part[float64](b.ix.mem, 2*n, 3*n)
 	b.n, b.cells = n, cells
 	return nil
 }

@@ -104,9 +104,10 @@ func (sh *sharing) samples(d *cuda.Device, s *sample.Samples) (x, y, z buf, err 
 		}
 		<-sl.ready
 		if sl.err == nil {
+			part := func(b buf) buf { return cuda.Part[float64](b, sl.lo, sl.hi) }
+			dsts := []buf{x, y, z}
 			for k, src := range []buf{sl.x, sl.y, sl.z} {
-				dst := []buf{x, y, z}[k]
-				if err = d.CopyPeer(floats(dst, sl.lo, sl.hi), sl.dev, floats(src, sl.lo, sl.hi)); err != nil {
+				if err = d.CopyPeer(part(dsts[k]), sl.dev, part(src)); err != nil {
 					break
 				}
 			}

@@ -53,6 +53,12 @@ func At[T any](b Buffer, i int) DevicePtr {
 	return b.Ptr + DevicePtr(int64(i)*int64(unsafe.Sizeof(t)))
 }
 
+// Part is elements lo..hi-1 of a buffer of T (not to be freed).
+func Part[T any](b Buffer, lo, hi int) Buffer {
+	var t T
+	return Buffer{At[T](b, lo), int64(hi-lo) * int64(unsafe.Sizeof(t))}
+}
+
 // From is the part of a buffer of T from element i on (not to be freed).
 func From[T any](b Buffer, i int) Buffer {
 	var t T
