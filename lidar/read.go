@@ -176,7 +176,7 @@ func (f *File) plan(ctx context.Context, d *pointDecoder) (plan, error) {
 
 // lasDecoders is the most goroutines that decode a LAS file: its decoding moves memory more
 // than it computes, and more threads fault its pages in against each other. On a host with
-// four H200 and 64 cores, the survey's in-memory run (scripts/gpu-survey.sh) took 25-29 CPU-s
+// four H200 and 64 cores, the survey's in-memory run (scripts/gpu-survey.sh) took 26-29 CPU-s
 // of system time with the cap against 46-50 without. A LAZ file's chunks decode on every core.
 const lasDecoders = 32
 
