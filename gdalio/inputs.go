@@ -58,6 +58,9 @@ func ReadInputs(ctx context.Context, paths []string, opt SourceOptions) ([]Sourc
 			groups = append(groups, []string{p})
 		}
 	}
+	if len(groups) > 1 {
+		opt.Take = nil // the inputs' samples are merged in memory
+	}
 	inputs := make([][]Source, len(groups))
 	names := make([]string, len(groups))
 	for i, g := range groups {
@@ -76,6 +79,7 @@ func ReadInputs(ctx context.Context, paths []string, opt SourceOptions) ([]Sourc
 	}
 	for _, s := range merged {
 		if err := checkUsable(what, s); err != nil {
+			CloseHeld(merged)
 			return nil, err
 		}
 		if opt.InputOrder && s.Samples.IsCompact() {
@@ -155,6 +159,15 @@ func mergeBand(a *memory.Arena, band []Source, names []string) (Source, error) {
 	}
 	out.Samples, out.SkipReason = m, strings.Join(reasons, "; ")
 	return out, nil
+}
+
+// CloseHeld closes what sources hold elsewhere (Source.Held), for a read that fails after them.
+func CloseHeld(sources []Source) {
+	for _, s := range sources {
+		if s.Held != nil {
+			s.Held.Close()
+		}
+	}
 }
 
 func unionExtent(a, b *[4]float64) *[4]float64 {

@@ -2,6 +2,7 @@ package gdalio
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -30,12 +31,57 @@ func readLiDAR(ctx context.Context, paths []string, opt SourceOptions, flt *samp
 	}
 	lf := opt.LAS
 	lf.Field, lf.Samples = opt.ZField, flt
-	cloud, err := lidar.ReadFiles(ctx, OpenInput, paths, lf, func(h []lidar.Header) error {
-		return checkPointMemory(what, h)
-	})
+	cloud, held, err := readCloud(ctx, paths, lf, opt.Take, what)
 	if err != nil {
 		return Source{}, err
 	}
+	src, err := lidarSource(paths, cloud, held, flt, opt.LayerExtent, warn)
+	if err != nil && held != nil {
+		held.Close()
+	}
+	return src, err
+}
+
+// readCloud reads the points of LAS inputs into the sink that take gives them, when it gives
+// one, else into memory.
+func readCloud(ctx context.Context, paths []string, lf lidar.Filter, take func(*sample.Samples, int) (sample.Sink, error),
+	what string) (*lidar.Cloud, sample.Sink, error) {
+	if take != nil {
+		headers := make([]lidar.Header, len(paths))
+		for i, p := range paths {
+			var err error
+			if headers[i], err = lidar.ReadHeader(OpenInput, p); err != nil {
+				return nil, nil, err
+			}
+		}
+		if proto, ok := lidar.CompactProto(headers); ok {
+			sink, err := take(proto, lidar.Points(headers))
+			if err != nil {
+				return nil, nil, err
+			}
+			if sink != nil {
+				cloud, err := lidar.Stream(ctx, OpenInput, paths, lf, proto, sink)
+				if err == nil {
+					cloud.Samples = proto
+					return cloud, sink, nil
+				}
+				sink.Close()
+				if !errors.Is(err, lidar.ErrOffLattice) {
+					return nil, nil, err
+				}
+				// points beyond the headers' bounds: read into memory, in the form they fit
+			}
+		}
+	}
+	cloud, err := lidar.ReadFiles(ctx, OpenInput, paths, lf, func(h []lidar.Header) error {
+		return checkPointMemory(what, h)
+	})
+	return cloud, nil, err
+}
+
+// lidarSource is the source of LAS inputs read as cloud, their samples in memory or in held.
+func lidarSource(paths []string, cloud *lidar.Cloud, held sample.Sink, flt *sample.Filter, extent bool, warn func(string)) (Source, error) {
+	what := inputName(paths)
 	s, headers := cloud.Samples, cloud.Headers
 	var srs, srsFrom string
 	for i, h := range headers {
@@ -55,11 +101,11 @@ func readLiDAR(ctx context.Context, paths []string, opt SourceOptions, flt *samp
 	if len(paths) == 1 {
 		name = strings.TrimSuffix(filepath.Base(paths[0]), filepath.Ext(paths[0]))
 	}
-	src := Source{Name: name, Samples: s, Skipped: cloud.NonFinite}
+	src := Source{Name: name, Samples: s, Held: held, Skipped: cloud.NonFinite}
 	if cloud.NonFinite > 0 {
 		src.SkipReason = fmt.Sprintf("%d points with a NaN or infinite value", cloud.NonFinite)
 	}
-	if s.Len() == 0 && flt.Region == nil && cloud.NonFinite == 0 {
+	if src.Len() == 0 && flt.Region == nil && cloud.NonFinite == 0 {
 		return Source{}, fmt.Errorf("%s: none of the %d points passes the point filters", what, lidar.Points(headers))
 	}
 	if srs != "" {
@@ -69,7 +115,11 @@ func readLiDAR(ctx context.Context, paths []string, opt SourceOptions, flt *samp
 		}
 		src.SRS = wkt
 	}
-	if opt.LayerExtent && s.Len() > 0 {
+	switch {
+	case !extent || src.Len() == 0:
+	case held != nil:
+		src.Extent = &cloud.Box
+	default:
 		xmin, ymin, xmax, ymax := s.Bounds()
 		src.Extent = &[4]float64{xmin, ymin, xmax, ymax}
 	}

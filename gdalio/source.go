@@ -45,6 +45,11 @@ type SourceOptions struct {
 	// Stdin is the text a source "-" or /vsistdin/ reads as it arrives, once (Stdin.Stream);
 	// nil when standard input is no source or was spilled to a file (Stdin.Paths).
 	Stdin io.Reader
+	// Take, when set, is offered the samples of LAS inputs on one lattice before they are
+	// read, as compact samples in proto's form and at most n: it returns the sink that takes
+	// them as they are read (an engine's, interp.Take), or nil to leave them to be read into
+	// memory. A source so read has Held set and its Samples hold no arrays.
+	Take func(proto *sample.Samples, n int) (sample.Sink, error)
 	// InputOrder leaves compact samples that ReadInputs would put in canonical order in input
 	// order (sample.Samples.InputOrder), for an engine that orders them itself
 	// (interp.OrdersCompact): a pass of seconds over a billion samples saved.
@@ -71,6 +76,9 @@ type Source struct {
 	// the SQL statement.
 	Name    string
 	Samples *sample.Samples
+	// Held, when set, holds the samples (SourceOptions.Take): Samples has their form and
+	// origin, no arrays. Close it once done.
+	Held sample.Sink
 	// SRS is the layer's CRS as WKT, "" when it has none (text files never do).
 	SRS string
 	// Skipped counts the unusable features or points left out; SkipReason says why.
@@ -200,8 +208,16 @@ func ReadSources(ctx context.Context, path string, opt SourceOptions) ([]Source,
 }
 
 // checkUsable fails on a source with no usable sample, saying what was skipped.
+// Len is the number of the source's samples, wherever they are.
+func (s Source) Len() int {
+	if s.Held != nil {
+		return s.Held.Len()
+	}
+	return s.Samples.Len()
+}
+
 func checkUsable(path string, s Source) error {
-	if s.Samples.Len() > 0 {
+	if s.Len() > 0 {
 		return nil
 	}
 	msg := fmt.Sprintf("%s: %s: no usable samples", path, s.Name)

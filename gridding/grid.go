@@ -3,6 +3,7 @@ package gridding
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -65,12 +66,12 @@ func Grid(ctx context.Context, o *Options) (err error) {
 	if tiled, err := r.runTiledIfAsked(ctx); tiled || err != nil {
 		return err
 	}
-	return r.gridInMemory(ctx)
+	return r.gridInMemory(ctx, false)
 }
 
 // gridInMemory is a run whose samples are read into memory at once, their big arrays in
-// Options.Arena.
-func (r *run) gridInMemory(ctx context.Context) error {
+// Options.Arena, or with mustStream into the GPUs' memory (openAndRead).
+func (r *run) gridInMemory(ctx context.Context, mustStream bool) error {
 	ctx = memory.WithArena(ctx, r.Arena)
 	var tmpl *gdalio.Template
 	var err error
@@ -79,10 +80,11 @@ func (r *run) gridInMemory(ctx context.Context) error {
 			return err
 		}
 	}
-	eng, sources, err := r.openAndRead(ctx)
+	eng, sources, err := r.openAndRead(ctx, mustStream)
 	if err != nil {
 		return err
 	}
+	defer gdalio.CloseHeld(sources)
 	outSRS, err := outputSRS(r.SRS, tmpl, sources, r.warnings())
 	if err != nil {
 		return err
@@ -125,9 +127,11 @@ func (r *run) gridInMemory(ctx context.Context) error {
 // openAndRead chooses the run's engine while it reads the samples: a GPU's driver and context
 // take 0.4 s or more to start (over 1 s on a host with four). The samples are read in input
 // order when the GPU engine would order them itself, and put in canonical order after all
-// when the engine chosen does not. GPUs that cannot hold the samples give way to the CPU
-// engine under -device auto, and fail the run under -device gpu.
-func (r *run) openAndRead(ctx context.Context) (interp.Engine, []gdalio.Source, error) {
+// when the engine chosen does not. With mustStream, LAS inputs stream into the GPUs'
+// memory as they are read (interp.Take), the host holding a few windows of them, or are not
+// read (errNotStreamed). GPUs that cannot hold the samples give way to the CPU engine under
+// -device auto, and fail the run under -device gpu.
+func (r *run) openAndRead(ctx context.Context, mustStream bool) (interp.Engine, []gdalio.Source, error) {
 	readCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	type chosen struct {
@@ -142,18 +146,43 @@ func (r *run) openAndRead(ctx context.Context) (interp.Engine, []gdalio.Source, 
 		}
 		choice <- chosen{eng, err}
 	}()
+	chosenEngine := sync.OnceValue(func() chosen { return <-choice })
 	opt := r.sourceOptions()
 	opt.InputOrder = r.Device != "cpu" && kernels.OrdersCompact(r.alg)
+	if mustStream {
+		if !opt.InputOrder {
+			return nil, nil, errNotStreamed
+		}
+		opt.Take = func(proto *sample.Samples, n int) (sample.Sink, error) {
+			c := chosenEngine()
+			if c.err != nil {
+				return nil, c.err
+			}
+			sink, err := interp.Take(c.eng, r.alg, proto, n)
+			switch {
+			case sink == nil && err == nil:
+				err = errNotStreamed
+			case sink != nil && !r.quiet():
+				fmt.Fprintf(r.warnings(), "The inputs' %d points stream into the memory of %s, which holds them: the run is not tiled.\n", n, c.eng.Name())
+			}
+			return sink, err
+		}
+	}
 	sources, err := gdalio.ReadInputs(readCtx, r.inputs, opt)
-	c := <-choice
+	c := chosenEngine()
 	if c.err != nil {
 		return nil, nil, c.err
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	if c.eng, err = r.holding(c.eng, mostSamples(sources)); err != nil {
-		return nil, nil, err
+	if mustStream && (len(sources) != 1 || sources[0].Held == nil) {
+		return nil, nil, errNotStreamed
+	}
+	if len(sources) != 1 || sources[0].Held == nil { // held samples are held already
+		if c.eng, err = r.holding(c.eng, mostSamples(sources)); err != nil {
+			return nil, nil, err
+		}
 	}
 	if opt.InputOrder && !interp.OrdersCompact(c.eng, r.alg) {
 		for _, s := range sources {
@@ -202,6 +231,9 @@ type run struct {
 	named       []string      // the inputs as the raster's metadata names them: standard input as given
 	stdin       *gdalio.Stdin // standard input, when a source names it
 }
+
+// errNotStreamed says that the GPUs did not take the samples of a run that must stream them.
+var errNotStreamed = errors.New("the samples do not stream into the GPUs' memory")
 
 // stdinReader is what a source "-" or /vsistdin/ reads: Options.Stdin, else the process's
 // standard input.
@@ -373,7 +405,7 @@ func gridBands(ctx context.Context, eng interp.Engine, alg interp.Algorithm, tar
 		if err := s.Samples.MoveOriginContext(ctx, cx, cy); err != nil {
 			return err
 		}
-		p := &interp.Problem{Samples: s.Samples, Target: target, Alg: alg}
+		p := &interp.Problem{Samples: s.Samples, Held: s.Held, Target: target, Alg: alg}
 		if len(sources) == 1 { // sources of one input might share arrays
 			p.Copied = func() {
 				// on cores the GPU's nodes and the writer leave idle, rather than at the exit

@@ -49,7 +49,7 @@ type Options struct {
 	Device       string   // auto (""), gpu or cpu
 	GPUs         []int    // the GPUs to use; nil: every visible one
 	TileSide     int      // -tile: a tiled run of tiles this many nodes a side
-	Memory       int64    // -memory: a tiled run held to this many bytes; 0: half the free memory
+	Memory       int64    // -memory: the host's budget, which tiles a run (or streams it into GPUs); 0: half the free memory
 	Version      string   // the program and version the raster's metadata records (AIDW_VERSION)
 
 	// Arena, when set, holds the large arrays of a run read into memory at once (its

@@ -2,6 +2,7 @@ package gridding
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -13,6 +14,7 @@ import (
 	"github.com/aidw/aidw/internal/memory"
 	"github.com/aidw/aidw/internal/outfile"
 	"github.com/aidw/aidw/interp"
+	"github.com/aidw/aidw/kernels"
 	"github.com/aidw/aidw/lidar"
 	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/sample"
@@ -58,6 +60,10 @@ func (r *run) runTiledIfAsked(ctx context.Context) (bool, error) {
 		case !ok || r.fitsInMemory(headers, budget):
 			return false, nil
 		default:
+			held, err := r.streamed(ctx, headers)
+			if held || err != nil {
+				return true, err
+			}
 			if !r.quiet() {
 				fmt.Fprintf(r.warnings(), "The inputs declare %d points, more than the memory budget of %s holds (%s): the run is tiled.\n",
 					lidar.Points(headers), bytesize.Text(float64(budget)), origin)
@@ -66,6 +72,23 @@ func (r *run) runTiledIfAsked(ctx context.Context) (bool, error) {
 		return true, r.runTiled(ctx, 0, budget)
 	}
 	return true, r.runTiled(ctx, r.TileSide, 0)
+}
+
+// streamed runs in memory LAS inputs that the host's memory budget does not hold, when they
+// stream into the memory of the run's GPUs, which hold them (openAndRead): then nothing is
+// tiled. It says whether it ran.
+func (r *run) streamed(ctx context.Context, headers []lidar.Header) (bool, error) {
+	if r.Device == "cpu" || isBatch(r.Dest) || !kernels.OrdersCompact(r.alg) {
+		return false, nil
+	}
+	if _, ok := lidar.CompactProto(headers); !ok {
+		return false, nil
+	}
+	gdalio.LimitCache(tiles.CacheBytes)
+	if err := r.gridInMemory(ctx, true); !errors.Is(err, errNotStreamed) {
+		return true, err
+	}
+	return false, nil
 }
 
 // rereads says whether the run may read its inputs more than once, which standard input

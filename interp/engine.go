@@ -144,7 +144,7 @@ func gridProblem(ctx context.Context, eng Engine, p *Problem, bands int, sink Ba
 	if err := p.Target.Validate(); err != nil {
 		return err
 	}
-	if p.Samples.Len() == 0 {
+	if p.Len() == 0 {
 		return fmt.Errorf("no usable samples")
 	}
 	if err := checkCoordinates(ctx, p.Samples, p.Target); err != nil {

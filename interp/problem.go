@@ -15,6 +15,18 @@ type Problem struct {
 	// Copied, when set, is called once the engine holds a copy of Samples of its own (a
 	// GPU's, once prepared), so that the caller may let them go while the nodes are computed.
 	Copied func()
+	// Held, when set, holds the samples: the sink of an engine that took them as they were
+	// read (Take). Samples then has their form and origin and no arrays, and only that engine
+	// prepares the problem.
+	Held sample.Sink
+}
+
+// Len is the number of the problem's samples, wherever they are.
+func (p *Problem) Len() int {
+	if p.Held != nil {
+		return p.Held.Len()
+	}
+	return p.Samples.Len()
 }
 
 // samplesCopier is a Prepared that needs no more of its problem's samples: it holds a copy
@@ -35,7 +47,7 @@ func (p *Problem) sampleCount() int {
 	if p.Job != nil {
 		return p.Job.N
 	}
-	return p.Samples.Len()
+	return p.Len()
 }
 
 // NodeXY is raster.Target.Node relative to the samples' origin.

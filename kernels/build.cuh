@@ -55,12 +55,14 @@ __device__ __forceinline__ double cell_coord(double v, double mn, double inv) {
     return __dmul_rn(__dsub_rn(v, mn), inv);
 }
 
-// quanta_coords turns compact samples' quanta into coordinates, as sample.Samples.XY does:
-// half the bytes of the coordinates cross the bus.
-extern "C" __global__ void quanta_coords(const int *__restrict__ q, double quantum, i64 n,
+// quanta_coords turns compact samples' quanta into coordinates, as sample.Samples.XY does,
+// after moving them by shift quanta, as sample.Samples.MoveOrigin does: half the bytes of the
+// coordinates cross the bus, and samples streamed in before the target was known move to its
+// centre here.
+extern "C" __global__ void quanta_coords(const int *__restrict__ q, i64 shift, double quantum, i64 n,
                                          double *__restrict__ out) {
     i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) out[i] = __dmul_rn((double)q[i], quantum);
+    if (i < n) out[i] = __dmul_rn((double)((i64)q[i] + shift), quantum);
 }
 
 extern "C" __global__ void cell_keys(const double *__restrict__ x, const double *__restrict__ y, i64 n,

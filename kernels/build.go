@@ -89,7 +89,7 @@ func uploadQuanta(d *cuda.Device, s *sample.Samples, lo, hi int, x, y buf) error
 		if err := cuda.UploadStaged(d, q, c.quanta[lo:hi]); err != nil {
 			return err
 		}
-		if err := quantaCoords(d, q, c.quantum, hi-lo, cuda.Part[float64](c.out, lo, hi)); err != nil {
+		if err := quantaCoords(d, q, 0, c.quantum, hi-lo, cuda.Part[float64](c.out, lo, hi)); err != nil {
 			return err
 		}
 		// done with q before the next quanta overwrite it
@@ -118,10 +118,17 @@ func indexSamplesOn(d *cuda.Device, s *sample.Samples, given *grid.Layout, sh *s
 		return nil, err
 	}
 	defer sh.release(d, &x, &y, &z)
+	return indexOn(d, x, y, z, s.Len(), given, float32, also)
+}
+
+// indexOn builds the index of the n samples x, y, z on the device, as indexSamplesOn does
+// (device thread only); the caller frees them.
+func indexOn(d *cuda.Device, x, y, z buf, n int, given *grid.Layout, float32 bool,
+	also func(x, y, z buf, box [4]float64) error) (*index, error) {
 	b := newBuilder(d)
 	defer b.free()
 	b.given, b.float32 = given, float32
-	if _, err := b.build(x, y, z, s.Len()); err != nil {
+	if _, err := b.build(x, y, z, n); err != nil {
 		return nil, err
 	}
 	ix := b.take()

@@ -43,6 +43,9 @@ type Engine struct {
 	// shareFrom, when positive, replaces sharedSamples as the fewest samples a group shares
 	// (tests share small ones).
 	shareFrom int
+	// takeWindow, when positive, replaces heldWindow as the samples of a window that the
+	// engine takes (tests rotate many small ones).
+	takeWindow int
 }
 
 // NewEngine returns the engine running on dev.
@@ -89,7 +92,7 @@ func (e *Engine) prepare(ctx context.Context, p *interp.Problem, sh *sharing) (i
 	if why := e.WhyNot(p.Alg); why != "" {
 		return nil, fmt.Errorf("the GPU engine does not run %s with these options: %s", p.Alg.Name(), why)
 	}
-	if n := p.Samples.Len(); n > math.MaxInt32 {
+	if n := p.Len(); n > math.MaxInt32 {
 		return nil, fmt.Errorf("gpu: %d samples, at most %d can be indexed", n, math.MaxInt32)
 	}
 	pp := &prepared{e: e, p: p}
@@ -100,7 +103,7 @@ func (e *Engine) prepare(ctx context.Context, p *interp.Problem, sh *sharing) (i
 	defer func() { pp.times.prepare = time.Since(start) }()
 	d, _, _ := p.Alg.(interp.DeviceAlgorithm).DeviceParams(nil, interp.Bounds{})
 	var far func(x, y, z buf, box [4]float64) error
-	if wantsFarField(e.FarField, d, p.Samples.Len(), float64(p.Target.Cols)*float64(p.Target.Rows), e.Float64) {
+	if wantsFarField(e.FarField, d, p.Len(), float64(p.Target.Cols)*float64(p.Target.Rows), e.Float64) {
 		far = func(x, y, z buf, box [4]float64) error {
 			sh, err := farShape(p, d, box)
 			if err != nil || !hasFarKernel(sh.Order) {
@@ -108,7 +111,7 @@ func (e *Engine) prepare(ctx context.Context, p *interp.Problem, sh *sharing) (i
 				// invalid), or an order no kernel is compiled for: the brute force
 				return nil
 			}
-			pp.far, err = buildFarField(e.dev, x, y, z, p.Samples.Len(), sh)
+			pp.far, err = buildFarField(e.dev, x, y, z, p.Len(), sh)
 			return err
 		}
 	}
@@ -118,7 +121,7 @@ func (e *Engine) prepare(ctx context.Context, p *interp.Problem, sh *sharing) (i
 		if p.Job != nil {
 			given = p.Job.Layout
 		}
-		if pp.ix, err = indexSamplesOn(e.dev, p.Samples, given, sh, d.Form == interp.DeviceGlobal, far); err != nil {
+		if pp.ix, err = e.index(p, given, sh, d.Form == interp.DeviceGlobal, far); err != nil {
 			return err
 		}
 		if pp.w, err = weightingOf(p, pp.ix.box); err != nil {
@@ -145,6 +148,25 @@ func (e *Engine) prepare(ctx context.Context, p *interp.Problem, sh *sharing) (i
 		return nil, fmt.Errorf("gpu: %w", err)
 	}
 	return pp, nil
+}
+
+// index builds the index of p's samples (device thread only): from the host, or from the GPU's
+// copy when it holds them (interp.Taker).
+func (e *Engine) index(p *interp.Problem, given *grid.Layout, sh *sharing, float32 bool,
+	also func(x, y, z buf, box [4]float64) error) (*index, error) {
+	if p.Held == nil {
+		return indexSamplesOn(e.dev, p.Samples, given, sh, float32, also)
+	}
+	h, ok := p.Held.(*held)
+	if !ok {
+		return nil, fmt.Errorf("the samples are held by an engine that is not a GPU")
+	}
+	x, y, z, err := h.coords(e, p.Samples)
+	if err != nil {
+		return nil, err
+	}
+	defer cuda.FreeAll(&x, &y, &z)
+	return indexOn(e.dev, x, y, z, p.Len(), given, float32, also)
 }
 
 // ordersCompact says whether the kernels of form break ties between compact samples by their

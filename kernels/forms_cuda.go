@@ -86,7 +86,7 @@ func (pp *prepared) mayNeedRanks() bool {
 // (deviceTieRanks), else on the host and uploaded.
 func (pp *prepared) uploadRanks() error {
 	pp.e.tieOrders++
-	n := pp.p.Samples.Len()
+	n := pp.p.Len()
 	var err error
 	if pp.forms.rank, err = cuda.AllocN[int32](n); err != nil {
 		return err

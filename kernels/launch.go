@@ -35,9 +35,9 @@ func bboxFinal(d *cuda.Device, part buf, nb int, out addr) error {
 	return d.Launch("bbox_final", cuda.Shape{GX: 1, GY: 1, Threads: bboxBlock}, ptr(part), i64(nb), cuda.Addr(out))
 }
 
-// quantaCoords writes the n coordinates of quanta q of size quantum to out.
-func quantaCoords(d *cuda.Device, q buf, quantum float64, n int, out buf) error {
-	return d.Launch("quanta_coords", cuda.Over(n, flatBlock), ptr(q), dbl(quantum), i64(n), ptr(out))
+// quantaCoords writes the n coordinates of quanta q, moved by shift, of size quantum to out.
+func quantaCoords(d *cuda.Device, q buf, shift int64, quantum float64, n int, out buf) error {
+	return d.Launch("quanta_coords", cuda.Over(n, flatBlock), ptr(q), i64(int(shift)), dbl(quantum), i64(n), ptr(out))
 }
 
 // cellKeys writes each sample's cell on layout l.

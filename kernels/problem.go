@@ -61,7 +61,7 @@ func weightingOf(p *interp.Problem, box [4]float64) (weighting, error) {
 	if !ok {
 		return weighting{}, errors.New(why)
 	}
-	return weightingFrom(d, p.Samples.Len()), nil
+	return weightingFrom(d, p.Len()), nil
 }
 
 // weightingFrom maps device parameters for n samples onto the kernels' problem: the

@@ -24,7 +24,7 @@ import (
 func (e *Engine) Together(group []interp.Engine, p *interp.Problem) func(ctx context.Context, i int) (interp.Prepared, error) {
 	least := cmp.Or(e.shareFrom, sharedSamples)
 	n := p.Samples.Len()
-	if n < least {
+	if n < least || p.Held != nil { // held samples are on every GPU already
 		return nil
 	}
 	gpus := make([]*Engine, len(group))

@@ -18,7 +18,8 @@ const benchLASPoints = 4_000_000
 
 // BenchmarkReadLAS reads LAS files from the page cache into fresh samples, as aidw grid does
 // (ReadFiles: compact samples, the points spanning 2.7e8 quanta, well within int32; -plain
-// cases read plain samples): the Mpoints/s metric is over all the file's points, kept or not.
+// cases read plain samples; -stream cases stream them through four windows of 4 Mi samples,
+// as into a GPU): the Mpoints/s metric is over all the file's points, kept or not.
 //
 //	go test ./lidar -run '^$' -bench ReadLAS -benchtime 10x
 func BenchmarkReadLAS(b *testing.B) {
@@ -33,6 +34,7 @@ func BenchmarkReadLAS(b *testing.B) {
 		{"format3-last-noflags", 3, Filter{Returns: "last", DropWithheld: true, DropOverlap: true}},
 		{"format8-intensity", 8, Filter{Field: "intensity"}},
 		{"format6-plain", 6, Filter{}},
+		{"format6-stream", 6, Filter{}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			f := lastest.NewFile(4, c.format, benchLASPoints, 1)
@@ -45,7 +47,15 @@ func BenchmarkReadLAS(b *testing.B) {
 				b.Fatal(err)
 			}
 			f.Points = nil
+			proto, _ := CompactProto([]Header{mustHeader(b, path)})
+			windows := newRotating(proto, 4, 1<<22)
 			read := func() {
+				if strings.HasSuffix(c.name, "-stream") {
+					if _, err := Stream(context.Background(), OpenLocal, []string{path}, c.filter, proto, windows); err != nil {
+						b.Fatal(err)
+					}
+					return
+				}
 				if strings.HasSuffix(c.name, "-plain") {
 					_, err := readLocal(path, c.filter, &sample.Samples{})
 					if err != nil {

@@ -108,7 +108,7 @@ func (f *File) Read(ctx context.Context, flt Filter, dst *sample.Samples) (int, 
 	p, err := f.plan(ctx, d)
 	if err == nil {
 		var bad int
-		if bad, err = readChunks(ctx, p, f.RecordLength, d, dst); err == nil {
+		if bad, err = readChunks(ctx, p, f.RecordLength, d, dst, nil); err == nil {
 			return bad, nil
 		}
 	}
@@ -280,8 +280,9 @@ type span struct{ first, n int }
 // readChunks decodes the chunks of a file (p) on p.workers goroutines, each into its own span
 // of dst, the records of chunk c put into a buffer by p.fill; the spans are closed up in file
 // order as they are decoded (see gatherer), so the samples keep the file's order whatever the
-// scheduling.
-func readChunks(ctx context.Context, p plan, recLen int, d *pointDecoder, dst *sample.Samples) (int, error) {
+// scheduling. decoded, when set, sees each chunk's span of dst, at..at+k-1, on the worker
+// that decoded it, while the samples are in its cache.
+func readChunks(ctx context.Context, p plan, recLen int, d *pointDecoder, dst *sample.Samples, decoded func(at, k int)) (int, error) {
 	chunks, fill := p.chunks, p.fill
 	base, total := dst.Len(), 0
 	biggest := 0
@@ -326,6 +327,9 @@ func readChunks(ctx context.Context, p plan, recLen int, d *pointDecoder, dst *s
 					errs[c] = ErrOffLattice
 					failed.Store(true)
 					return
+				}
+				if decoded != nil {
+					decoded(base+chunks[c].first, kept)
 				}
 				g.decoded(c, kept)
 			}
@@ -387,6 +391,8 @@ type Cloud struct {
 	Headers []Header // each file's
 	// NonFinite counts the points dropped for a value that is not finite.
 	NonFinite int
+	// Box is the streamed samples' bounding box (Stream; Samples.Bounds gives a read's).
+	Box [4]float64
 }
 
 // ReadFiles reads the points of LAS/LAZ files that pass the filter as one set of samples. The
@@ -459,10 +465,8 @@ func ReadFile(ctx context.Context, open Opener, path string, flt Filter, dst *sa
 // copies at once), in arena a (see memory.Make).
 func newSamples(a *memory.Arena, headers []Header, compact bool) *sample.Samples {
 	s := &sample.Samples{}
-	if box, ok := lattice(headers); compact && ok {
-		s.QuantumX, s.QuantumY = headers[0].Scale[0], headers[0].Scale[1]
-		_, s.OriginX = sample.LatticePoint((box[0]+box[2])/2, s.QuantumX)
-		_, s.OriginY = sample.LatticePoint((box[1]+box[3])/2, s.QuantumY)
+	if p, ok := CompactProto(headers); compact && ok {
+		s = p
 	}
 	s.GrowIn(a, Points(headers))
 	s.Truncate(0)

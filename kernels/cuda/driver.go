@@ -301,3 +301,11 @@ func memAllocHost(bytes int64) (unsafe.Pointer, error) {
 }
 
 func memFreeHost(p unsafe.Pointer) { C.cuMemFreeHost(p) }
+
+// memHostAllocPortable allocates bytes of pinned host memory that every context takes as
+// pinned, not only the current one's: a window the GPUs of a group copy from.
+func memHostAllocPortable(bytes int64) (unsafe.Pointer, error) {
+	var p unsafe.Pointer
+	err := check(C.cuMemHostAlloc(&p, C.size_t(bytes), C.CU_MEMHOSTALLOC_PORTABLE))
+	return p, err
+}

@@ -199,3 +199,50 @@ func DownloadStaged[T any](d *Device, dst []T, b Buffer, off int) error {
 	}
 	return drain()
 }
+
+// HostAlloc returns n elements of pinned host memory that the DMA engine of every device
+// reads without staging (device thread only): for host arrays that UploadAsync sends. Free it
+// with HostFree.
+func HostAlloc[T any](n int) ([]T, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	bytes := int64(n) * int64(unsafe.Sizeof(*new(T)))
+	p, err := memHostAllocPortable(bytes)
+	if err != nil {
+		return nil, fmt.Errorf("allocating %d bytes of pinned host memory: %w", bytes, err)
+	}
+	return unsafe.Slice((*T)(p), n), nil
+}
+
+// HostFree frees memory of HostAlloc (device thread only).
+func HostFree[T any](v []T) {
+	if cap(v) > 0 {
+		memFreeHost(unsafe.Pointer(unsafe.SliceData(v)))
+	}
+}
+
+// UploadAsync copies src, memory of HostAlloc, into b from element off on the device's
+// staging stream and records done after it (device thread only): the copy runs while the
+// caller goes on, and src must stay as it is until done. The kernels on the default stream
+// wait for it, as for a staged copy.
+func UploadAsync[T any](d *Device, b Buffer, off int, src []T, done Event) error {
+	size := int64(unsafe.Sizeof(*new(T)))
+	n := int64(len(src)) * size
+	if int64(off)*size+n > b.Bytes {
+		return fmt.Errorf("upload beyond its buffer")
+	}
+	st, err := d.stage()
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		if err := memcpyHtoDAsync(b.Ptr+DevicePtr(int64(off)*size), unsafe.Pointer(unsafe.SliceData(src)), n, st.stream); err != nil {
+			return fmt.Errorf("copying %d bytes to the device: %w", n, err)
+		}
+	}
+	if err := done.recordOn(st.stream); err != nil {
+		return fmt.Errorf("recording a CUDA event: %w", err)
+	}
+	return nil
+}
