@@ -2,7 +2,6 @@ package gdalio
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -61,15 +60,12 @@ func readCloud(ctx context.Context, paths []string, lf lidar.Filter, take func(*
 			}
 			if sink != nil {
 				cloud, err := lidar.Stream(ctx, OpenInput, paths, lf, proto, sink)
-				if err == nil {
-					cloud.Samples = proto
-					return cloud, sink, nil
+				if err != nil {
+					sink.Close()
+					return nil, nil, err // ErrOffLattice: points beyond the headers' bounds
 				}
-				sink.Close()
-				if !errors.Is(err, lidar.ErrOffLattice) {
-					return nil, nil, err
-				}
-				// points beyond the headers' bounds: read into memory, in the form they fit
+				cloud.Samples = proto
+				return cloud, sink, nil
 			}
 		}
 	}

@@ -48,7 +48,8 @@ type SourceOptions struct {
 	// Take, when set, is offered the samples of LAS inputs on one lattice before they are
 	// read, as compact samples in proto's form and at most n: it returns the sink that takes
 	// them as they are read (an engine's, interp.Take), or nil to leave them to be read into
-	// memory. A source so read has Held set and its Samples hold no arrays.
+	// memory. A source so read has Held set and its Samples hold no arrays. Points beyond the
+	// headers' bounds, off the compact form, fail the read (lidar.ErrOffLattice).
 	Take func(proto *sample.Samples, n int) (sample.Sink, error)
 	// InputOrder leaves compact samples that ReadInputs would put in canonical order in input
 	// order (sample.Samples.InputOrder), for an engine that orders them itself

@@ -2,10 +2,14 @@ package gdalio
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"path/filepath"
 	"testing"
 
+	"github.com/aidw/aidw/internal/lastest"
+	"github.com/aidw/aidw/lidar"
 	"github.com/aidw/aidw/sample"
 )
 
@@ -77,5 +81,30 @@ func TestReadInputsIntoASink(t *testing.T) {
 	}}
 	if src, err := ReadInputs(context.Background(), []string{path, csv}, opt); err != nil || src[0].Held != nil || src[0].Len() != 21933 {
 		t.Fatalf("LAS and CSV: %v", err)
+	}
+}
+
+// Points beyond what their headers declare, which the sink's compact form cannot hold, fail
+// the read with lidar.ErrOffLattice (a run then tiles instead), and the sink is closed.
+func TestReadInputsIntoASinkOffLattice(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for i, shift := range []float64{0, 5e7} { // 5e9 quanta apart: beyond int32 from any origin
+		f := lastest.NewFile(2, 1, 400, uint64(i+1))
+		for k := range f.Points {
+			f.Points[k].X, f.Points[k].Y = f.Points[k].X%100000, f.Points[k].Y%100000
+		}
+		f.Offset[0] += shift
+		b := f.Encode()
+		clear(b[179:227]) // the headers' bounds say 0
+		paths = append(paths, lastest.WriteFile(t, dir, fmt.Sprintf("t%d.las", i), b))
+	}
+	var sink *memorySink
+	opt := SourceOptions{InputOrder: true, Take: func(proto *sample.Samples, n int) (sample.Sink, error) {
+		sink = &memorySink{form: *proto, got: *proto, room: 1000}
+		return sink, nil
+	}}
+	if _, err := ReadInputs(context.Background(), paths, opt); !errors.Is(err, lidar.ErrOffLattice) || sink == nil || !sink.closed {
+		t.Fatalf("error %v, sink closed: %v", err, sink != nil && sink.closed)
 	}
 }

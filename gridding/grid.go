@@ -19,6 +19,7 @@ import (
 	"github.com/aidw/aidw/internal/outfile"
 	"github.com/aidw/aidw/interp"
 	"github.com/aidw/aidw/kernels"
+	"github.com/aidw/aidw/lidar"
 	"github.com/aidw/aidw/raster"
 	"github.com/aidw/aidw/report"
 	"github.com/aidw/aidw/sample"
@@ -172,6 +173,9 @@ func (r *run) openAndRead(ctx context.Context, mustStream bool) (interp.Engine, 
 	c := chosenEngine()
 	if c.err != nil {
 		return nil, nil, c.err
+	}
+	if mustStream && errors.Is(err, lidar.ErrOffLattice) {
+		return nil, nil, errNotStreamed // tiles take samples in any form
 	}
 	if err != nil {
 		return nil, nil, err

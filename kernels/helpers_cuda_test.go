@@ -165,3 +165,22 @@ func mustParse(tb testing.TB, s string) interp.Algorithm {
 	}
 	return a
 }
+
+// testGroup is n engines on the test's device, each with a context of its own (the first is
+// testDev's), as the GPUs of a host are; the devices close when the test ends.
+func testGroup(t *testing.T, n int) ([]*Engine, []interp.Engine) {
+	gpus := []*Engine{NewEngine(testDev)}
+	for range n - 1 {
+		d, err := Open(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { d.Close() })
+		gpus = append(gpus, NewEngine(d))
+	}
+	engines := make([]interp.Engine, n)
+	for i, e := range gpus {
+		engines[i] = e
+	}
+	return gpus, engines
+}

@@ -16,19 +16,7 @@ import (
 // module, buffers and thread (on the GPU's one context), as on a host with several GPUs, and
 // the parts go to whichever is free.
 func TestMultiGPUEqualsOne(t *testing.T) {
-	gpus := []*Engine{NewEngine(testDev)}
-	for range 3 {
-		d, err := Open(0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer d.Close()
-		gpus = append(gpus, NewEngine(d))
-	}
-	engines := make([]interp.Engine, len(gpus))
-	for i, e := range gpus {
-		engines[i] = e
-	}
+	gpus, engines := testGroup(t, 4)
 	for k, far := range []FarFieldMode{FarFieldOff, FarFieldOn, FarFieldOff} {
 		for _, e := range gpus {
 			e.FarField = far

@@ -46,19 +46,9 @@ func TestTakenEqualsPrepared(t *testing.T) {
 	cx, cy := target.Centre()
 	moved.MoveOrigin(cx, cy)
 	moved.InputOrder = true
-	gpus := []*Engine{NewEngine(testDev)}
-	for range 2 {
-		d, err := Open(0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer d.Close()
-		gpus = append(gpus, NewEngine(d))
-	}
-	engines := make([]interp.Engine, len(gpus))
-	for i, e := range gpus {
+	gpus, engines := testGroup(t, 3)
+	for _, e := range gpus {
 		e.takeWindow = 1000
-		engines[i] = e
 	}
 	for _, spec := range []string{"aidw:max_points=12", "aidw:max_points=5:radius=3"} {
 		alg := mustParse(t, spec)
