@@ -58,8 +58,8 @@ const heldWindows = 4
 
 // held is the samples that a group of GPUs took as they were read (interp.Taker).
 type held struct {
-	gpus  []*Engine
-	form  sample.Samples // the samples' form and origin, no arrays
+	gpus   []*Engine
+	form   sample.Samples // the samples' form and origin, no arrays
 	room   int
 	taken  int
 	window int        // a window's samples
