@@ -146,3 +146,35 @@ func (r *rotating) Next(full *sample.Samples) (*sample.Samples, error) {
 
 func (r *rotating) Len() int     { return r.n }
 func (r *rotating) Close() error { return nil }
+
+// cancelling is a sink that cancels the stream's context once it is handed a window.
+type cancelling struct {
+	*windows
+	cancel func()
+}
+
+func (c cancelling) Next(full *sample.Samples) (*sample.Samples, error) {
+	if full != nil {
+		c.cancel()
+	}
+	return c.windows.Next(full)
+}
+
+// A stream stops within the window after its context is cancelled, with the context's error.
+func TestStreamCancelled(t *testing.T) {
+	dir := t.TempDir()
+	f := lastest.NewFile(2, 1, 60000, 3)
+	for k := range f.Points {
+		f.Points[k].X, f.Points[k].Y = f.Points[k].X%100000, f.Points[k].Y%100000
+	}
+	path := lastest.WriteFile(t, dir, "a.las", f.Encode())
+	proto, _ := CompactProto([]Header{mustHeader(t, path)})
+	ctx, cancel := context.WithCancel(context.Background())
+	sink := cancelling{&windows{proto: proto, room: 40000}, cancel}
+	if _, err := Stream(ctx, OpenLocal, []string{path, path}, Filter{}, proto, sink); err != context.Canceled {
+		t.Fatalf("a cancelled stream gives %v", err)
+	}
+	if len(sink.full) != 1 {
+		t.Fatalf("%d windows handed after the cancellation", len(sink.full)-1)
+	}
+}
