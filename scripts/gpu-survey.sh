@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Issue 24's table: the 1e9-point survey (16 LAS files of 62.5 million points from
 # scripts/genlas, 5 km tiles of a 20 km square, format 6: 28 GB) to the 1 m DEM
-# (`-a aidw:max_points=12 -tr 1 1 -ot Float32 -of ENVI`), in memory and under -memory, on 1 and
-# 4 GPUs: wall, CPU (user + system) and peak RSS of each run, and each raster compared with the
+# (`-a aidw:max_points=12 -tr 1 1 -ot Float32 -of ENVI`), in memory and under -memory (streamed
+# into the GPUs, which hold the survey; tiled on the CPU engine), on 1 and 4 GPUs: wall, CPU (user + system) and peak RSS of each run, and each raster compared with the
 # first, bit for bit. Two steps:
 #   here (no GPU):   scripts/gpu-survey.sh pack             -> .carry/e2e.tar.xz, .carry/genlas
 #   on the device:   scripts/gpu-survey.sh run [work dir]   (carry .carry); prints a Markdown table
