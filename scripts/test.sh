@@ -11,6 +11,9 @@ if command -v npm >/dev/null; then
 	export AIDW_LAZPERF=1
 fi
 go vet ./...
+# gofmt reads every file, those of the cuda build too, which vet here does not compile
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.*'))
+[[ -z $unformatted ]] || { echo "not gofmt-formatted: $unformatted" >&2; exit 1; }
 # an explicit timeout per package: Go's default of 10 minutes is too short for cmd/aidw on a
 # busy 2-core machine (4 other busy processes); latency bounds in the tests scale with the
 # machine's measured load, and AIDW_TEST_SLOWDOWN (a factor) scales them further
