@@ -45,7 +45,7 @@ func Stream(ctx context.Context, open Opener, paths []string, flt Filter, proto 
 		var bad int
 		if c.Headers[i], window, bad, err = streamFile(ctx, open, p, flt, proto, window, sink, r); err != nil {
 			if errors.Is(err, ErrOffLattice) || ctx.Err() != nil {
-				return nil, cmpErr(ctx, err)
+				return nil, ctxErrOr(ctx, err)
 			}
 			return nil, fmt.Errorf("reading %s: %w", p, err)
 		}
@@ -57,7 +57,7 @@ func Stream(ctx context.Context, open Opener, paths []string, flt Filter, proto 
 		}
 	}
 	c.Box = [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
-	if sink.Len() > 0 { // as Samples.Bounds: the quanta's extremes times the quantum
+	if r.x[0] <= r.x[1] { // as Samples.Bounds: the quanta's extremes times the quantum
 		c.Box = [4]float64{float64(r.x[0])*proto.QuantumX + proto.OriginX, float64(r.y[0])*proto.QuantumY + proto.OriginY,
 			float64(r.x[1])*proto.QuantumX + proto.OriginX, float64(r.y[1])*proto.QuantumY + proto.OriginY}
 	}
@@ -89,8 +89,8 @@ func (r *quantaRange) widen(s *sample.Samples, at, k int) {
 	r.mu.Unlock()
 }
 
-// cmpErr is ctx's error once it is cancelled, else err.
-func cmpErr(ctx context.Context, err error) error {
+// ctxErrOr is ctx's error once it is cancelled, else err.
+func ctxErrOr(ctx context.Context, err error) error {
 	if cerr := ctx.Err(); cerr != nil {
 		return cerr
 	}
