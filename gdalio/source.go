@@ -208,7 +208,6 @@ func ReadSources(ctx context.Context, path string, opt SourceOptions) ([]Source,
 	return sources, nil
 }
 
-// checkUsable fails on a source with no usable sample, saying what was skipped.
 // Len is the number of the source's samples, wherever they are.
 func (s Source) Len() int {
 	if s.Held != nil {
@@ -217,6 +216,7 @@ func (s Source) Len() int {
 	return s.Samples.Len()
 }
 
+// checkUsable fails on a source with no usable sample, saying what was skipped.
 func checkUsable(path string, s Source) error {
 	if s.Len() > 0 {
 		return nil

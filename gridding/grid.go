@@ -150,10 +150,7 @@ func (r *run) openAndRead(ctx context.Context, mustStream bool) (interp.Engine, 
 	chosenEngine := sync.OnceValue(func() chosen { return <-choice })
 	opt := r.sourceOptions()
 	opt.InputOrder = r.Device != "cpu" && kernels.OrdersCompact(r.alg)
-	if mustStream {
-		if !opt.InputOrder {
-			return nil, nil, errNotStreamed
-		}
+	if mustStream { // an engine that does not take the samples, or not in input order, gives no sink
 		opt.Take = func(proto *sample.Samples, n int) (sample.Sink, error) {
 			c := chosenEngine()
 			if c.err != nil {
@@ -180,10 +177,11 @@ func (r *run) openAndRead(ctx context.Context, mustStream bool) (interp.Engine, 
 	if err != nil {
 		return nil, nil, err
 	}
-	if mustStream && (len(sources) != 1 || sources[0].Held == nil) {
+	held := len(sources) == 1 && sources[0].Held != nil
+	switch {
+	case mustStream && !held:
 		return nil, nil, errNotStreamed
-	}
-	if len(sources) != 1 || sources[0].Held == nil { // held samples are held already
+	case !held: // held samples are held already
 		if c.eng, err = r.holding(c.eng, mostSamples(sources)); err != nil {
 			return nil, nil, err
 		}

@@ -1,10 +1,6 @@
 package interp
 
-import (
-	"math"
-
-	"github.com/aidw/aidw/sample"
-)
+import "github.com/aidw/aidw/sample"
 
 // Taker is an engine that takes a problem's samples into memory of its own as they are read
 // (a GPU's), so that the host never holds them all: Take returns a sink for at most n samples
@@ -20,8 +16,7 @@ type Taker interface {
 // of the origin, which checkCoordinates then need not look at one by one.
 func Take(eng Engine, a Algorithm, proto *sample.Samples, n int) (sample.Sink, error) {
 	t, ok := eng.(Taker)
-	near := func(q float64) bool { return -math.MinInt32*q <= maxOffset }
-	if !ok || !proto.IsCompact() || !near(proto.QuantumX) || !near(proto.QuantumY) || WhyNotHold(eng, a, n) != "" {
+	if !ok || !compactNear(proto) || WhyNotHold(eng, a, n) != "" {
 		return nil, nil
 	}
 	return t.Take(a, proto, n)
