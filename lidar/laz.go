@@ -38,7 +38,7 @@ func (f *File) lazPlan(src ctxReader, d *pointDecoder) (plan, error) {
 	for i, c := range chunks {
 		spans[i] = span{int(c.FirstPoint), c.Points}
 	}
-	return plan{spans, func(c int, buf []byte) error { return r.DecodeChunk(c, buf, sel) }, runtime.GOMAXPROCS(0)}, nil
+	return plan{chunks: spans, fill: func(c int, buf []byte) error { return r.DecodeChunk(c, buf, sel) }, workers: runtime.GOMAXPROCS(0)}, nil
 }
 
 // copcPlan reads the octree nodes of a COPC file that meet box (xmin ymin xmax ymax), in file
@@ -70,13 +70,13 @@ func (f *File) copcPlan(src ctxReader, r *laz.Reader, box [4]float64, sel laz.Fi
 		spans[i] = span{first, int(n.Points)}
 		first += int(n.Points)
 	}
-	return plan{spans, func(c int, buf []byte) error {
+	return plan{chunks: spans, fill: func(c int, buf []byte) error {
 		n := nodes[c]
 		if err := r.DecodeAt(n.Offset, int64(n.Bytes), int(n.Points), buf, sel); err != nil {
 			return fmt.Errorf("COPC node %d-%d-%d-%d: %w", n.Key.D, n.Key.X, n.Key.Y, n.Key.Z, err)
 		}
 		return nil
-	}, runtime.GOMAXPROCS(0)}, nil
+	}, workers: runtime.GOMAXPROCS(0)}, nil
 }
 
 // lazFields are the fields of a LAZ record the decoder reads: x, y, z and the returns always,

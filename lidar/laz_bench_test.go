@@ -69,7 +69,7 @@ func BenchmarkReadLAZ(b *testing.B) {
 			b.ResetTimer()
 			for b.Loop() {
 				dst.Truncate(0)
-				if _, err := readChunks(context.Background(), plan{chunks, fill, p.workers}, f.RecordLength, d, dst, nil); err != nil {
+				if _, err := readChunks(context.Background(), plan{chunks: chunks, fill: fill, workers: p.workers}, f.RecordLength, d, dst, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -40,10 +40,10 @@ func Stream(ctx context.Context, open Opener, paths []string, flt Filter, proto 
 	if err != nil {
 		return nil, err
 	}
-	r := &quantaRange{x: [2]int32{math.MaxInt32, math.MinInt32}, y: [2]int32{math.MaxInt32, math.MinInt32}}
+	st := &streamState{extremes: quantaRange{x: [2]int32{math.MaxInt32, math.MinInt32}, y: [2]int32{math.MaxInt32, math.MinInt32}}}
 	for i, p := range paths {
 		var bad int
-		if c.Headers[i], window, bad, err = streamFile(ctx, open, p, flt, proto, window, sink, r); err != nil {
+		if c.Headers[i], window, bad, err = streamFile(ctx, open, p, flt, proto, window, sink, st); err != nil {
 			if errors.Is(err, ErrOffLattice) || ctx.Err() != nil {
 				return nil, ctxErrOr(ctx, err)
 			}
@@ -57,11 +57,17 @@ func Stream(ctx context.Context, open Opener, paths []string, flt Filter, proto 
 		}
 	}
 	c.Box = [4]float64{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
-	if r.x[0] <= r.x[1] { // as Samples.Bounds: the quanta's extremes times the quantum
+	if r := &st.extremes; r.x[0] <= r.x[1] { // as Samples.Bounds: the quanta's extremes times the quantum
 		c.Box = [4]float64{float64(r.x[0])*proto.QuantumX + proto.OriginX, float64(r.y[0])*proto.QuantumY + proto.OriginY,
 			float64(r.x[1])*proto.QuantumX + proto.OriginX, float64(r.y[1])*proto.QuantumY + proto.OriginY}
 	}
 	return c, nil
+}
+
+// streamState is what a stream keeps from file to file.
+type streamState struct {
+	extremes quantaRange
+	scratch  scratch
 }
 
 // quantaRange is the extremes of the quanta streamed, which the decoding workers widen chunk
@@ -100,7 +106,7 @@ func ctxErrOr(ctx context.Context, err error) error {
 // streamFile reads one file's points into window and the windows after it, handing each full
 // one to the sink, and returns the window it leaves part filled.
 func streamFile(ctx context.Context, open Opener, path string, flt Filter, proto *sample.Samples,
-	window *sample.Samples, sink sample.Sink, r *quantaRange) (Header, *sample.Samples, int, error) {
+	window *sample.Samples, sink sample.Sink, st *streamState) (Header, *sample.Samples, int, error) {
 	src, err := open(path)
 	if err != nil {
 		return Header{}, window, 0, err
@@ -118,6 +124,7 @@ func streamFile(ctx context.Context, open Opener, path string, flt Filter, proto
 	if err != nil {
 		return f.Header, window, 0, err
 	}
+	p.scratch = &st.scratch
 	room := cap(window.QX)
 	bad := 0
 	for lo := 0; lo < len(p.chunks); {
@@ -136,7 +143,7 @@ func streamFile(ctx context.Context, open Opener, path string, flt Filter, proto
 			continue
 		}
 		w := window
-		k, err := readChunks(ctx, p.sub(lo, hi), f.RecordLength, d, w, func(at, k int) { r.widen(w, at, k) })
+		k, err := readChunks(ctx, p.sub(lo, hi), f.RecordLength, d, w, func(at, k int) { st.extremes.widen(w, at, k) })
 		if err != nil {
 			return f.Header, window, 0, err
 		}
@@ -152,5 +159,5 @@ func (p plan) sub(lo, hi int) plan {
 	for i, c := range p.chunks[lo:hi] {
 		chunks[i] = span{c.first - p.chunks[lo].first, c.n}
 	}
-	return plan{chunks, func(c int, buf []byte) error { return p.fill(lo+c, buf) }, p.workers}
+	return plan{chunks: chunks, fill: func(c int, buf []byte) error { return p.fill(lo+c, buf) }, workers: p.workers, scratch: p.scratch}
 }
