@@ -60,12 +60,16 @@ func readCloud(ctx context.Context, paths []string, lf lidar.Filter, take func(*
 			}
 			if sink != nil {
 				cloud, err := lidar.Stream(ctx, OpenInput, paths, lf, proto, sink)
+				var held sample.Sink
+				if err == nil {
+					held, err = sample.Flush(sink)
+				}
 				if err != nil {
 					sink.Close()
 					return nil, nil, err // ErrOffLattice: points beyond the headers' bounds
 				}
 				cloud.Samples = proto
-				return cloud, sink, nil
+				return cloud, held, nil
 			}
 		}
 	}

@@ -108,3 +108,44 @@ func TestReadInputsIntoASinkOffLattice(t *testing.T) {
 		t.Fatalf("error %v, sink closed: %v", err, sink != nil && sink.closed)
 	}
 }
+
+// A sink deferred until the engine is chosen (sample.Defer, as a run offers its GPUs) takes
+// the samples a sink offered at once takes; one that declines fails the read with
+// sample.ErrNotTaken, for the run to read them into memory.
+func TestReadInputsIntoADeferredSink(t *testing.T) {
+	path := filepath.Join("..", "testdata", "Haystack_Rock.las")
+	opt := SourceOptions{LayerExtent: true, InputOrder: true}
+	want, err := ReadInputs(context.Background(), []string{path}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sink *memorySink
+	chosen := make(chan bool)
+	opt.Take = func(proto *sample.Samples, n int) (sample.Sink, error) {
+		sink = &memorySink{form: *proto, got: *proto, room: 5000}
+		return sample.Defer(context.Background(), proto, 1<<30, func() (sample.Sink, error) {
+			if <-chosen {
+				return sink, nil
+			}
+			return nil, nil
+		}), nil
+	}
+	go func() { chosen <- true }()
+	got, err := ReadInputs(context.Background(), []string{path}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].Held == nil || got[0].Len() != want[0].Len() || sink.Len() != want[0].Len() || *got[0].Extent != *want[0].Extent {
+		t.Fatalf("held %d samples, the sink %d, in memory %d", got[0].Len(), sink.Len(), want[0].Len())
+	}
+	s := want[0].Samples
+	for i := range s.Len() {
+		if sink.got.QX[i] != s.QX[i] || sink.got.QY[i] != s.QY[i] || math.Float64bits(sink.got.Z[i]) != math.Float64bits(s.Z[i]) {
+			t.Fatalf("sample %d differs", i)
+		}
+	}
+	go func() { chosen <- false }()
+	if _, err := ReadInputs(context.Background(), []string{path}, opt); !errors.Is(err, sample.ErrNotTaken) {
+		t.Fatalf("a declined sink: %v, want sample.ErrNotTaken", err)
+	}
+}

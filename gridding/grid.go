@@ -67,12 +67,12 @@ func Grid(ctx context.Context, o *Options) (err error) {
 	if tiled, err := r.runTiledIfAsked(ctx); tiled || err != nil {
 		return err
 	}
-	return r.gridInMemory(ctx, false)
+	return r.gridInMemory(ctx, readInMemory)
 }
 
 // gridInMemory is a run whose samples are read into memory at once, their big arrays in
-// Options.Arena, or with mustStream into the GPUs' memory (openAndRead).
-func (r *run) gridInMemory(ctx context.Context, mustStream bool) error {
+// Options.Arena, or as stream chooses into the GPUs' memory (openAndRead).
+func (r *run) gridInMemory(ctx context.Context, stream streamChoice) error {
 	ctx = memory.WithArena(ctx, r.Arena)
 	var tmpl *gdalio.Template
 	var err error
@@ -81,7 +81,7 @@ func (r *run) gridInMemory(ctx context.Context, mustStream bool) error {
 			return err
 		}
 	}
-	eng, sources, err := r.openAndRead(ctx, mustStream)
+	eng, sources, err := r.openAndRead(ctx, stream)
 	if err != nil {
 		return err
 	}
@@ -128,11 +128,14 @@ func (r *run) gridInMemory(ctx context.Context, mustStream bool) error {
 // openAndRead chooses the run's engine while it reads the samples: a GPU's driver and context
 // take 0.4 s or more to start (over 1 s on a host with four). The samples are read in input
 // order when the GPU engine would order them itself, and put in canonical order after all
-// when the engine chosen does not. With mustStream, LAS inputs stream into the GPUs'
-// memory as they are read (interp.Take), the host holding a few windows of them, or are not
-// read (errNotStreamed). GPUs that cannot hold the samples give way to the CPU engine under
+// when the engine chosen does not. Unless stream is readInMemory, LAS inputs that the GPUs
+// take stream into their memory as they are read (interp.Take), the host holding a few
+// windows of them, and what was read before the GPUs opened (sample.Defer, within half the
+// budget). Inputs they do not take are read into memory, once more, or under mustStream not
+// at all (errNotStreamed). GPUs that cannot hold the samples give way to the CPU engine under
 // -device auto, and fail the run under -device gpu.
-func (r *run) openAndRead(ctx context.Context, mustStream bool) (interp.Engine, []gdalio.Source, error) {
+func (r *run) openAndRead(ctx context.Context, stream streamChoice) (interp.Engine, []gdalio.Source, error) {
+	must := stream == mustStream
 	readCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	type chosen struct {
@@ -150,28 +153,31 @@ func (r *run) openAndRead(ctx context.Context, mustStream bool) (interp.Engine, 
 	chosenEngine := sync.OnceValue(func() chosen { return <-choice })
 	opt := r.sourceOptions()
 	opt.InputOrder = r.Device != "cpu" && kernels.OrdersCompact(r.alg)
-	if mustStream { // an engine that does not take the samples, or not in input order, gives no sink
+	if must || stream == mayStream && opt.InputOrder { // the GPU engine may take them as they are read
 		opt.Take = func(proto *sample.Samples, n int) (sample.Sink, error) {
-			c := chosenEngine()
-			if c.err != nil {
-				return nil, c.err
-			}
-			sink, err := interp.Take(c.eng, r.alg, proto, n)
-			switch {
-			case sink == nil && err == nil:
-				err = errNotStreamed
-			case sink != nil && !r.quiet():
-				fmt.Fprintf(r.warnings(), "The inputs' %d points stream into the memory of %s, which holds them: the run is not tiled.\n", n, c.eng.Name())
-			}
-			return sink, err
+			return sample.Defer(readCtx, proto, r.budget()/2, func() (sample.Sink, error) {
+				c := chosenEngine()
+				if c.err != nil {
+					return nil, c.err
+				}
+				sink, err := interp.Take(c.eng, r.alg, proto, n)
+				if sink == nil && err == nil && must {
+					err = errNotStreamed
+				}
+				return sink, err
+			}), nil
 		}
 	}
 	sources, err := gdalio.ReadInputs(readCtx, r.inputs, opt)
+	if !must && (errors.Is(err, sample.ErrNotTaken) || errors.Is(err, lidar.ErrOffLattice)) {
+		opt.Take = nil // the engine chosen reads them from memory
+		sources, err = gdalio.ReadInputs(readCtx, r.inputs, opt)
+	}
 	c := chosenEngine()
 	if c.err != nil {
 		return nil, nil, c.err
 	}
-	if mustStream && errors.Is(err, lidar.ErrOffLattice) {
+	if must && errors.Is(err, lidar.ErrOffLattice) {
 		return nil, nil, errNotStreamed // tiles take samples in any form
 	}
 	if err != nil {
@@ -179,8 +185,11 @@ func (r *run) openAndRead(ctx context.Context, mustStream bool) (interp.Engine, 
 	}
 	held := len(sources) == 1 && sources[0].Held != nil
 	switch {
-	case mustStream && !held:
+	case must && !held:
 		return nil, nil, errNotStreamed
+	case must && !r.quiet():
+		fmt.Fprintf(r.warnings(), "The inputs' %d points stream into the memory of %s, which holds them: the run is not tiled.\n",
+			sources[0].Len(), c.eng.Name())
 	case !held: // held samples are held already
 		if c.eng, err = r.holding(c.eng, mostSamples(sources)); err != nil {
 			return nil, nil, err
@@ -233,6 +242,15 @@ type run struct {
 	named       []string      // the inputs as the raster's metadata names them: standard input as given
 	stdin       *gdalio.Stdin // standard input, when a source names it
 }
+
+// streamChoice says whether an in-memory run's LAS points stream into the GPUs (openAndRead).
+type streamChoice int
+
+const (
+	readInMemory streamChoice = iota // the host holds them
+	mayStream                        // they stream when the GPUs take them, else the host holds them
+	mustStream                       // they stream, or the run does not read them (errNotStreamed)
+)
 
 // errNotStreamed says that the GPUs did not take the samples of a run that must stream them.
 var errNotStreamed = errors.New("the samples do not stream into the GPUs' memory")

@@ -46,8 +46,9 @@ func (o *Options) budgetOrigin() (int64, string) {
 
 // runTiledIfAsked runs `aidw grid` tile by tile when -tile asks for it, when the inputs are
 // LAS/LAZ whose headers declare more points than the memory budget holds, when -memory
-// holds other inputs to a budget, or when the output names one raster per input. It says
-// whether it ran.
+// holds other inputs to a budget, or when the output names one raster per input; it streams
+// into the GPUs LAS inputs that the budget holds but that would take more than half of it. It
+// says whether it ran.
 func (r *run) runTiledIfAsked(ctx context.Context) (bool, error) {
 	if r.TileSide == 0 {
 		headers, ok := lasHeaders(r.inputs)
@@ -57,8 +58,16 @@ func (r *run) runTiledIfAsked(ctx context.Context) (bool, error) {
 			// one raster per input is a tiled run, whatever its size
 		case !ok && r.Memory > 0:
 			// other inputs declare no count: held to a budget, they are spilled and tiled
-		case !ok || r.fitsInMemory(headers, budget):
+		case !ok:
 			return false, nil
+		case r.fitsInMemory(headers, budget):
+			if lidar.Points(headers) < streamLeast || lidar.InMemoryBytes(headers) <= float64(budget)/2 {
+				return false, nil
+			}
+			// points that would take most of the budget stream into the GPUs if they take them,
+			// the host holding a few GB; with memory to spare it holds them, which is faster
+			// on hosts whose cores decode the points before the GPUs open
+			return true, r.gridInMemory(ctx, mayStream)
 		default:
 			held, err := r.streamed(ctx, headers)
 			if held || err != nil {
@@ -85,11 +94,17 @@ func (r *run) streamed(ctx context.Context, headers []lidar.Header) (bool, error
 		return false, nil
 	}
 	gdalio.LimitCache(tiles.CacheBytes)
-	if err := r.gridInMemory(ctx, true); !errors.Is(err, errNotStreamed) {
+	if err := r.gridInMemory(ctx, mustStream); !errors.Is(err, errNotStreamed) {
 		return true, err
 	}
 	return false, nil
 }
+
+// streamLeast is the fewest points that a run the budget holds streams into the GPUs: a
+// stream costs about 0.3 s that fewer points do not win back, most likely the pinned windows'
+// allocation (62.5M points under -memory 4GB took 0.89 s streamed and 0.56 s read into
+// memory on an H200 of 16 cores; bench/results/gpu-survey-h200.md).
+const streamLeast = 1 << 28
 
 // rereads says whether the run may read its inputs more than once, which standard input
 // cannot be without a spill: a tiled run (as runTiledIfAsked decides for inputs other than
