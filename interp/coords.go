@@ -52,8 +52,6 @@ func checkCoordinates(ctx context.Context, s *sample.Samples, t raster.Target) e
 	return checkTarget(s, t)
 }
 
-// checkTarget refuses a target whose corners lie farther than maxOffset from the samples'
-// origin.
 // compactNear says whether s is compact with every coordinate it can hold within maxOffset of
 // its origin: a compact sample's coordinate is an int32 times its quantum, so when the largest
 // such product is near, every sample is.
@@ -62,6 +60,8 @@ func compactNear(s *sample.Samples) bool {
 	return s.IsCompact() && near(s.QuantumX) && near(s.QuantumY)
 }
 
+// checkTarget refuses a target whose corners lie farther than maxOffset from the samples'
+// origin.
 func checkTarget(s *sample.Samples, t raster.Target) error {
 	xmin, ymin, xmax, ymax := t.Extent()
 	for _, d := range []float64{xmin - s.OriginX, xmax - s.OriginX, ymin - s.OriginY, ymax - s.OriginY} {
